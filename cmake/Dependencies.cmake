@@ -1,0 +1,28 @@
+# Every dependency is a Debian 12 package (scripts/setup installs them); nothing is vendored or
+# downloaded. Packages without a CMake config (MPFI, MPFR, GMP, Random123) are found by hand.
+
+find_package(Boost 1.74 REQUIRED)                 # header-only: Multiprecision, Math
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+find_package(CLI11 CONFIG REQUIRED)
+find_package(nlohmann_json 3 CONFIG REQUIRED)
+find_package(GTest CONFIG REQUIRED)
+find_package(rapidcheck CONFIG REQUIRED)          # Debian ships no version file: no version here
+if(ROPECHECK_BUILD_BENCH)
+  find_package(benchmark CONFIG REQUIRED)
+endif()
+
+find_path(MPFI_INCLUDE_DIR mpfi.h REQUIRED)
+find_library(MPFI_LIBRARY mpfi REQUIRED)
+find_path(MPFR_INCLUDE_DIR mpfr.h REQUIRED)
+find_library(MPFR_LIBRARY mpfr REQUIRED)
+find_path(GMP_INCLUDE_DIR gmp.h REQUIRED)
+find_library(GMP_LIBRARY gmp REQUIRED)
+find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
+
+add_library(ropecheck_mp INTERFACE)
+target_include_directories(ropecheck_mp INTERFACE ${MPFI_INCLUDE_DIR} ${MPFR_INCLUDE_DIR} ${GMP_INCLUDE_DIR})
+# Order matters for static links: MPFI needs MPFR needs GMP.
+target_link_libraries(ropecheck_mp INTERFACE Boost::headers ${MPFI_LIBRARY} ${MPFR_LIBRARY} ${GMP_LIBRARY})
+
+add_library(ropecheck_random123 INTERFACE)
+target_include_directories(ropecheck_random123 SYSTEM INTERFACE ${RANDOM123_INCLUDE_DIR})

@@ -1,0 +1,65 @@
+#include "cli/flags.h"
+
+#include <charconv>
+#include <limits>
+
+#include "io/input_error.h"
+#include "numeric/precision.h"
+
+namespace ropecheck::cli {
+
+void add_spectrum_flags(CLI::App* cmd, SpectrumFlags& f) {
+  cmd->add_option("--config", f.config, "named configuration: gemma-7b, gemma-2b, llama-3.1-8b, llama-3.1-8b-unscaled, roformer");
+  cmd->add_option("--dim", f.dim, "head dimension d (even, >= 2)");
+  cmd->add_option("--theta", f.theta, "base wavelength theta (decimal > 1; default 10000)");
+  auto* nope = cmd->add_flag("--nope", f.nope, "no positional encoding (every frequency 0)");
+  auto* p = cmd->add_option("--p-rope", f.p_rope, "p-RoPE: keep the floor(P*d/2) highest frequencies (P in [0,1])");
+  auto* rev = cmd->add_option("--reversed", f.reversed, "reversed p-RoPE: keep the floor(P*d/2) lowest frequencies (P in [0,1])");
+  auto* part = cmd->add_option("--partial", f.partial, "GPT-NeoX partial rotary: first floor(F*d/2) pairs, frequencies over the rotated dims (F in [0,1])");
+  nope->excludes(p)->excludes(rev)->excludes(part);
+  p->excludes(rev)->excludes(part);
+  rev->excludes(part);
+  cmd->add_option("--scaling", f.scaling, "frequency scaling: none, linear:F, llama3");
+  cmd->add_option("--context", f.context, "context length N in tokens (integer >= 1)");
+}
+
+long long parse_integer(const std::string& flag, const std::string& text, long long min, long long max) {
+  const std::string range = min == max ? std::to_string(min)
+                          : max == std::numeric_limits<long long>::max() ? "an integer >= " + std::to_string(min)
+                                                                         : "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  long long v = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(first, last, v);
+  if (text.empty() || ec != std::errc() || ptr != last || v < min || v > max) throw InputError(flag, range, text);
+  return v;
+}
+
+std::uint64_t parse_seed(const std::string& text) {
+  std::uint64_t v = 0;
+  const char* last = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), last, v);
+  if (text.empty() || ec != std::errc() || ptr != last) throw InputError("--seed", "an integer in [0, 2^64)", text);
+  return v;
+}
+
+unsigned parse_precision(const std::string& text) {
+  if (text.empty()) return kDefaultPrecisionBits;
+  return static_cast<unsigned>(parse_integer("--precision", text, kMinPrecisionBits, kMaxPrecisionBits));
+}
+
+SpectrumRequest to_request(const SpectrumFlags& f) {
+  SpectrumRequest r;
+  if (!f.config.empty()) r.config = f.config;
+  if (!f.dim.empty()) r.dim = static_cast<int>(parse_integer("--dim", f.dim, 2, 1 << 20));
+  if (!f.theta.empty()) r.theta = f.theta;
+  if (f.nope) r.variant = Variant::nope;
+  if (!f.p_rope.empty()) r.variant = Variant::p_rope, r.fraction = f.p_rope;
+  if (!f.reversed.empty()) r.variant = Variant::reversed, r.fraction = f.reversed;
+  if (!f.partial.empty()) r.variant = Variant::partial, r.fraction = f.partial;
+  if (!f.scaling.empty()) r.scaling = f.scaling;
+  if (!f.context.empty()) r.context = parse_integer("--context", f.context, 1, std::int64_t{1} << 40);
+  return r;
+}
+
+}  // namespace ropecheck::cli

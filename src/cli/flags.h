@@ -1,0 +1,35 @@
+// File: flags.h
+// Flag parsing shared by the subcommands. Numbers are taken as text and parsed here, so every bad
+// value gets ropecheck's one-line message naming the flag and its accepted range (InputError).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "spectrum/request.h"
+
+namespace ropecheck::cli {
+
+// Raw text of the spectrum flags, as CLI11 stores them.
+struct SpectrumFlags {
+  std::string config, dim, theta, p_rope, reversed, partial, scaling, context;
+  bool nope = false;
+};
+
+// Adds --config --dim --theta --nope --p-rope --reversed --partial --scaling --context to `cmd`.
+void add_spectrum_flags(CLI::App* cmd, SpectrumFlags& flags);
+
+// Returns: the request the flags describe. Throws InputError.
+SpectrumRequest to_request(const SpectrumFlags& flags);
+
+// Returns: text parsed as an integer in [min, max]. Throws InputError(flag, range, text).
+long long parse_integer(const std::string& flag, const std::string& text, long long min, long long max);
+std::uint64_t parse_seed(const std::string& text);
+
+// Returns: --precision BITS, validated to [kMinPrecisionBits, kMaxPrecisionBits]; default if empty.
+unsigned parse_precision(const std::string& text);
+
+}  // namespace ropecheck::cli

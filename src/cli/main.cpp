@@ -1,0 +1,48 @@
+// ropecheck: the command line. A thin layer over the library: parse flags, call, print.
+// Exit codes: 0 success (verify: every verdict as the paper states), 1 verify found a verdict that
+// differs, 2 bad input (one line naming the input and its accepted range), 3 internal error.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/flags.h"
+#include "cli/spectrum_command.h"
+#include "cli/verify_command.h"
+#include "io/input_error.h"
+
+int main(int argc, char** argv) {
+  using namespace ropecheck;
+  CLI::App app{"ropecheck: certified checks of the claims about Rotary Positional Encodings"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("ropecheck 0.1.0"));
+
+  cli::SpectrumCommand spectrum;
+  cli::VerifyCommand verify;
+  spectrum.attach(app);
+  verify.attach(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "ropecheck: " << e.what() << " (see ropecheck --help)\n";
+    return 2;
+  }
+
+  try {
+    if (spectrum.command->parsed()) return spectrum.run();
+    if (verify.command->parsed()) return verify.run();
+  } catch (const InputError& e) {
+    std::cerr << "ropecheck: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ropecheck: internal error: " << e.what() << "\n";
+    return 3;
+  }
+  return 2;
+}

@@ -1,0 +1,63 @@
+#include "cli/verify_command.h"
+
+#include <iostream>
+#include <sstream>
+
+#include "io/atomic_write.h"
+#include "io/input_error.h"
+#include "proofs/registry.h"
+
+namespace ropecheck::cli {
+
+void VerifyCommand::attach(CLI::App& app) {
+  command = app.add_subcommand("verify", "run claim checks and print their certificates");
+  command->add_option("--claim", claims, "claim id (repeatable; default: every claim)");
+  add_spectrum_flags(command, flags);
+  command->add_option("--precision", precision, "working precision in bits (>= 53, default 256)");
+  command->add_option("--seed", seed, "seed of random inputs (default 1)");
+  command->add_option("--distance", distances, "prop-3.1: distance r (repeatable; default 1 7 100 4000)");
+  command->add_option("--query", query, "prop-3.1: the query, d comma-separated decimals (default: seeded random)");
+  command->add_option("--json", json_path, "write the certificates as JSON to this file");
+  command->add_flag("--list", list, "list the claim ids and exit");
+}
+
+int VerifyCommand::run() {
+  if (list) {
+    for (const Claim& c : proofs::registered_claims()) std::cout << c.id << "\t" << c.title << "\n";
+    return 0;
+  }
+  if (!json_path.empty()) check_writable_target(json_path, "--json");
+  ClaimOptions options;
+  options.spectrum = to_request(flags);
+  options.precision_bits = parse_precision(precision);
+  if (!seed.empty()) options.seed = parse_seed(seed);
+  for (const std::string& d : distances) options.distances.push_back(parse_integer("--distance", d, 0, std::int64_t{1} << 40));
+  if (!query.empty()) {
+    std::stringstream ss(query);
+    std::string item;
+    while (std::getline(ss, item, ',')) options.query.push_back(item);
+  }
+  std::vector<const Claim*> selected;
+  if (claims.empty())
+    for (const Claim& c : proofs::registered_claims()) selected.push_back(&c);
+  for (const std::string& id : claims) selected.push_back(&proofs::find_claim(id));
+
+  std::vector<Certificate> certificates;
+  for (const Claim* c : selected) {
+    std::vector<Certificate> got = c->check(options);
+    certificates.insert(certificates.end(), got.begin(), got.end());
+  }
+  std::cout << format_table(certificates);
+
+  bool agree = true;
+  nlohmann::json out = {{"tool", "ropecheck 0.1.0"}, {"certificates", nlohmann::json::array()}};
+  for (const Certificate& c : certificates) {
+    agree = agree && c.as_paper_states();
+    out["certificates"].push_back(to_json(c));
+  }
+  out["all_as_paper_states"] = agree;
+  if (!json_path.empty()) atomic_write(json_path, out.dump(2) + "\n", "--json");
+  return agree ? 0 : 1;
+}
+
+}  // namespace ropecheck::cli

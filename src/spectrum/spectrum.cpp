@@ -1,0 +1,91 @@
+#include "spectrum/spectrum.h"
+
+#include <cmath>
+
+#include "io/input_error.h"
+#include "numeric/scalar.h"
+
+namespace ropecheck {
+
+std::string variant_name(Variant v) {
+  switch (v) {
+    case Variant::rope: return "rope";
+    case Variant::nope: return "nope";
+    case Variant::p_rope: return "p-rope";
+    case Variant::reversed: return "reversed";
+    case Variant::partial: return "partial";
+  }
+  return "rope";
+}
+
+namespace {
+
+std::string fraction_flag(Variant v) {
+  switch (v) {
+    case Variant::p_rope: return "--p-rope";
+    case Variant::reversed: return "--reversed";
+    case Variant::partial: return "--partial";
+    default: return "--fraction";
+  }
+}
+
+// The paper's count: Python int(P * head_dim // 2) evaluates fl(P*d) in binary64, then floors /2.
+int kept_pairs(int dim, double fraction) { return static_cast<int>(std::floor((fraction * dim) / 2)); }
+
+}  // namespace
+
+Spectrum::Spectrum(int dim, std::string theta, Variant variant, std::string fraction, Scaling scaling)
+    : dim_(dim), theta_(std::move(theta)), variant_(variant), fraction_(std::move(fraction)), scaling_(std::move(scaling)) {
+  if (dim_ < 2 || dim_ % 2 != 0) throw InputError("--dim", "an even integer >= 2", std::to_string(dim_));
+  double t = 0;
+  try {
+    t = from_decimal<double>(theta_);
+  } catch (const std::invalid_argument&) {
+    throw InputError("--theta", "a decimal number > 1", theta_);
+  }
+  // Decide theta > 1 exactly: the decimal is parsed as an enclosure, so 1.0000000000000000001
+  // (which rounds to 1 in binary64) is still accepted.
+  {
+    const Interval exact = from_decimal<Interval>(theta_);
+    if (!(lower_of(exact) > 1) || !std::isfinite(t)) throw InputError("--theta", "a decimal number > 1", theta_);
+  }
+  switch (variant_) {
+    case Variant::rope: kept_ = pairs(); break;
+    case Variant::nope: kept_ = 0; break;
+    default: {
+      double f = -1;
+      try {
+        f = from_decimal<double>(fraction_);
+      } catch (const std::invalid_argument&) {
+      }
+      if (!(f >= 0 && f <= 1)) throw InputError(fraction_flag(variant_), "a decimal in [0, 1]", fraction_);
+      kept_ = kept_pairs(dim_, f);
+    }
+  }
+}
+
+bool Spectrum::rotated(int k) const {
+  switch (variant_) {
+    case Variant::rope: return true;
+    case Variant::nope: return false;
+    case Variant::p_rope:
+    case Variant::partial: return k < kept_;
+    case Variant::reversed: return k >= pairs() - kept_;
+  }
+  return false;
+}
+
+int Spectrum::rotated_pairs() const { return kept_; }
+
+void Spectrum::exponent(int k, long long& numerator, long long& denominator) const {
+  numerator = 2LL * k;
+  denominator = variant_ == Variant::partial ? 2LL * kept_ : dim_;
+}
+
+std::string Spectrum::describe() const {
+  std::string v = variant_name(variant_);
+  if (variant_ != Variant::rope && variant_ != Variant::nope) v += " " + fraction_;
+  return v + ", d=" + std::to_string(dim_) + ", theta=" + theta_ + ", scaling " + scaling_.describe();
+}
+
+}  // namespace ropecheck

@@ -1,0 +1,102 @@
+#include "spectrum/table.h"
+
+#include <mpfr.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "numeric/decimal.h"
+#include "numeric/precision.h"
+#include "spectrum/frequencies.h"
+
+namespace ropecheck {
+namespace {
+
+std::optional<long long> exact_ceiling(const Interval& x) {
+  Real lo = lower_of(x), hi = upper_of(x);
+  mpfr_ceil(lo.backend().data(), lo.backend().data());
+  mpfr_ceil(hi.backend().data(), hi.backend().data());
+  if (lo != hi || !mpfr_fits_slong_p(lo.backend().data(), MPFR_RNDN)) return std::nullopt;
+  return mpfr_get_si(lo.backend().data(), MPFR_RNDN);
+}
+
+}  // namespace
+
+std::vector<SpectrumRow> spectrum_rows(const Spectrum& s, long long context) {
+  const std::vector<Interval> g = frequencies<Interval>(s);
+  const Spectrum unscaled(s.dim(), s.theta(), s.variant(), s.fraction(), Scaling{});
+  const std::vector<Interval> g0 = frequencies<Interval>(unscaled);
+  const Interval pi = pi_value<Interval>();
+  std::vector<SpectrumRow> rows;
+  for (int k = 0; k < s.pairs(); ++k) {
+    SpectrumRow row;
+    row.k = k + 1;
+    row.kept = s.rotated(k);
+    row.g = to_decimal(midpoint(g[k]), 17);
+    row.g_unscaled = to_decimal(midpoint(g0[k]), 17);
+    row.g_value = to_double(g[k]);
+    if (row.kept) {
+      row.wavelength = to_decimal(midpoint(Interval(2 * pi / g[k])), 17);
+      row.rotations = to_decimal(midpoint(Interval(Interval(context) * g[k] / (2 * pi))), 17);
+      row.horizon = exact_ceiling(Interval(pi / (2 * g[k])));
+    } else {
+      row.wavelength = "inf";
+      row.rotations = "0";
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+int semantic_pairs(const std::vector<SpectrumRow>& rows, long long context) {
+  int n = 0;
+  for (const auto& r : rows)
+    if (r.kept && r.horizon && *r.horizon > context) ++n;
+  return n;
+}
+
+nlohmann::json spectrum_json(const Spectrum& s, const std::string& name, long long context, const std::vector<SpectrumRow>& rows) {
+  nlohmann::json out = {{"configuration", name},
+                        {"spectrum", s.describe()},
+                        {"dim", s.dim()},
+                        {"theta", s.theta()},
+                        {"variant", variant_name(s.variant())},
+                        {"fraction", s.fraction()},
+                        {"scaling", s.scaling().describe()},
+                        {"context", context},
+                        {"rotated_pairs", s.rotated_pairs()},
+                        {"semantic_pairs", semantic_pairs(rows, context)},
+                        {"semantic_pairs_definition", "rotating pairs whose quarter-turn horizon ceil(pi/(2 g)) exceeds the context"}};
+  nlohmann::json r = nlohmann::json::array();
+  for (const auto& row : rows) {
+    r.push_back({{"k", row.k},
+                 {"status", row.kept ? "kept" : "removed"},
+                 {"g", row.g},
+                 {"g_unscaled", row.g_unscaled},
+                 {"wavelength", row.wavelength},
+                 {"rotations_over_context", row.rotations},
+                 {"quarter_turn_horizon", row.horizon ? nlohmann::json(*row.horizon) : nlohmann::json(nullptr)}});
+  }
+  out["rows"] = r;
+  return out;
+}
+
+std::string spectrum_text(const Spectrum& s, const std::string& name, long long context, const std::vector<SpectrumRow>& rows) {
+  std::ostringstream out;
+  out << "configuration " << name << ": " << s.describe() << ", context " << context << "\n";
+  out << s.rotated_pairs() << " of " << s.pairs() << " pairs rotate; " << semantic_pairs(rows, context)
+      << " rotating pairs keep their sign over the whole context (quarter-turn horizon > " << context << ")\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%5s  %-8s %-24s %-24s %-24s %s\n", "k", "status", "g_k (rad/token)", "wavelength (tokens)",
+                "rotations over context", "quarter-turn horizon");
+  out << line;
+  for (const auto& r : rows) {
+    const std::string h = r.horizon ? std::to_string(*r.horizon) : (r.kept ? "undecided" : "never");
+    std::snprintf(line, sizeof line, "%5d  %-8s %-24s %-24s %-24s %s\n", r.k, r.kept ? "kept" : "removed", r.g.c_str(),
+                  r.wavelength.c_str(), r.rotations.c_str(), h.c_str());
+    out << line;
+  }
+  return out.str();
+}
+
+}  // namespace ropecheck

@@ -11,7 +11,7 @@
 //             otherwise             -> (1-s) g/factor + s g,  s = (C/w - low)/(high - low)
 //           Llama 3.1 ships factor 8, low 1, high 4, C = 8192 (original context). The rule is
 //           continuous at both thresholds (s = 1 at w = high_w, s = 0 at w = low_w); an interval
-//           whose branch cannot be decided is enclosed by the hull of the branches.
+//           whose branch cannot be decided is enclosed by the hull of the branches it meets.
 #pragma once
 
 #include <string>
@@ -59,11 +59,16 @@ T apply_scaling(const Scaling& s, const T& g) {
   if constexpr (is_interval_v<T>) {
     if (certainly_less(wavelength, high_wavelength)) return kept;
     if (certainly_less(low_wavelength, wavelength)) return interpolated;
-    if (lower_of(wavelength) >= upper_of(high_wavelength) && upper_of(wavelength) <= lower_of(low_wavelength))
-      return smoothed;
-    // Undecided branch: each branch interval encloses its own formula over all of g, so their hull
-    // encloses the rule whichever branch the exact g takes.
-    return hull_of(kept, hull_of(interpolated, smoothed));
+    // Undecided branch: the hull of the branches whose wavelength region the interval meets. Each
+    // branch interval encloses its formula over all of g, so the hull encloses the rule, and since
+    // the rule is continuous at the thresholds the hull stays as narrow as the inputs.
+    const bool meets_kept = lower_of(wavelength) < upper_of(high_wavelength);
+    const bool meets_interpolated = upper_of(wavelength) > lower_of(low_wavelength);
+    const bool meets_smoothed = upper_of(wavelength) >= lower_of(high_wavelength) && lower_of(wavelength) <= upper_of(low_wavelength);
+    T out = meets_smoothed ? smoothed : meets_kept ? kept : interpolated;
+    if (meets_kept) out = hull_of(out, kept);
+    if (meets_interpolated) out = hull_of(out, interpolated);
+    return out;
   } else {
     if (wavelength < high_wavelength) return kept;
     if (wavelength > low_wavelength) return interpolated;

@@ -1,0 +1,103 @@
+// The CLI's contract on bad input: exit code 2 and exactly one line on stderr that names the input
+// and its accepted range; never an abort or an uncaught exception. And on good input, the outputs
+// the foundation issue promises.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct CliRun {
+  int status;
+  std::string out;
+};
+
+// Runs the CLI with `args`; captures stdout (stream "1") or stderr (stream "2").
+CliRun run_cli(const std::string& args, bool capture_stderr) {
+  const std::string redirect = capture_stderr ? " 2>&1 >/dev/null" : " 2>/dev/null";
+  const std::string cmd = std::string(ROPECHECK_CLI) + " " + args + redirect;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+  const int raw = pclose(pipe);
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), out};
+}
+
+struct BadCase {
+  const char* args;
+  const char* names;  // the flag the message must name
+};
+
+TEST(Cli, BadInputIsOneLineAndExitCode2) {
+  const BadCase cases[] = {
+      {"spectrum --dim 7", "--dim"},
+      {"spectrum --dim abc", "--dim"},
+      {"spectrum", "--dim"},
+      {"spectrum --dim 8 --theta 1", "--theta"},
+      {"spectrum --dim 8 --theta 0.5", "--theta"},
+      {"spectrum --dim 8 --theta ten", "--theta"},
+      {"spectrum --dim 8 --p-rope 1.5", "--p-rope"},
+      {"spectrum --dim 8 --reversed -1", "--reversed"},
+      {"spectrum --dim 8 --partial 2", "--partial"},
+      {"spectrum --dim 8 --context 0", "--context"},
+      {"spectrum --config gpt-9", "--config"},
+      {"spectrum --dim 8 --precision 52", "--precision"},
+      {"spectrum --dim 8 --scaling yarn", "--scaling"},
+      {"spectrum --dim 8 --p-rope 0.5 --reversed 0.5", "--p-rope"},
+      {"spectrum --frobnicate", "--frobnicate"},
+      {"verify --claim no-such-claim", "--claim"},
+      {"verify --claim prop-3.1 --dim 8 --context 10 --distance 11", "--distance"},
+      {"verify --claim prop-3.1 --dim 4 --context 10 --distance 3 --query 1,2", "--query"},
+      {"verify --claim lemma-a1 --dim 8 --json /nonexistent-ropecheck-dir/out.json", "--json"},
+      {"verify --seed -1", "--seed"},
+  };
+  for (const BadCase& c : cases) {
+    const CliRun r = run_cli(c.args, true);
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.names), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_EQ(r.out.find("terminate"), std::string::npos) << c.args << "\n" << r.out;
+  }
+}
+
+TEST(Cli, SpectrumJsonForLlama31) {
+  const CliRun r = run_cli("spectrum --config llama-3.1-8b --json", false);
+  ASSERT_EQ(r.status, 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rows"].size(), 64u);
+  EXPECT_EQ(j["context"], 131072);
+  EXPECT_EQ(j["rows"][0]["g"], "1");
+  EXPECT_EQ(j["rows"][0]["quarter_turn_horizon"], 2);
+  EXPECT_NE(j["scaling"].get<std::string>().find("llama3"), std::string::npos);
+}
+
+TEST(Cli, VerifyWritesCertificatesAtomically) {
+  const std::filesystem::path out = std::filesystem::temp_directory_path() / ("ropecheck_cli_" + std::to_string(::getpid()) + ".json");
+  const CliRun r = run_cli("verify --claim lemma-a1 --claim prop-3.1 --dim 16 --context 200 --distance 3 --json " + out.string(), false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream in(out);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  ASSERT_EQ(j["certificates"].size(), 2u);
+  EXPECT_EQ(j["certificates"][0]["claim"], "lemma-a1");
+  EXPECT_EQ(j["certificates"][1]["claim"], "prop-3.1");
+  EXPECT_EQ(j["certificates"][1]["verdict"], "holds");
+  EXPECT_EQ(j["all_as_paper_states"], true);
+  std::filesystem::remove(out);
+}
+
+TEST(Cli, VerifyExitsOneWhenAVerdictDiffers) {
+  // NoPE makes every activation equal: prop-3.1 is inconclusive, which is not what the paper states.
+  const CliRun r = run_cli("verify --claim prop-3.1 --dim 8 --nope --context 20 --distance 2", false);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("inconclusive"), std::string::npos) << r.out;
+}
+
+}  // namespace

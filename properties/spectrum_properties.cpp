@@ -1,0 +1,69 @@
+// Properties of spectra over generated dimensions, thetas, variants, fractions and scalings.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+
+#include "generators.h"
+#include "numeric/precision.h"
+#include "spectrum/frequencies.h"
+
+namespace ropecheck {
+namespace {
+
+bool overlap(const Interval& a, const Interval& b) { return !(upper_of(a) < lower_of(b)) && !(upper_of(b) < lower_of(a)); }
+
+RC_GTEST_PROP(SpectrumProperties, KeptCountIsThePapersFloatFormula, ()) {
+  const int d = *gen::dimensions(512);
+  const std::string f = *gen::fractions();
+  const Variant v = *rc::gen::element(Variant::p_rope, Variant::reversed, Variant::partial);
+  const Spectrum s(d, "10000", v, f);
+  // Python: int(P * head_dim // 2), binary64.
+  const int expected = static_cast<int>(std::floor(std::stod(f) * d / 2));
+  RC_ASSERT(s.rotated_pairs() == expected);
+  int rotated = 0;
+  for (int k = 0; k < s.pairs(); ++k) rotated += s.rotated(k) ? 1 : 0;
+  RC_ASSERT(rotated == expected);
+  // p-rope and partial keep the first pairs (highest frequencies), reversed the last.
+  if (expected > 0) RC_ASSERT(s.rotated(v == Variant::reversed ? s.pairs() - 1 : 0));
+}
+
+RC_GTEST_PROP(SpectrumProperties, RotatedFrequenciesDecreaseWithinZeroOne, ()) {
+  ScopedPrecision p(256);
+  const Spectrum s = *gen::spectra(64);
+  const auto g = frequencies<Interval>(s);
+  const Real top = s.scaling().kind == Scaling::Kind::linear ? Real(1) / Real(s.scaling().factor) : Real(1);
+  int previous = -1;
+  for (int k = 0; k < s.pairs(); ++k) {
+    if (!s.rotated(k)) {
+      RC_ASSERT(lower_of(g[k]) == 0 && upper_of(g[k]) == 0);
+      continue;
+    }
+    RC_ASSERT(lower_of(g[k]) > 0);
+    RC_ASSERT(upper_of(g[k]) <= top);
+    // Strictly decreasing in exact arithmetic: never certainly increasing, and certainly
+    // decreasing where no scaling threshold can blur it.
+    if (previous >= 0) {
+      RC_ASSERT(!certainly_less(g[previous], g[k]));
+      if (s.scaling().kind != Scaling::Kind::llama3) RC_ASSERT(certainly_less(g[k], g[previous]));
+    }
+    previous = k;
+  }
+}
+
+RC_GTEST_PROP(SpectrumProperties, PRopeAndReversedKeepRoPEValues, ()) {
+  ScopedPrecision p(128);
+  const int d = *gen::dimensions(128);
+  const std::string theta = *gen::thetas();
+  const std::string f = *gen::fractions();
+  const auto rope = frequencies<Interval>(Spectrum(d, theta));
+  for (Variant v : {Variant::p_rope, Variant::reversed}) {
+    const Spectrum s(d, theta, v, f);
+    const auto g = frequencies<Interval>(s);
+    for (int k = 0; k < s.pairs(); ++k)
+      if (s.rotated(k)) RC_ASSERT(overlap(g[k], rope[k]));
+  }
+}
+
+}  // namespace
+}  // namespace ropecheck

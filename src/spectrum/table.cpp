@@ -72,6 +72,7 @@ nlohmann::json spectrum_json(const Spectrum& s, const std::string& name, long lo
     r.push_back({{"k", row.k},
                  {"status", row.kept ? "kept" : "removed"},
                  {"g", row.g},
+                 {"g_float64", row.g_value},
                  {"g_unscaled", row.g_unscaled},
                  {"wavelength", row.wavelength},
                  {"rotations_over_context", row.rotations},

@@ -30,7 +30,7 @@ struct SpectrumRow {
   std::string wavelength;      // "inf" when g = 0
   std::string rotations;       // over the context
   std::optional<long long> horizon;  // none when g = 0 (never turns) or undecided
-  double g_value = 0;          // g rounded to double, for plots
+  double g_value = 0;          // g rounded to binary64 (JSON g_float64), for plots
 };
 
 std::vector<SpectrumRow> spectrum_rows(const Spectrum& s, long long context);

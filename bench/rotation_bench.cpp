@@ -8,7 +8,7 @@
 
 #include "attention/activation.h"
 #include "numeric/precision.h"
-#include "random/counter_rng.h"
+#include "random/dyadic_vector.h"
 #include "spectrum/frequencies.h"
 
 namespace ropecheck {
@@ -19,9 +19,7 @@ void BM_Activation(benchmark::State& state) {
   ScopedPrecision p(static_cast<unsigned>(state.range(0)));
   const Spectrum s(128, "10000");
   const auto g = frequencies<T>(s);
-  const CounterRng rng(1, 1);
-  Vector<T> q(128), k(128);
-  for (int i = 0; i < 128; ++i) q[i] = T(rng.uniform_dyadic(static_cast<std::uint64_t>(i))), k[i] = T(rng.uniform_dyadic(static_cast<std::uint64_t>(i + 128)));
+  const Vector<T> q = random_dyadic_vector<T>(128, 1, 1), k = random_dyadic_vector<T>(128, 1, 2);
   std::int64_t rel = 1;
   for (auto _ : state) {
     benchmark::DoNotOptimize(activation(q, k, rel, g));

@@ -5,7 +5,7 @@
 
 #include "attention/activation.h"
 #include "io/input_error.h"
-#include "random/counter_rng.h"
+#include "random/dyadic_vector.h"
 #include "spectrum/frequencies.h"
 
 namespace ropecheck::proofs {
@@ -70,8 +70,7 @@ Vector<Interval> make_query(const ClaimOptions& o, int dim, nlohmann::json& desc
     if (!nonzero) throw InputError("--query", "a non-zero vector (the proposition assumes q != 0)", "all zeros");
     description = {{"source", "given"}, {"values", o.query}};
   } else {
-    const CounterRng rng(o.seed, kQueryStream);
-    for (int i = 0; i < dim; ++i) q[i] = Interval(rng.uniform_dyadic(static_cast<std::uint64_t>(i)));
+    q = random_dyadic_vector<Interval>(dim, o.seed, kQueryStream);
     description = {{"source", "seeded random: components uniform in [-1, 1), multiples of 2^-52, Philox4x32-10"},
                    {"seed", o.seed},
                    {"stream", kQueryStream}};

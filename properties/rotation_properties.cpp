@@ -15,8 +15,6 @@
 namespace ropecheck {
 namespace {
 
-bool overlap(const Interval& a, const Interval& b) { return !(upper_of(a) < lower_of(b)) && !(upper_of(b) < lower_of(a)); }
-
 Vector<Interval> to_interval(const std::vector<float>& v) {
   Vector<Interval> out(static_cast<Eigen::Index>(v.size()));
   for (size_t i = 0; i < v.size(); ++i) out[static_cast<Eigen::Index>(i)] = Interval(static_cast<double>(v[i]));
@@ -50,7 +48,7 @@ RC_GTEST_PROP(RotationProperties, RelativeActivationEqualsAbsolute, ()) {
   const Interval relative = activation(to_interval(q), to_interval(k), j - i, g);
   const Interval absolute = absolute_activation(to_interval(q), i, to_interval(k), j, g);
   RC_LOG() << s.describe() << " i=" << i << " j=" << j;
-  RC_ASSERT(overlap(relative, absolute));
+  RC_ASSERT(overlaps(relative, absolute));
   RC_ASSERT(Real(upper_of(relative) - lower_of(relative)) <= width_budget(scale(q, k), j - i));
 }
 
@@ -61,7 +59,7 @@ RC_GTEST_PROP(RotationProperties, ActivationIsShiftInvariant, ()) {
   const auto k = to_interval(*gen::vectors(s.dim()));
   const std::int64_t i = *gen::positions(), j = *gen::positions(), shift = *gen::positions();
   const auto g = frequencies<Interval>(s);
-  RC_ASSERT(overlap(absolute_activation(q, i, k, j, g), absolute_activation(q, i + shift, k, j + shift, g)));
+  RC_ASSERT(overlaps(absolute_activation(q, i, k, j, g), absolute_activation(q, i + shift, k, j + shift, g)));
 }
 
 RC_GTEST_PROP(RotationProperties, CompositionIsAdditive, ()) {
@@ -72,7 +70,7 @@ RC_GTEST_PROP(RotationProperties, CompositionIsAdditive, ()) {
   const auto g = frequencies<Interval>(s);
   const Vector<Interval> ab = rotate(rotate(v, b, g), a, g);
   const Vector<Interval> sum = rotate(v, a + b, g);
-  for (Eigen::Index t = 0; t < v.size(); ++t) RC_ASSERT(overlap(ab[t], sum[t]));
+  for (Eigen::Index t = 0; t < v.size(); ++t) RC_ASSERT(overlaps(ab[t], sum[t]));
 }
 
 RC_GTEST_PROP(RotationProperties, RotationPreservesTheNorm, ()) {
@@ -81,7 +79,7 @@ RC_GTEST_PROP(RotationProperties, RotationPreservesTheNorm, ()) {
   const auto v = to_interval(*gen::vectors(s.dim()));
   const std::int64_t n = *gen::positions();
   const auto g = frequencies<Interval>(s);
-  RC_ASSERT(overlap(squared_norm(rotate(v, n, g)), squared_norm(v)));
+  RC_ASSERT(overlaps(squared_norm(rotate(v, n, g)), squared_norm(v)));
 }
 
 RC_GTEST_PROP(RotationProperties, IntervalContainsHighPrecisionMPFR, ()) {

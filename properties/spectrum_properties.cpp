@@ -11,8 +11,6 @@
 namespace ropecheck {
 namespace {
 
-bool overlap(const Interval& a, const Interval& b) { return !(upper_of(a) < lower_of(b)) && !(upper_of(b) < lower_of(a)); }
-
 RC_GTEST_PROP(SpectrumProperties, KeptCountIsThePapersFloatFormula, ()) {
   const int d = *gen::dimensions(512);
   const std::string f = *gen::fractions();
@@ -61,7 +59,7 @@ RC_GTEST_PROP(SpectrumProperties, PRopeAndReversedKeepRoPEValues, ()) {
     const Spectrum s(d, theta, v, f);
     const auto g = frequencies<Interval>(s);
     for (int k = 0; k < s.pairs(); ++k)
-      if (s.rotated(k)) RC_ASSERT(overlap(g[k], rope[k]));
+      if (s.rotated(k)) RC_ASSERT(overlaps(g[k], rope[k]));
   }
 }
 

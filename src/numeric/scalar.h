@@ -74,6 +74,12 @@ bool certainly_less(const T& a, const T& b) {
   else return a < b;
 }
 
+// Returns: true when a and b share a point: two enclosures of the same exact number always do, so
+// "do not overlap" certifies that they enclose different numbers.
+inline bool overlaps(const Interval& a, const Interval& b) {
+  return !(upper_of(a) < lower_of(b)) && !(upper_of(b) < lower_of(a));
+}
+
 // Returns: the midpoint of an interval (rounded to nearest), or the value of a point type.
 Real midpoint(const Interval& x);
 inline Real midpoint(const Real& x) { return x; }

@@ -3,33 +3,24 @@
 #include <gtest/gtest.h>
 
 #include "numeric/precision.h"
-#include "random/counter_rng.h"
+#include "random/dyadic_vector.h"
 #include "spectrum/frequencies.h"
 
 namespace ropecheck {
 namespace {
 
-Vector<Interval> random_vector(int d, std::uint64_t stream) {
-  const CounterRng rng(5, stream);
-  Vector<Interval> v(d);
-  for (int i = 0; i < d; ++i) v[i] = Interval(rng.uniform_dyadic(static_cast<std::uint64_t>(i)));
-  return v;
-}
-
-bool overlap(const Interval& a, const Interval& b) { return !(upper_of(a) < lower_of(b)) && !(upper_of(b) < lower_of(a)); }
-
 TEST(Activation, PairProductFormEqualsDirectForm) {
   ScopedPrecision p(256);
   const auto g = frequencies<Interval>(Spectrum(64, "10000"));
-  const Vector<Interval> q = random_vector(64, 1), k = random_vector(64, 2);
+  const Vector<Interval> q = random_dyadic_vector<Interval>(64, 5, 1), k = random_dyadic_vector<Interval>(64, 5, 2);
   const PairProducts<Interval> pp = pair_products(q, k);
   std::vector<Interval> c(g.size()), s(g.size());
   for (long long rel : {0LL, -1LL, 17LL, -8191LL, 1LL << 35}) {
     for (size_t t = 0; t < g.size(); ++t) sin_cos(rotation_angle(rel, g[t]), s[t], c[t]);
     const Interval direct = activation(q, k, rel, g);
-    EXPECT_TRUE(overlap(activation(pp, c, s), direct)) << "rel=" << rel;
-    EXPECT_TRUE(overlap(activation(q, k, c, s), direct)) << "rel=" << rel;
-    EXPECT_TRUE(overlap(absolute_activation(q, 1000, k, 1000 + rel, g), direct)) << "rel=" << rel;
+    EXPECT_TRUE(overlaps(activation(pp, c, s), direct)) << "rel=" << rel;
+    EXPECT_TRUE(overlaps(activation(q, k, c, s), direct)) << "rel=" << rel;
+    EXPECT_TRUE(overlaps(absolute_activation(q, 1000, k, 1000 + rel, g), direct)) << "rel=" << rel;
   }
 }
 

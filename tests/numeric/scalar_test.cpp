@@ -88,6 +88,9 @@ TEST(Scalar, CertainPredicatesNeverDecideOverlaps) {
   EXPECT_FALSE(certainly_less(a, b));
   EXPECT_FALSE(certainly_less(b, a));
   EXPECT_TRUE(certainly_less(a, Interval(3)));
+  EXPECT_TRUE(overlaps(a, b));
+  EXPECT_TRUE(overlaps(b, a));
+  EXPECT_FALSE(overlaps(a, Interval(3)));
   EXPECT_TRUE(certainly_positive(Interval(Real("1e-300"))));
 }
 

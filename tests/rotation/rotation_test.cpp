@@ -6,21 +6,11 @@
 #include "attention/activation.h"
 #include "numeric/decimal.h"
 #include "numeric/precision.h"
-#include "random/counter_rng.h"
+#include "random/dyadic_vector.h"
 #include "spectrum/frequencies.h"
 
 namespace ropecheck {
 namespace {
-
-template <class T>
-Vector<T> random_vector(int d, std::uint64_t seed, std::uint64_t stream) {
-  const CounterRng rng(seed, stream);
-  Vector<T> v(d);
-  for (int i = 0; i < d; ++i) v[i] = T(rng.uniform_dyadic(static_cast<std::uint64_t>(i)));
-  return v;
-}
-
-bool overlap(const Interval& a, const Interval& b) { return !(upper_of(a) < lower_of(b)) && !(upper_of(b) < lower_of(a)); }
 
 // The identity at 256 bits: (R^i q)^T (R^j k) = q^T R^(j-i) k to within 1e-70.
 // Error analysis (u = 2^-257, |components| <= 1, d = 256, |positions| <= 1000): each angle n*g has
@@ -32,7 +22,7 @@ TEST(Rotation, RelativeFormEqualsAbsoluteFormTo1e70At256Bits) {
   ScopedPrecision p(256);
   const Spectrum s(256, "10000");
   const auto g = frequencies<Real>(s);
-  const Vector<Real> q = random_vector<Real>(256, 7, 1), k = random_vector<Real>(256, 7, 2);
+  const Vector<Real> q = random_dyadic_vector<Real>(256, 7, 1), k = random_dyadic_vector<Real>(256, 7, 2);
   const long long positions[][2] = {{0, 0}, {5, 3}, {3, 5}, {1000, 1}, {-1000, 1000}, {777, 0}, {0, 999}};
   for (const auto& ij : positions) {
     const Real absolute = absolute_activation(q, ij[0], k, ij[1], g);
@@ -49,7 +39,7 @@ TEST(Rotation, IntervalRotationContainsHighPrecisionMPFR) {
   {
     ScopedPrecision p(256);
     gi = frequencies<Interval>(s);
-    vi = random_vector<Interval>(16, 3, 1);
+    vi = random_dyadic_vector<Interval>(16, 3, 1);
   }
   for (long long n : {0LL, 1LL, -1LL, 710LL, 123456789LL, 1LL << 40, -(1LL << 40)}) {
     Vector<Interval> ri;
@@ -60,7 +50,7 @@ TEST(Rotation, IntervalRotationContainsHighPrecisionMPFR) {
     // Reference at 800 bits: its error (~2^-760 * 2^40) is far below the enclosure width (~2^-210).
     ScopedPrecision p(800);
     const auto gr = frequencies<Real>(s);
-    const Vector<Real> rr = rotate(random_vector<Real>(16, 3, 1), n, gr);
+    const Vector<Real> rr = rotate(random_dyadic_vector<Real>(16, 3, 1), n, gr);
     for (int t = 0; t < 16; ++t) {
       EXPECT_TRUE(contains(ri[t], rr[t])) << "n=" << n << " t=" << t << " ref=" << to_decimal(rr[t], 40) << " enc=["
                                           << decimal_bounds(ri[t], 40).lower << ", " << decimal_bounds(ri[t], 40).upper << "]";
@@ -72,19 +62,19 @@ TEST(Rotation, CompositionAndNormPreservationInIntervals) {
   ScopedPrecision p(256);
   const Spectrum s(32, "500000");
   const auto g = frequencies<Interval>(s);
-  const Vector<Interval> v = random_vector<Interval>(32, 11, 1);
+  const Vector<Interval> v = random_dyadic_vector<Interval>(32, 11, 1);
   const Interval norm = squared_norm(v);
   for (auto [a, b] : std::vector<std::pair<long long, long long>>{{1, 2}, {-5, 5}, {1LL << 39, 1LL << 39}, {123, -4567}}) {
     const Vector<Interval> ab = rotate(rotate(v, b, g), a, g);
     const Vector<Interval> sum = rotate(v, a + b, g);
-    for (int t = 0; t < 32; ++t) EXPECT_TRUE(overlap(ab[t], sum[t])) << "a=" << a << " b=" << b << " t=" << t;
-    EXPECT_TRUE(overlap(squared_norm(sum), norm)) << "a+b=" << a + b;
+    for (int t = 0; t < 32; ++t) EXPECT_TRUE(overlaps(ab[t], sum[t])) << "a=" << a << " b=" << b << " t=" << t;
+    EXPECT_TRUE(overlaps(squared_norm(sum), norm)) << "a+b=" << a + b;
   }
   // A wrong rotation must be caught: R^a R^b against R^(a+b+1) differs certainly somewhere.
   const Vector<Interval> ab = rotate(rotate(v, 2, g), 1, g);
   const Vector<Interval> off = rotate(v, 4, g);
   bool any_disjoint = false;
-  for (int t = 0; t < 32; ++t) any_disjoint = any_disjoint || !overlap(ab[t], off[t]);
+  for (int t = 0; t < 32; ++t) any_disjoint = any_disjoint || !overlaps(ab[t], off[t]);
   EXPECT_TRUE(any_disjoint);
 }
 

@@ -54,6 +54,7 @@ std::string format_table(const std::vector<Certificate>& certificates) {
   }
   for (const auto& c : certificates) {
     out << "\n" << c.claim_id << " [" << c.parameters.value("configuration", std::string("-")) << "]: " << c.statement << "\n";
+    out << "  parameters: " << c.parameters.dump() << "\n";
     for (const auto& q : c.quantities) {
       if (q.lower == q.upper) out << "  " << q.name << " = " << q.lower << " (" << q.kind << ")\n";
       else out << "  " << q.name << " in [" << q.lower << ", " << q.upper << "] (" << q.kind << ")\n";

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "certificate/environment.h"
 #include "io/atomic_write.h"
 #include "io/input_error.h"
 #include "proofs/registry.h"
@@ -50,7 +51,7 @@ int VerifyCommand::run() {
   std::cout << format_table(certificates);
 
   bool agree = true;
-  nlohmann::json out = {{"tool", "ropecheck 0.1.0"}, {"certificates", nlohmann::json::array()}};
+  nlohmann::json out = {{"tool", "ropecheck 0.1.0"}, {"arithmetic", arithmetic_environment()}, {"certificates", nlohmann::json::array()}};
   for (const Certificate& c : certificates) {
     agree = agree && c.as_paper_states();
     out["certificates"].push_back(to_json(c));

@@ -39,6 +39,7 @@ TEST(Certificate, EnclosureQuantityBracketsTheValueAndJsonCarriesEverything) {
   const std::string table = format_table({c});
   EXPECT_NE(table.find("DIFFERS"), std::string::npos) << table;
   EXPECT_NE(table.find("third in [3.33333e-1, 3.33334e-1]"), std::string::npos) << table;
+  EXPECT_NE(table.find("parameters: {\"configuration\":\"gemma-7b\"}"), std::string::npos) << table;
 }
 
 }  // namespace

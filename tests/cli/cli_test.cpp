@@ -90,6 +90,8 @@ TEST(Cli, VerifyWritesCertificatesAtomically) {
   EXPECT_EQ(j["certificates"][1]["claim"], "prop-3.1");
   EXPECT_EQ(j["certificates"][1]["verdict"], "holds");
   EXPECT_EQ(j["all_as_paper_states"], true);
+  EXPECT_EQ(j["arithmetic"]["fast_math"], false);
+  EXPECT_EQ(j["certificates"][1]["parameters"]["query"]["seed"], 1);
   std::filesystem::remove(out);
 }
 

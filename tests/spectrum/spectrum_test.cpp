@@ -54,8 +54,9 @@ TEST(Spectrum, PRopeKeepsTheHighestFrequenciesWithTheirRoPEValues) {
   EXPECT_EQ(Spectrum(256, "10000", Variant::p_rope, "0").rotated_pairs(), 0);
   EXPECT_EQ(Spectrum(256, "10000", Variant::p_rope, "1").rotated_pairs(), 128);
   EXPECT_EQ(Spectrum(256, "10000", Variant::p_rope, "0.25").rotated_pairs(), 32);
-  // The paper's formula is Python float arithmetic: fl(0.3*10) = 3.0000000000000004, //2 -> 1.
-  EXPECT_EQ(Spectrum(10, "10000", Variant::p_rope, "0.3").rotated_pairs(), 1);
+  // The paper's formula is Python float arithmetic: int(0.58 * 100 // 2) = 28, because
+  // fl(0.58 * 100) = 57.99999999999999; the exact product 58 would give 29.
+  EXPECT_EQ(Spectrum(100, "10000", Variant::p_rope, "0.58").rotated_pairs(), 28);
 }
 
 TEST(Spectrum, ReversedKeepsTheLowestFrequencies) {

@@ -23,6 +23,16 @@ struct ClaimOptions {
   std::uint64_t seed = 1;                         // --seed: random inputs (printed in parameters)
   std::vector<long long> distances;               // --distance (prop-3.1), empty = the check's default
   std::vector<std::string> query;                 // --query (prop-3.1): decimals, empty = seeded random
+  unsigned max_precision_bits = 4096;             // --max-precision: cap of the retry ladder (retry.h)
+  // Claim parameters given as text (decimals are parsed by the check at its working precision, so
+  // "0.1" means the real number 1/10, not the double nearest to it). Empty = the check's default,
+  // which reproduces the paper's setting; each check documents which of these it reads.
+  std::optional<std::string> epsilon;    // --epsilon: sharpness 1 - epsilon (thm-5.3, thm-6.1, table-1)
+  std::optional<std::string> frequency;  // --frequency g in radians per token (lemma-a2, thm-6.1)
+  std::optional<std::string> phase;      // --phase phi in radians (lemma-a2 target angle, thm-6.1 channel phase)
+  std::optional<std::string> tolerance;  // --tolerance delta > 0 (lemma-a2)
+  std::optional<long long> max_n;        // --max-n N: largest position / length checked
+  std::optional<long long> trials;       // --trials: number of seeded random instances
 };
 
 struct Claim {

@@ -1,11 +1,13 @@
 #include "cli/verify_command.h"
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
 #include "certificate/environment.h"
 #include "io/atomic_write.h"
 #include "io/input_error.h"
+#include "numeric/precision.h"
 #include "proofs/registry.h"
 
 namespace ropecheck::cli {
@@ -15,6 +17,13 @@ void VerifyCommand::attach(CLI::App& app) {
   command->add_option("--claim", claims, "claim id (repeatable; default: every claim)");
   add_spectrum_flags(command, flags);
   command->add_option("--precision", precision, "working precision in bits (>= 53, default 256)");
+  command->add_option("--max-precision", max_precision, "cap in bits of the retry ladder for undecided comparisons (>= --precision, default 4096)");
+  command->add_option("--epsilon", epsilon, "thm-5.3, thm-6.1, table-1: sharpness, a decimal in (0, 1/2]");
+  command->add_option("--frequency", frequency, "lemma-a2, thm-6.1: frequency g in radians per token (decimal > 0)");
+  command->add_option("--phase", phase, "lemma-a2: target angle; thm-6.1: channel phase (decimal radians)");
+  command->add_option("--tolerance", tolerance, "lemma-a2: tolerance delta (decimal > 0)");
+  command->add_option("--max-n", max_n, "largest position or length a check covers (integer >= 1)");
+  command->add_option("--trials", trials, "number of seeded random instances (integer >= 1)");
   command->add_option("--seed", seed, "seed of random inputs (default 1)");
   command->add_option("--distance", distances, "prop-3.1: distance r (repeatable; default 1 7 100 4000)");
   command->add_option("--query", query, "prop-3.1: the query, d comma-separated decimals (default: seeded random)");
@@ -32,6 +41,16 @@ int VerifyCommand::run() {
   options.spectrum = to_request(flags);
   options.precision_bits = parse_precision(precision);
   if (!seed.empty()) options.seed = parse_seed(seed);
+  options.max_precision_bits = std::max(options.precision_bits, 4096u);
+  if (!max_precision.empty())
+    options.max_precision_bits = static_cast<unsigned>(
+        parse_integer("--max-precision", max_precision, options.precision_bits, kMaxPrecisionBits));
+  if (!epsilon.empty()) options.epsilon = epsilon;
+  if (!frequency.empty()) options.frequency = frequency;
+  if (!phase.empty()) options.phase = phase;
+  if (!tolerance.empty()) options.tolerance = tolerance;
+  if (!max_n.empty()) options.max_n = parse_integer("--max-n", max_n, 1, std::int64_t{1} << 40);
+  if (!trials.empty()) options.trials = parse_integer("--trials", trials, 1, 1000000);
   for (const std::string& d : distances) options.distances.push_back(parse_integer("--distance", d, 0, std::int64_t{1} << 40));
   if (!query.empty()) {
     std::stringstream ss(query);

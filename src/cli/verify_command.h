@@ -16,7 +16,8 @@ struct VerifyCommand {
   CLI::App* command = nullptr;
   SpectrumFlags flags;
   std::vector<std::string> claims;
-  std::string precision, seed, json_path, query;
+  std::string precision, max_precision, seed, json_path, query;
+  std::string epsilon, frequency, phase, tolerance, max_n, trials;
   std::vector<std::string> distances;
   bool list = false;
 

@@ -2,7 +2,9 @@
 
 #include "io/input_error.h"
 #include "lemma-a1.h"
+#include "lemma-a3.h"
 #include "prop-3.1.h"
+#include "prop-5.2.h"
 
 namespace ropecheck::proofs {
 
@@ -10,6 +12,8 @@ const std::vector<Claim>& registered_claims() {
   static const std::vector<Claim> claims = {
       {"lemma-a1", "Lemma A.1: n*g is a multiple of 2*pi only at n = 0", check_lemma_a1},
       {"prop-3.1", "Proposition 3.1: RoPE can be maximal at an arbitrary distance", check_prop_3_1},
+      {"lemma-a3", "Lemma A.3: a non-maximal activation gets less than half the attention", check_lemma_a3},
+      {"prop-5.2", "Proposition 5.2: NoPE cannot learn a diagonal or previous-token head", check_prop_5_2},
   };
   return claims;
 }

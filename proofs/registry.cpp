@@ -1,6 +1,7 @@
 #include "registry.h"
 
 #include "io/input_error.h"
+#include "ledger.h"
 #include "lemma-a1.h"
 #include "prop-3.1.h"
 
@@ -10,6 +11,7 @@ const std::vector<Claim>& registered_claims() {
   static const std::vector<Claim> claims = {
       {"lemma-a1", "Lemma A.1: n*g is a multiple of 2*pi only at n = 0", check_lemma_a1},
       {"prop-3.1", "Proposition 3.1: RoPE can be maximal at an arbitrary distance", check_prop_3_1},
+      {"ledger", "Every number in the paper's text recomputed; errata and wrong hypotheses flagged", check_ledger},
   };
   return claims;
 }

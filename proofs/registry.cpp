@@ -1,6 +1,7 @@
 #include "registry.h"
 
 #include "io/input_error.h"
+#include "ledger.h"
 #include "lemma-a1.h"
 #include "lemma-a3.h"
 #include "prop-3.1.h"
@@ -14,6 +15,7 @@ const std::vector<Claim>& registered_claims() {
       {"prop-3.1", "Proposition 3.1: RoPE can be maximal at an arbitrary distance", check_prop_3_1},
       {"lemma-a3", "Lemma A.3: a non-maximal activation gets less than half the attention", check_lemma_a3},
       {"prop-5.2", "Proposition 5.2: NoPE cannot learn a diagonal or previous-token head", check_prop_5_2},
+      {"ledger", "Every number in the paper's text recomputed; errata and wrong hypotheses flagged", check_ledger},
   };
   return claims;
 }

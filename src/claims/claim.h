@@ -33,6 +33,7 @@ struct ClaimOptions {
   std::optional<std::string> tolerance;  // --tolerance delta > 0 (lemma-a2)
   std::optional<long long> max_n;        // --max-n N: largest position / length checked
   std::optional<long long> trials;       // --trials: number of seeded random instances
+  std::optional<std::string> ledger;     // --ledger FILE: the ledger data (ledger; default proofs/ledger.json)
 };
 
 struct Claim {

@@ -24,6 +24,7 @@ void VerifyCommand::attach(CLI::App& app) {
   command->add_option("--tolerance", tolerance, "lemma-a2: tolerance delta (decimal > 0)");
   command->add_option("--max-n", max_n, "largest position or length a check covers (integer >= 1)");
   command->add_option("--trials", trials, "number of seeded random instances (integer >= 1)");
+  command->add_option("--ledger", ledger, "ledger: the ledger data file (default: proofs/ledger.json of the source tree)");
   command->add_option("--seed", seed, "seed of random inputs (default 1)");
   command->add_option("--distance", distances, "prop-3.1: distance r (repeatable; default 1 7 100 4000)");
   command->add_option("--query", query, "prop-3.1: the query, d comma-separated decimals (default: seeded random)");
@@ -50,6 +51,7 @@ int VerifyCommand::run() {
   if (!phase.empty()) options.phase = phase;
   if (!tolerance.empty()) options.tolerance = tolerance;
   if (!max_n.empty()) options.max_n = parse_integer("--max-n", max_n, 1, std::int64_t{1} << 40);
+  if (!ledger.empty()) options.ledger = ledger;
   if (!trials.empty()) options.trials = parse_integer("--trials", trials, 1, 1000000);
   for (const std::string& d : distances) options.distances.push_back(parse_integer("--distance", d, 0, std::int64_t{1} << 40));
   if (!query.empty()) {

@@ -17,7 +17,7 @@ struct VerifyCommand {
   SpectrumFlags flags;
   std::vector<std::string> claims;
   std::string precision, max_precision, seed, json_path, query;
-  std::string epsilon, frequency, phase, tolerance, max_n, trials;
+  std::string epsilon, frequency, phase, tolerance, max_n, trials, ledger;
   std::vector<std::string> distances;
   bool list = false;
 

@@ -4,6 +4,7 @@
 #include "lemma-a1.h"
 #include "prop-3.1.h"
 #include "fig-2a.h"
+#include "roformer-decay.h"
 
 namespace ropecheck::proofs {
 
@@ -12,6 +13,7 @@ const std::vector<Claim>& registered_claims() {
       {"lemma-a1", "Lemma A.1: n*g is a multiple of 2*pi only at n = 0", check_lemma_a1},
       {"prop-3.1", "Proposition 3.1: RoPE can be maximal at an arbitrary distance", check_prop_3_1},
       {"fig-2a", "Figure 2(a): all-ones queries and keys decay, but not monotonically", check_fig_2a},
+      {"roformer-decay", "RoFormer's Abel bound: an envelope of the all-ones activation, decaying on average", check_roformer_decay},
   };
   return claims;
 }

@@ -3,6 +3,7 @@
 #include "io/input_error.h"
 #include "lemma-a1.h"
 #include "prop-3.1.h"
+#include "prop-3.2.h"
 #include "fig-2a.h"
 #include "roformer-decay.h"
 
@@ -12,6 +13,7 @@ const std::vector<Claim>& registered_claims() {
   static const std::vector<Claim> claims = {
       {"lemma-a1", "Lemma A.1: n*g is a multiple of 2*pi only at n = 0", check_lemma_a1},
       {"prop-3.1", "Proposition 3.1: RoPE can be maximal at an arbitrary distance", check_prop_3_1},
+      {"prop-3.2", "Proposition 3.2: Gaussian queries and keys do not decay", check_prop_3_2},
       {"fig-2a", "Figure 2(a): all-ones queries and keys decay, but not monotonically", check_fig_2a},
       {"roformer-decay", "RoFormer's Abel bound: an envelope of the all-ones activation, decaying on average", check_roformer_decay},
   };

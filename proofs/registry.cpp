@@ -6,6 +6,9 @@
 #include "lemma-a3.h"
 #include "prop-3.1.h"
 #include "prop-5.2.h"
+#include "prop-3.2.h"
+#include "fig-2a.h"
+#include "roformer-decay.h"
 
 namespace ropecheck::proofs {
 
@@ -16,6 +19,9 @@ const std::vector<Claim>& registered_claims() {
       {"lemma-a3", "Lemma A.3: a non-maximal activation gets less than half the attention", check_lemma_a3},
       {"prop-5.2", "Proposition 5.2: NoPE cannot learn a diagonal or previous-token head", check_prop_5_2},
       {"ledger", "Every number in the paper's text recomputed; errata and wrong hypotheses flagged", check_ledger},
+      {"prop-3.2", "Proposition 3.2: Gaussian queries and keys do not decay", check_prop_3_2},
+      {"fig-2a", "Figure 2(a): all-ones queries and keys decay, but not monotonically", check_fig_2a},
+      {"roformer-decay", "RoFormer's Abel bound: an envelope of the all-ones activation, decaying on average", check_roformer_decay},
   };
   return claims;
 }

@@ -1,0 +1,30 @@
+// File: decision.h
+// One conjunct of a verdict, as the enclosures decided it: certainly true, certainly false, or not
+// decided. A check whose statement is a conjunction combines them with `combine`, so that an
+// undecided part can never turn into a pass.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+
+#include "certificate/certificate.h"
+
+namespace ropecheck {
+
+enum class Decision { yes, no, undecided };
+
+// Returns: "yes", "no", "undecided".
+inline std::string decision_name(Decision d) { return d == Decision::yes ? "yes" : d == Decision::no ? "no" : "undecided"; }
+
+// Returns: `if_false` when some part is certainly false, `if_true` when every part is certainly
+// true, inconclusive otherwise (a decided "no" outranks an undecided part: it settles the conjunction).
+inline Verdict combine(std::initializer_list<Decision> parts, Verdict if_true = Verdict::holds, Verdict if_false = Verdict::fails) {
+  bool all_yes = true;
+  for (Decision d : parts) {
+    if (d == Decision::no) return if_false;
+    all_yes = all_yes && d == Decision::yes;
+  }
+  return all_yes ? if_true : Verdict::inconclusive;
+}
+
+}  // namespace ropecheck

@@ -2,7 +2,9 @@
 
 #include "io/input_error.h"
 #include "lemma-a1.h"
+#include "lemma-a2.h"
 #include "prop-3.1.h"
+#include "thm-6.1.h"
 
 namespace ropecheck::proofs {
 
@@ -10,6 +12,8 @@ const std::vector<Claim>& registered_claims() {
   static const std::vector<Claim> claims = {
       {"lemma-a1", "Lemma A.1: n*g is a multiple of 2*pi only at n = 0", check_lemma_a1},
       {"prop-3.1", "Proposition 3.1: RoPE can be maximal at an arbitrary distance", check_prop_3_1},
+      {"lemma-a2", "Lemma A.2: {n*g mod 2*pi} is dense in [0, 2*pi] (g/(2*pi) irrational)", check_lemma_a2},
+      {"thm-6.1", "Theorem 6.1: single-frequency semantic channels are not robust over long contexts", check_thm_6_1},
   };
   return claims;
 }

@@ -293,13 +293,16 @@ Certificate check_one(const Labelled& freq, const Labelled& tol, const std::vect
              "witness certified in MPFI at " + std::to_string(precision.bits()) + " bits; smallest n by exhaustive fixed-point scan";
   c.expected = Verdict::holds;
 
-  bool all = true;
+  bool all = true, only_beyond_n = true;
   nlohmann::json rows = nlohmann::json::array();
   for (const Labelled& t : targets) {
     const Interval phi = angle_option(t.text, t.text, "--phase", "a decimal or K*pi/M with |phi| <= 10^6");
     if (upper_of(abs(phi)) > 1000000) throw InputError("--phase", "a decimal or K*pi/M with |phi| <= 10^6", t.text);
     const DensityWitness w = approach_angle(g, phi, delta, N, kScanLimit);
     all = all && w.certified;
+    // The construction is exact integer work: an n > N stays > N at any precision. Any other
+    // failure (a convergent or a comparison not certified) may yield to more bits.
+    if (!w.certified) only_beyond_n = only_beyond_n && w.n == 0 && w.reason.find("> N") != std::string::npos;
     const std::string p = "phi=" + t.label + ": ";
     if (w.n >= 1) {
       c.quantities.push_back(exact_integer(p + (w.n_by_scan ? "n found by scan" : "constructed n"), w.n));
@@ -339,6 +342,7 @@ Certificate check_one(const Labelled& freq, const Labelled& tol, const std::vect
   // (it speaks of all n in Z; a rational g/(2 pi) is outside its real hypothesis), so it is
   // inconclusive, with the reason in the row.
   c.verdict = all ? Verdict::holds : Verdict::inconclusive;
+  if (!all && only_beyond_n) c.details["precision_cannot_help"] = true;
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return c;
 }

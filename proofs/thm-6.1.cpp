@@ -2,6 +2,7 @@
 
 #include <mpfr.h>
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 
@@ -94,7 +95,7 @@ BreakingSwap shortest_breaking_context(const TwoTypeChannel& ch, const Interval&
   }
   b.lemma_a3 = certainly_less(b.a_target_after, b.a_other_max_after);
   if (!(upper_of(b.alpha_after) <= Real(0.5))) {
-    b.found = false;
+    b.found = b.decided = false;
     b.note = "the scan's break at context " + std::to_string(b.L) + " is not confirmed by the direct softmax";
     return b;
   }
@@ -233,7 +234,7 @@ Certificate check_phase_table(const ClaimOptions& o, bool fastest, unsigned bits
     return v;
   }();
   const Interval at_strength = from_decimal<Interval>(kTargetStrength), ao_strength = from_decimal<Interval>(kOtherStrength);
-  bool all = true;
+  bool all = true, all_decided = true;
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& p : phases) {
     const std::string acc = "a decimal or K*pi/M with |phi| <= 100";
@@ -248,6 +249,7 @@ Certificate check_phase_table(const ClaimOptions& o, bool fastest, unsigned bits
     const TwoTypeChannel ch{g, pair_products(q, kt), pair_products(q, ko)};
     const BreakingSwap b = shortest_breaking_context(ch, st.epsilon, st.max_L);
     all = all && b.found;
+    all_decided = all_decided && b.decided;
     const Interval estimate = (phi + pi_value<Interval>() / 2) / g;
     nlohmann::json row = {{"phase", p.first},
                           {"sign_flip_estimate_(phi+pi/2)/g", dec(midpoint(estimate), 8, Rounding::nearest)},
@@ -289,6 +291,7 @@ Certificate check_phase_table(const ClaimOptions& o, bool fastest, unsigned bits
   // Where some configuration is attended at L_break the swap itself is certified and reported. No
   // break up to max_L does not refute "for large enough N": inconclusive.
   c.verdict = all ? Verdict::holds : Verdict::inconclusive;
+  if (!all && all_decided) c.details["precision_cannot_help"] = true;  // every context was decided: no break up to max_L
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return c;
 }
@@ -309,7 +312,9 @@ Certificate check_apostrophe(const ClaimOptions& o, bool stability, unsigned bit
   ScopedPrecision precision(bits);
   const Settings st = read_settings(o);
   const Interval g = channel_frequency(o, false);
-  const SinkBreak r = sink_channel_break(apostrophe_channel(g, nullptr), st.epsilon, kGemmaContext, st.max_L);
+  // The 8192 statement needs every context up to 8192 whatever --max-n says.
+  const long long max_L = std::max(st.max_L, kGemmaContext);
+  const SinkBreak r = sink_channel_break(apostrophe_channel(g, nullptr), st.epsilon, kGemmaContext, max_L);
 
   Certificate c;
   c.claim_id = "thm-6.1";
@@ -320,7 +325,7 @@ Certificate check_apostrophe(const ClaimOptions& o, bool stability, unsigned bit
                   {"k_BOS", {kKBos[0], kKBos[1]}},
                   {"epsilon", st.epsilon_text},
                   {"context", kGemmaContext},
-                  {"max_L", st.max_L},
+                  {"max_L", max_L},
                   {"precision_bits", precision.bits()}};
   c.method = "interval arithmetic (MPFI), " + std::to_string(precision.bits()) +
              " bits, every context L = 1.. in order (running sum of distractor weights)";
@@ -339,13 +344,13 @@ Certificate check_apostrophe(const ClaimOptions& o, bool stability, unsigned bit
                     : (r.first_sharp_hi && r.first_sharp_hi <= kGemmaContext ? Verdict::fails : Verdict::inconclusive);
   } else {
     c.statement = "apostrophe head, pair 119 of gemma-7b in isolation (Appendix E.1 vectors), BOS at 0, the not-BOS token at 1..L, "
-                  "query at L: the first context L <= " + std::to_string(st.max_L) +
+                  "query at L: the first context L <= " + std::to_string(max_L) +
                   " at which BOS gets alpha_{L,0} <= 1/2 (and <= 1 - epsilon), every shorter context certified above; no swap is needed";
     add_sink_rows(c, r, "");
     // Sensitivity to the printed one-decimal rounding: every component in [x - 0.05, x + 0.05].
     // A coarse bound (interval inputs lose the correlation between the pair products u and w), so
     // the range is an outer bound of the true spread over the rounding box.
-    const SinkBreak box = sink_channel_break(apostrophe_channel(g, "0.05"), st.epsilon, kGemmaContext, st.max_L);
+    const SinkBreak box = sink_channel_break(apostrophe_channel(g, "0.05"), st.epsilon, kGemmaContext, max_L);
     c.quantities.push_back({"over the rounding box: first context with alpha <= 1 - epsilon", std::to_string(box.first_sharp_lo),
                             box.first_sharp_hi ? std::to_string(box.first_sharp_hi) : "not reached", "enclosure"});
     c.quantities.push_back({"over the rounding box: first context with alpha <= 1/2", std::to_string(box.first_half_lo),
@@ -356,6 +361,8 @@ Certificate check_apostrophe(const ClaimOptions& o, bool stability, unsigned bit
     // holds: the break (alpha <= 1/2) is certified at an exact first context; a context that
     // cannot be decided is inconclusive; no break up to max_L does not refute "large enough N".
     c.verdict = r.decided() ? Verdict::holds : Verdict::inconclusive;
+    // Every context up to max_L decided and none at or below 1/2: no precision changes that.
+    if (!r.first_half_lo) c.details["precision_cannot_help"] = true;
   }
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return c;

@@ -49,7 +49,7 @@ Interval attention_to(const TwoTypeChannel& ch, long long L, long long s);
 // L_break is certified by a certified break at L_break and a certified absence at every shorter
 // context (the scan certifies each L, not only L_break - 1).
 struct BreakingSwap {
-  bool decided = false;        // every context up to L (or max_L) was decided
+  bool decided = false;        // every context up to L (or max_L) was decided, and the break confirmed
   bool found = false;          // a break was certified at L <= max_L
   long long L = 0;             // L_break
   bool attended = false;       // some s0 has alpha_L(s0) > 1 - epsilon certified (by attention_to)

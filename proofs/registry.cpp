@@ -9,6 +9,8 @@
 #include "prop-3.2.h"
 #include "fig-2a.h"
 #include "roformer-decay.h"
+#include "lemma-a2.h"
+#include "thm-6.1.h"
 
 namespace ropecheck::proofs {
 
@@ -22,6 +24,8 @@ const std::vector<Claim>& registered_claims() {
       {"prop-3.2", "Proposition 3.2: Gaussian queries and keys do not decay", check_prop_3_2},
       {"fig-2a", "Figure 2(a): all-ones queries and keys decay, but not monotonically", check_fig_2a},
       {"roformer-decay", "RoFormer's Abel bound: an envelope of the all-ones activation, decaying on average", check_roformer_decay},
+      {"lemma-a2", "Lemma A.2: {n*g mod 2*pi} is dense in [0, 2*pi] (g/(2*pi) irrational)", check_lemma_a2},
+      {"thm-6.1", "Theorem 6.1: single-frequency semantic channels are not robust over long contexts", check_thm_6_1},
   };
   return claims;
 }

@@ -14,7 +14,10 @@
 namespace ropecheck {
 
 // Calls check(bits) for bits = start, 2*start, ... while the verdict is `inconclusive` and
-// bits < cap (the last attempt runs at exactly min(2*previous, cap)). Returns the last certificate,
+// bits < cap (the last attempt runs at exactly min(2*previous, cap)), unless the check set
+// details["precision_cannot_help"] = true: its inconclusive verdict has a reason no precision
+// changes (nothing found within the finite range, say), so climbing would only repeat the same
+// work. Returns the last certificate,
 // with details["precision_attempts"] = the bits requested at each attempt, so a reader sees the
 // ladder that was climbed. `check` must build its own ScopedPrecision from the bits it is given.
 // Preconditions: kMinPrecisionBits <= start.
@@ -25,7 +28,8 @@ Certificate certify_with_retry(unsigned start, unsigned cap, Check&& check) {
   for (;;) {
     attempts.push_back(bits);
     Certificate c = check(bits);
-    if (c.verdict != Verdict::inconclusive || bits >= cap) {
+    const bool final_reason = c.details.is_object() && c.details.value("precision_cannot_help", false);
+    if (c.verdict != Verdict::inconclusive || bits >= cap || final_reason) {
       if (!c.details.is_object()) c.details = nlohmann::json::object();
       c.details["precision_attempts"] = attempts;
       return c;

@@ -27,6 +27,19 @@ TEST(Retry, StopsAtTheCapAndStaysInconclusive) {
   EXPECT_EQ(calls, 3);
 }
 
+TEST(Retry, AnInconclusiveVerdictNoPrecisionCanChangeIsNotRetried) {
+  int calls = 0;
+  const Certificate c = certify_with_retry(256, 4096, [&](unsigned) {
+    ++calls;
+    Certificate r;
+    r.details = {{"precision_cannot_help", true}};
+    return r;
+  });
+  EXPECT_EQ(c.verdict, Verdict::inconclusive);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(c.details["precision_attempts"], nlohmann::json({256})) << c.details.dump();
+}
+
 TEST(Retry, ADecidedFailureIsNotRetried) {
   int calls = 0;
   const Certificate c = certify_with_retry(256, 4096, [&](unsigned) {

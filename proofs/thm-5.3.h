@@ -76,9 +76,12 @@ struct NormBracket {
 };
 
 // Returns: the bracket for row N of `head`, s_hi / s_lo - 1 <= relative_tolerance when certified.
-// Method: a binary64 bisection on the gaps' midpoints proposes s_c; T_N is then enclosed at
-// s_c (1 -+ tol/3) in MPFI (widened or bisected further while the guess is off). Terms with
-// s (1 - c(m)) >= X = ln(count / t) + 45 are bounded together by count e^-X <= e^-45 t.
+// Method: binary64 Newton steps on ln T_N(s) = ln t over the gaps' midpoints propose s_c; T_N is
+// then enclosed at s_c (1 -+ tol/3) in MPFI (widened or bisected further while the guess is off).
+// Terms with s (1 - c(m)) certainly >= X are bounded together by count e^-X, X chosen so that this
+// tail is ~1e-3 of what separates T_N from t at the bracket ends (see MassEvaluator). Cost: one
+// interval product per offset plus one exponential per offset below the cutoff, per evaluation;
+// usually 2 evaluations.
 // Not certified when some 1 - c(m) of row N is not certainly > 0 (a true return: no finite s works,
 // since that term alone is e^0 = 1 >= t) or an evaluation stays undecided at this precision.
 // Preconditions (std::invalid_argument): N >= 2; gaps.size() >= N; 0 < eps < 1/2 certainly;

@@ -11,6 +11,7 @@
 #include "roformer-decay.h"
 #include "lemma-a2.h"
 #include "thm-6.1.h"
+#include "thm-5.3.h"
 
 namespace ropecheck::proofs {
 
@@ -26,6 +27,7 @@ const std::vector<Claim>& registered_claims() {
       {"roformer-decay", "RoFormer's Abel bound: an envelope of the all-ones activation, decaying on average", check_roformer_decay},
       {"lemma-a2", "Lemma A.2: {n*g mod 2*pi} is dense in [0, 2*pi] (g/(2*pi) irrational)", check_lemma_a2},
       {"thm-6.1", "Theorem 6.1: single-frequency semantic channels are not robust over long contexts", check_thm_6_1},
+      {"thm-5.3", "Theorem 5.3: RoPE can build diagonal and previous-token heads", check_thm_5_3},
   };
   return claims;
 }

@@ -289,6 +289,9 @@ Certificate check_one(const Labelled& freq, const Labelled& tol, const std::vect
                   {"N", N},
                   {"scan_limit", kScanLimit},
                   {"precision_bits", precision.bits()}};
+  // The table's configuration column: short, the full labels are in the parameters.
+  const std::string short_g = freq.label.rfind("1 (g_1", 0) == 0 ? "1" : freq.label.rfind("g_119", 0) == 0 ? "g_119" : freq.label;
+  c.parameters["configuration"] = "g=" + short_g + " delta=" + tol.label;
   c.method = "continued fraction of g/(2 pi) in MPFI, neighbour scan and walk by the convergent q_j in exact 64-bit fixed point, "
              "witness certified in MPFI at " + std::to_string(precision.bits()) + " bits; smallest n by exhaustive fixed-point scan";
   c.expected = Verdict::holds;

@@ -219,7 +219,8 @@ Certificate check_phase_table(const ClaimOptions& o, bool fastest, unsigned bits
                 "at every longer context (proved: the distractor mass only grows)";
   nlohmann::json phase_json = nlohmann::json::array();
   for (const auto& p : phases) phase_json.push_back(p.first);
-  c.parameters = {{"frequency", frequency_label(o, fastest)}, {"frequency_value", decimal_bounds(g, 20).lower},
+  c.parameters = {{"configuration", std::string(o.frequency ? "g=" + *o.frequency : fastest ? "g=1" : "g=g_119") + " phases"},
+                  {"frequency", frequency_label(o, fastest)}, {"frequency_value", decimal_bounds(g, 20).lower},
                   {"epsilon", st.epsilon_text},              {"phases", phase_json},
                   {"max_L", st.max_L},                       {"target_strength", kTargetStrength},
                   {"other_strength", kOtherStrength},        {"precision_bits", precision.bits()}};
@@ -296,7 +297,7 @@ Certificate check_phase_table(const ClaimOptions& o, bool fastest, unsigned bits
   return c;
 }
 
-SinkChannel apostrophe_channel(const Interval& g, const char* halfwidth) {
+SinkChannel apostrophe_channel_impl(const Interval& g, const char* halfwidth) {
   const Vector<Interval> q = vec2(kQNotBos, halfwidth);
   return {g, pair_products(q, vec2(kKBos, halfwidth)), pair_products(q, vec2(kKNotBos, halfwidth))};
 }
@@ -314,11 +315,12 @@ Certificate check_apostrophe(const ClaimOptions& o, bool stability, unsigned bit
   const Interval g = channel_frequency(o, false);
   // The 8192 statement needs every context up to 8192 whatever --max-n says.
   const long long max_L = std::max(st.max_L, kGemmaContext);
-  const SinkBreak r = sink_channel_break(apostrophe_channel(g, nullptr), st.epsilon, kGemmaContext, max_L);
+  const SinkBreak r = sink_channel_break(apostrophe_channel_impl(g, nullptr), st.epsilon, kGemmaContext, max_L);
 
   Certificate c;
   c.claim_id = "thm-6.1";
-  c.parameters = {{"frequency", frequency_label(o, false)},
+  c.parameters = {{"configuration", stability ? "apostrophe, 8192" : "apostrophe, RoPE"},
+                  {"frequency", frequency_label(o, false)},
                   {"frequency_value", decimal_bounds(g, 20).lower},
                   {"q_notBOS", {kQNotBos[0], kQNotBos[1]}},
                   {"k_notBOS", {kKNotBos[0], kKNotBos[1]}},
@@ -350,7 +352,7 @@ Certificate check_apostrophe(const ClaimOptions& o, bool stability, unsigned bit
     // Sensitivity to the printed one-decimal rounding: every component in [x - 0.05, x + 0.05].
     // A coarse bound (interval inputs lose the correlation between the pair products u and w), so
     // the range is an outer bound of the true spread over the rounding box.
-    const SinkBreak box = sink_channel_break(apostrophe_channel(g, "0.05"), st.epsilon, kGemmaContext, max_L);
+    const SinkBreak box = sink_channel_break(apostrophe_channel_impl(g, "0.05"), st.epsilon, kGemmaContext, max_L);
     c.quantities.push_back({"over the rounding box: first context with alpha <= 1 - epsilon", std::to_string(box.first_sharp_lo),
                             box.first_sharp_hi ? std::to_string(box.first_sharp_hi) : "not reached", "enclosure"});
     c.quantities.push_back({"over the rounding box: first context with alpha <= 1/2", std::to_string(box.first_half_lo),
@@ -379,7 +381,7 @@ Certificate check_p_rope(const ClaimOptions& o, unsigned bits) {
   req.fraction = "0.75";
   const ResolvedSpectrum rs = resolve(req);
   const Interval g = frequencies<Interval>(rs.spectrum)[118];  // exactly 0: the pair is not rotated
-  const SinkChannel ch = apostrophe_channel(g, nullptr);
+  const SinkChannel ch = apostrophe_channel_impl(g, nullptr);
   const long long N = st.prope_N;
 
   Certificate c;
@@ -388,7 +390,7 @@ Certificate check_p_rope(const ClaimOptions& o, unsigned bits) {
                 "for every L <= " + std::to_string(N) + " and no permutation of positions changes any activation";
   c.expected = Verdict::holds;
   const long long trials = o.trials.value_or(64);
-  c.parameters = {{"spectrum", rs.spectrum.describe()}, {"pair", 119},         {"epsilon", st.epsilon_text},
+  c.parameters = {{"configuration", "apostrophe, p-RoPE"}, {"spectrum", rs.spectrum.describe()}, {"pair", 119},         {"epsilon", st.epsilon_text},
                   {"N", N},                             {"samples", trials},   {"seed", o.seed},
                   {"stream", kSampleStream},            {"precision_bits", precision.bits()}};
   c.method = "closed form alpha_L = 1/(1 + L e^{a_o - a_b}) (decreasing in L, certified at L = N) in MPFI, " +
@@ -447,5 +449,7 @@ std::vector<Certificate> check_thm_6_1(const ClaimOptions& o) {
   out.push_back(certify_with_retry(b0, cap, [&](unsigned bits) { return check_p_rope(o, bits); }));
   return out;
 }
+
+SinkChannel apostrophe_channel(const Interval& g) { return apostrophe_channel_impl(g, nullptr); }
 
 }  // namespace ropecheck::proofs

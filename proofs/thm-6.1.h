@@ -89,6 +89,11 @@ struct SinkBreak {
 };
 SinkBreak sink_channel_break(const SinkChannel& ch, const Interval& epsilon, long long context, long long max_L);
 
+// Returns: the apostrophe head's channel of Appendix E.1 (gemma-7b pair 119) at frequency g, with
+// the vectors exactly as printed: query q_notBOS = (-4.1, 11.3), sink key k_BOS = (-2.5, 1.3),
+// distractor key k_notBOS = (11.2, -3.5), enclosed at the current precision.
+SinkChannel apostrophe_channel(const Interval& g);
+
 // The `thm-6.1` check. Certificates: (1) the shortest breaking context for the channel family
 // a_t(s) = 24.94 cos(s g - phi), a_o(s) = -85.47 cos(s g - phi) over a grid of phases phi, for
 // g = g_119 of gemma-7b and g = 1; (2) the apostrophe channel (Appendix E.1 vectors) under RoPE;

@@ -44,11 +44,11 @@ nlohmann::json to_json(const Certificate& c) {
 std::string format_table(const std::vector<Certificate>& certificates) {
   std::ostringstream out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-10s %-22s %-13s %-6s %8s  %s\n", "claim", "configuration", "verdict", "paper", "seconds", "method");
+  std::snprintf(line, sizeof line, "%-14s %-24s %-14s %-7s %8s  %s\n", "claim", "configuration", "verdict", "paper", "seconds", "method");
   out << line;
   for (const auto& c : certificates) {
     const std::string config = c.parameters.value("configuration", std::string("-"));
-    std::snprintf(line, sizeof line, "%-10s %-22s %-13s %-6s %8.2f  %s\n", c.claim_id.c_str(), config.c_str(),
+    std::snprintf(line, sizeof line, "%-14s %-24s %-14s %-7s %8.2f  %s\n", c.claim_id.c_str(), config.c_str(),
                   verdict_name(c.verdict).c_str(), c.as_paper_states() ? "agrees" : "DIFFERS", c.seconds, c.method.c_str());
     out << line;
   }
@@ -58,6 +58,11 @@ std::string format_table(const std::vector<Certificate>& certificates) {
     for (const auto& q : c.quantities) {
       if (q.lower == q.upper) out << "  " << q.name << " = " << q.lower << " (" << q.kind << ")\n";
       else out << "  " << q.name << " in [" << q.lower << ", " << q.upper << "] (" << q.kind << ")\n";
+    }
+    // A check that reproduces a table of the paper (table-1) leaves it in details["table"].
+    if (c.details.is_object() && c.details.contains("table") && c.details["table"].is_string()) {
+      std::istringstream rows(c.details["table"].get<std::string>());
+      for (std::string row; std::getline(rows, row);) out << "    " << row << "\n";
     }
   }
   return out.str();

@@ -18,10 +18,10 @@ void VerifyCommand::attach(CLI::App& app) {
   add_spectrum_flags(command, flags);
   command->add_option("--precision", precision, "working precision in bits (>= 53, default 256)");
   command->add_option("--max-precision", max_precision, "cap in bits of the retry ladder for undecided comparisons (>= --precision, default 4096)");
-  command->add_option("--epsilon", epsilon, "thm-5.3, thm-6.1, table-1: sharpness, a decimal in (0, 1/2]");
-  command->add_option("--frequency", frequency, "lemma-a2, thm-6.1: frequency g in radians per token (decimal > 0)");
-  command->add_option("--phase", phase, "lemma-a2: target angle; thm-6.1: channel phase (decimal radians)");
-  command->add_option("--tolerance", tolerance, "lemma-a2: tolerance delta (decimal > 0)");
+  command->add_option("--epsilon", epsilon, "thm-5.3, thm-6.1, table-1: sharpness epsilon, a decimal in (0, 1/2) (thm-6.1 accepts 1/2)");
+  command->add_option("--frequency", frequency, "lemma-a2, thm-6.1 (decimal or K*pi/M), thm-5.3 sweep (decimal): frequency g > 0 in radians per token");
+  command->add_option("--phase", phase, "lemma-a2: target angle; thm-6.1: channel phase (radians: decimal or K*pi/M)");
+  command->add_option("--tolerance", tolerance, "lemma-a2: tolerance delta (decimal > 0); thm-5.3: relative width of the norm bracket (in [1e-12, 0.1])");
   command->add_option("--max-n", max_n, "largest position or length a check covers (integer >= 1)");
   command->add_option("--trials", trials, "number of seeded random instances (integer >= 1)");
   command->add_option("--ledger", ledger, "ledger: the ledger data file (default: proofs/ledger.json of the source tree)");

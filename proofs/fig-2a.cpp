@@ -28,10 +28,6 @@ std::vector<Interval> all_ones_activation(const std::vector<Interval>& g, long l
 
 namespace {
 
-Quantity bounds(const std::string& name, const Real& lower, const Real& upper) {
-  return {name, to_decimal(lower, 20, Rounding::down), to_decimal(upper, 20, Rounding::up), "enclosure"};
-}
-
 Certificate check_one(const ResolvedSpectrum& rs, const std::string& label, long long N, unsigned bits) {
   const auto start = std::chrono::steady_clock::now();
   ScopedPrecision precision(bits);
@@ -74,19 +70,19 @@ Certificate check_one(const ResolvedSpectrum& rs, const std::string& label, long
   const Decision first_negative_known = neg.decided() ? Decision::yes : Decision::undecided;
 
   c.quantities.push_back(enclosure("f(0)", f0));
-  c.quantities.push_back(bounds("max_{1<=r<=N} f(r)", rest.lower, rest.upper));
+  c.quantities.push_back(real_bounds("max_{1<=r<=N} f(r)", rest.lower, rest.upper));
   if (neg.at >= 0) {
     c.quantities.push_back(exact_integer("first r with f(r) < 0", neg.at));
     c.quantities.push_back(enclosure("f at that r", f[static_cast<std::size_t>(neg.at)]));
     if (neg.at > 0) {
       const Extremum before = minimum_over(f, 0, neg.at - 1);
-      c.quantities.push_back(bounds("min_{0<=r<first} f(r) (positive)", before.lower, before.upper));
+      c.quantities.push_back(real_bounds("min_{0<=r<first} f(r) (positive)", before.lower, before.upper));
     }
   }
   c.quantities.push_back(exact_integer("r in 0..N with f(r) < 0", signs.negative));
-  c.quantities.push_back(bounds("max over late window", late_max.lower, late_max.upper));
+  c.quantities.push_back(real_bounds("max over late window", late_max.lower, late_max.upper));
   c.quantities.push_back(exact_integer("argmax over late window", late_max.at));
-  c.quantities.push_back(bounds("min over late window", late_min.lower, late_min.upper));
+  c.quantities.push_back(real_bounds("min over late window", late_min.lower, late_min.upper));
   c.quantities.push_back(exact_integer("argmin over late window", late_min.at));
   c.quantities.push_back(enclosure("mean over early window", early_mean));
   c.quantities.push_back(enclosure("mean over late window", late_mean));

@@ -48,10 +48,6 @@ std::vector<Interval> roformer_bound(const std::vector<Interval>& g, long long r
 
 namespace {
 
-Quantity bounds(const std::string& name, const Real& lower, const Real& upper) {
-  return {name, to_decimal(lower, 20, Rounding::down), to_decimal(upper, 20, Rounding::up), "enclosure"};
-}
-
 Certificate check_one(const ResolvedSpectrum& rs, const std::string& label, long long N, unsigned bits) {
   const auto start = std::chrono::steady_clock::now();
   ScopedPrecision precision(bits);
@@ -108,13 +104,13 @@ Certificate check_one(const ResolvedSpectrum& rs, const std::string& label, long
   const Extremum lowest = minimum_over(B, 0, N);
 
   c.quantities.push_back(enclosure("B(0)", B[0]));
-  c.quantities.push_back(bounds("B(0) exact = (d/2+1)/2", b0_exact, b0_exact));
+  c.quantities.push_back(real_bounds("B(0) exact = (d/2+1)/2", b0_exact, b0_exact));
   c.quantities.push_back(enclosure("B(1)", B[1]));
   c.quantities.push_back(enclosure("B(N)", B[static_cast<std::size_t>(N)]));
-  c.quantities.push_back(bounds("min_r B(r)", lowest.lower, lowest.upper));
+  c.quantities.push_back(real_bounds("min_r B(r)", lowest.lower, lowest.upper));
   c.quantities.push_back(exact_integer("argmin_r B(r)", lowest.at));
   c.quantities.push_back(exact_integer("r with |f(r)| <= B(r) certified", envelope_ok));
-  c.quantities.push_back(bounds("min_r (B(r) - |f(r)|)", min_gap.lower, min_gap.upper));
+  c.quantities.push_back(real_bounds("min_r (B(r) - |f(r)|)", min_gap.lower, min_gap.upper));
   c.quantities.push_back(exact_integer("r of that smallest gap", min_gap.at));
   c.quantities.push_back(enclosure("mean of B over early window", early_mean));
   c.quantities.push_back(enclosure("mean of B over late window", late_mean));

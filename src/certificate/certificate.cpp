@@ -22,6 +22,10 @@ Quantity enclosure(const std::string& name, const Interval& x, int digits) {
   return {name, b.lower, b.upper, "enclosure"};
 }
 
+Quantity real_bounds(const std::string& name, const Real& lower, const Real& upper, int digits) {
+  return {name, to_decimal(lower, digits, Rounding::down), to_decimal(upper, digits, Rounding::up), "enclosure"};
+}
+
 Quantity exact_integer(const std::string& name, long long v) {
   return {name, std::to_string(v), std::to_string(v), "exact"};
 }

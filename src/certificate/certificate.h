@@ -32,6 +32,8 @@ struct Quantity {
 
 Quantity enclosure(const std::string& name, const Interval& x, int digits = 20);
 Quantity exact_integer(const std::string& name, long long v);
+// A quantity known by rigorous real bounds rather than one interval: lower rounded down, upper up.
+Quantity real_bounds(const std::string& name, const Real& lower, const Real& upper, int digits = 20);
 
 struct Certificate {
   std::string claim_id;

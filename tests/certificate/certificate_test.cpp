@@ -44,3 +44,18 @@ TEST(Certificate, EnclosureQuantityBracketsTheValueAndJsonCarriesEverything) {
 
 }  // namespace
 }  // namespace ropecheck
+
+namespace ropecheck {
+namespace {
+
+TEST(Certificate, RealBoundsRoundOutward) {
+  ScopedPrecision p(256);
+  const Real third = Real(1) / 3;
+  const Quantity q = real_bounds("third", third, third, 5);
+  EXPECT_EQ(q.lower, "3.3333e-1");
+  EXPECT_EQ(q.upper, "3.3334e-1");
+  EXPECT_EQ(q.kind, "enclosure");
+}
+
+}  // namespace
+}  // namespace ropecheck

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <limits>
 
+#include "certificate/retry.h"
 #include "numeric/decimal.h"
 #include "spectrum/frequencies.h"
 
@@ -140,9 +141,13 @@ std::vector<Certificate> check_lemma_a1(const ClaimOptions& options) {
   std::vector<Certificate> out;
   const SpectrumRequest& r = options.spectrum;
   if (r.config || r.dim) {
-    out.push_back(check_one(resolve(r), options.precision_bits));
+    const ResolvedSpectrum rs = resolve(r);
+    out.push_back(certify_with_retry(options.precision_bits, options.max_precision_bits, [&](unsigned b) { return check_one(rs, b); }));
   } else {
-    for (const char* name : {"gemma-7b", "llama-3.1-8b"}) out.push_back(check_one(resolve(r, std::string(name)), options.precision_bits));
+    for (const char* name : {"gemma-7b", "llama-3.1-8b"}) {
+      const ResolvedSpectrum rs = resolve(r, std::string(name));
+      out.push_back(certify_with_retry(options.precision_bits, options.max_precision_bits, [&](unsigned b) { return check_one(rs, b); }));
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "attention/activation.h"
+#include "certificate/retry.h"
 #include "io/input_error.h"
 #include "random/dyadic_vector.h"
 #include "spectrum/frequencies.h"
@@ -80,6 +81,11 @@ Vector<Interval> make_query(const ClaimOptions& o, int dim, nlohmann::json& desc
 
 }  // namespace
 
+namespace {
+Certificate check_at(const ClaimOptions& o, const ResolvedSpectrum& rs, const std::vector<long long>& distances, unsigned bits,
+                     std::chrono::steady_clock::time_point start);
+}  // namespace
+
 std::vector<Certificate> check_prop_3_1(const ClaimOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   const ResolvedSpectrum rs = resolve(o.spectrum, std::string("gemma-7b"));
@@ -88,7 +94,17 @@ std::vector<Certificate> check_prop_3_1(const ClaimOptions& o) {
   for (long long r : distances)
     if (r < 0 || r > N) throw InputError("--distance", "an integer in [0, " + std::to_string(N) + "] (the context)", std::to_string(r));
 
-  ScopedPrecision precision(o.precision_bits);
+  return {certify_with_retry(o.precision_bits, o.max_precision_bits, [&](unsigned bits) {
+    return check_at(o, rs, distances, bits, start);
+  })};
+}
+
+namespace {
+
+Certificate check_at(const ClaimOptions& o, const ResolvedSpectrum& rs, const std::vector<long long>& distances, unsigned bits,
+                     std::chrono::steady_clock::time_point start) {
+  const long long N = rs.context;
+  ScopedPrecision precision(bits);
   nlohmann::json query_description;
   const Vector<Interval> q = make_query(o, rs.spectrum.dim(), query_description);
   const std::vector<Interval> g = frequencies<Interval>(rs.spectrum);
@@ -122,8 +138,15 @@ std::vector<Certificate> check_prop_3_1(const ClaimOptions& o) {
   // holds: every margin certainly > 0. fails: some a_j certainly exceeds a_r (a witness j).
   // Otherwise the intervals could not decide: inconclusive, never a pass.
   c.verdict = all_positive ? Verdict::holds : any_witness ? Verdict::fails : Verdict::inconclusive;
+  // A margin whose upper bound is <= 0 is a true tie or worse (NoPE, or q zero on every rotating
+  // pair): no precision can make it certainly positive, so the retry ladder stops here.
+  bool tie = false;
+  for (const DistanceMargin& m : margins) tie = tie || (!(m.margin_lower > 0) && m.margin_upper <= 0);
+  if (c.verdict == Verdict::inconclusive && tie) c.details["precision_cannot_help"] = true;
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {c};
+  return c;
 }
+
+}  // namespace
 
 }  // namespace ropecheck::proofs

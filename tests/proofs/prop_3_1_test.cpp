@@ -63,6 +63,8 @@ TEST(Prop31, NoPEIsInconclusiveNotAPass) {
   ASSERT_EQ(certs.size(), 1u);
   EXPECT_EQ(certs[0].verdict, Verdict::inconclusive);
   EXPECT_FALSE(certs[0].as_paper_states());
+  // Every margin is exactly 0 (a true tie): the retry ladder must not climb for nothing.
+  EXPECT_EQ(certs[0].details["precision_attempts"], nlohmann::json({256})) << certs[0].details.dump();
 }
 
 TEST(Prop31, GivenQueryAndBadInputs) {

@@ -65,14 +65,20 @@ int VerifyCommand::run() {
   for (const std::string& id : claims) selected.push_back(&proofs::find_claim(id));
 
   std::vector<Certificate> certificates;
+  // One summary per claim (a claim may need several certificates: one per configuration or
+  // construction); the claim agrees with the paper only when every one of its certificates does.
+  nlohmann::json claims_json = nlohmann::json::array();
   for (const Claim* c : selected) {
     std::vector<Certificate> got = c->check(options);
+    bool claim_agrees = !got.empty();
+    for (const Certificate& x : got) claim_agrees = claim_agrees && x.as_paper_states();
+    claims_json.push_back({{"claim", c->id}, {"title", c->title}, {"certificates", got.size()}, {"as_paper_states", claim_agrees}});
     certificates.insert(certificates.end(), got.begin(), got.end());
   }
   std::cout << format_table(certificates);
 
   bool agree = true;
-  nlohmann::json out = {{"tool", "ropecheck 0.1.0"}, {"arithmetic", arithmetic_environment()}, {"certificates", nlohmann::json::array()}};
+  nlohmann::json out = {{"tool", "ropecheck 0.1.0"}, {"arithmetic", arithmetic_environment()}, {"claims", claims_json}, {"certificates", nlohmann::json::array()}};
   for (const Certificate& c : certificates) {
     agree = agree && c.as_paper_states();
     out["certificates"].push_back(to_json(c));

@@ -86,6 +86,10 @@ TEST(Cli, VerifyWritesCertificatesAtomically) {
   std::ifstream in(out);
   const nlohmann::json j = nlohmann::json::parse(in);
   ASSERT_EQ(j["certificates"].size(), 2u);
+  ASSERT_EQ(j["claims"].size(), 2u);
+  EXPECT_EQ(j["claims"][0]["claim"], "lemma-a1");
+  EXPECT_EQ(j["claims"][1]["certificates"], 1);
+  EXPECT_EQ(j["claims"][1]["as_paper_states"], true);
   EXPECT_EQ(j["certificates"][0]["claim"], "lemma-a1");
   EXPECT_EQ(j["certificates"][1]["claim"], "prop-3.1");
   EXPECT_EQ(j["certificates"][1]["verdict"], "holds");

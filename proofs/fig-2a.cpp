@@ -62,9 +62,8 @@ Certificate check_one(const ResolvedSpectrum& rs, const std::string& label, long
 
   // f(0) = (1/P) sum_k cos 0 = 1 exactly: an enclosure without 1 is a defect, not a finding.
   const Decision at_zero = contains(f0, Real(1)) ? Decision::yes : Decision::no;
-  const Decision strict_max = rest.upper < lower_of(f0) ? Decision::yes : rest.lower >= upper_of(f0) ? Decision::no : Decision::undecided;
-  const Decision decays = certainly_less(late_mean, early_mean) ? Decision::yes
-                          : upper_of(early_mean) <= lower_of(late_mean) ? Decision::no : Decision::undecided;
+  const Decision strict_max = decide_less(rest.lower, rest.upper, lower_of(f0), upper_of(f0));
+  const Decision decays = decide_less(late_mean, early_mean);
   const Decision not_monotone = steps.increases > 0 ? Decision::yes : steps.undecided == 0 ? Decision::no : Decision::undecided;
   // The first negative r is reported only when every earlier sign is certified.
   const Decision first_negative_known = neg.decided() ? Decision::yes : Decision::undecided;
@@ -115,11 +114,6 @@ std::vector<Certificate> check_fig_2a(const ClaimOptions& o) {
   if (N < 50 || N >= (1LL << 40))
     throw InputError("--max-n", "an integer in [50, 2^40) for fig-2a (the windows [0, N/50] and [N/5, N] need N >= 50)",
                      std::to_string(N));
-  // Labels name the head: "d=128 theta=10000" for a custom spectrum (plus the variant, if any).
-  auto label_of = [](const ResolvedSpectrum& rs) {
-    if (rs.name.rfind("custom", 0) != 0) return rs.name;
-    return "d=" + std::to_string(rs.spectrum.dim()) + " theta=" + rs.spectrum.theta() + rs.name.substr(6);
-  };
   std::vector<ResolvedSpectrum> heads;
   if (o.spectrum.config || o.spectrum.dim) {
     heads.push_back(resolve(o.spectrum));
@@ -133,7 +127,7 @@ std::vector<Certificate> check_fig_2a(const ClaimOptions& o) {
   std::vector<Certificate> out;
   for (const ResolvedSpectrum& rs : heads)
     out.push_back(certify_with_retry(o.precision_bits, o.max_precision_bits,
-                                     [&](unsigned bits) { return check_one(rs, label_of(rs), N, bits); }));
+                                     [&](unsigned bits) { return check_one(rs, short_label(rs), N, bits); }));
   return out;
 }
 

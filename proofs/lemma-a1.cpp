@@ -118,13 +118,10 @@ Certificate check_one(const ResolvedSpectrum& rs, unsigned precision_bits) {
   c.details = {{"frequencies", rows}, {"excluded_zero_frequencies", rs.spectrum.pairs() - checked}};
   c.quantities.push_back(exact_integer("non-zero frequencies checked", checked));
   if (checked > 0) {
-    c.quantities.push_back({"min over k, n of dist(n*g_k, 2*pi*Z)", to_decimal(global_lower, 12, Rounding::down),
-                            to_decimal(global_upper, 12, Rounding::up), "enclosure"});
+    c.quantities.push_back(real_bounds("min over k, n of dist(n*g_k, 2*pi*Z)", global_lower, global_upper, 12));
     c.quantities.push_back(exact_integer("pair k of that minimum", global_k));
     c.quantities.push_back(exact_integer("n of that minimum", global_n));
-    c.quantities.push_back({"fastest rotated pair: min over n of dist(n*g, 2*pi*Z)",
-                            to_decimal(fastest_lower, 12, Rounding::down),
-                            to_decimal(fastest_upper, 12, Rounding::up), "enclosure"});
+    c.quantities.push_back(real_bounds("fastest rotated pair: min over n of dist(n*g, 2*pi*Z)", fastest_lower, fastest_upper, 12));
     c.quantities.push_back(exact_integer("fastest rotated pair: n of that minimum", fastest_n));
   }
   // Holds only when every bound was decided; an undecided bound is inconclusive, never a pass.

@@ -125,8 +125,7 @@ Certificate check_at(const ClaimOptions& o, const ResolvedSpectrum& rs, const st
     all_positive = all_positive && m.margin_lower > 0;
     any_witness = any_witness || m.witness >= 0;
     const std::string r = std::to_string(m.r);
-    c.quantities.push_back({"r=" + r + ": min_{j!=r} (a_r - a_j)", to_decimal(m.margin_lower, 12, Rounding::down),
-                            to_decimal(m.margin_upper, 12, Rounding::up), "enclosure"});
+    c.quantities.push_back(real_bounds("r=" + r + ": min_{j!=r} (a_r - a_j)", m.margin_lower, m.margin_upper, 12));
     rows.push_back({{"r", m.r},
                     {"a_r", {{"lower", decimal_bounds(m.a_r, 20).lower}, {"upper", decimal_bounds(m.a_r, 20).upper}}},
                     {"margin_lower", to_decimal(m.margin_lower, 20, Rounding::down)},

@@ -149,10 +149,6 @@ constexpr std::uint64_t kKeyStream = 0x70332e32206b6579ULL;
 constexpr std::uint64_t kDistanceStream = 0x70332e322072ULL;
 constexpr int kRandomDistances = 61;
 
-Quantity bounds(const std::string& name, const Real& lower, const Real& upper) {
-  return {name, to_decimal(lower, 20, Rounding::down), to_decimal(upper, 20, Rounding::up), "enclosure"};
-}
-
 // The distances where the seeded keys are rotated: 0, 1, N and 61 seeded ones in [2, N - 1].
 std::vector<long long> key_distances(long long N, std::uint64_t seed) {
   std::vector<long long> out = {0, std::min(1LL, N), N};
@@ -230,8 +226,8 @@ Run check_one(const ResolvedSpectrum& rs, long long N, long long trials, std::ui
   a.quantities.push_back({"E[q^T R^r k], every r (identity for independent centred q, k)", "0", "0", "exact"});
   a.quantities.push_back(enclosure("E[(q^T R^r k)^2] = ||R^r||_F^2, hull over r", fro_hull, 40));
   a.quantities.push_back(exact_integer("d", d));
-  a.quantities.push_back(bounds("widest enclosure of ||R^r||_F^2", widest, widest));
-  a.quantities.push_back(bounds("a-priori width bound W", m.frobenius_width_bound, m.frobenius_width_bound));
+  a.quantities.push_back(real_bounds("widest enclosure of ||R^r||_F^2", widest, widest));
+  a.quantities.push_back(real_bounds("a-priori width bound W", m.frobenius_width_bound, m.frobenius_width_bound));
   a.quantities.push_back(enclosure("E[(q^T R^r k)^4], hull over r", fourth_hull, 30));
   a.quantities.push_back(exact_integer("3(d^2 + 2d)", 3LL * (static_cast<long long>(d) * d + 2LL * d)));
   a.quantities.push_back(exact_integer("(key, r) pairs with ||R^r k||^2 checked", norms.checked));
@@ -262,9 +258,9 @@ Run check_one(const ResolvedSpectrum& rs, long long N, long long trials, std::ui
   b.quantities.push_back(exact_integer("r in 1..N with tr(R^r) < 0", signs.negative));
   b.quantities.push_back(exact_integer("r in 1..N with undecided sign", signs.undecided));
   if (neg.at >= 0) b.quantities.push_back(exact_integer("first r with tr(R^r) < 0", neg.at));
-  b.quantities.push_back(bounds("min_{1<=r<=N} tr(R^r)", lo.lower, lo.upper));
+  b.quantities.push_back(real_bounds("min_{1<=r<=N} tr(R^r)", lo.lower, lo.upper));
   b.quantities.push_back(exact_integer("argmin", lo.at));
-  b.quantities.push_back(bounds("max_{1<=r<=N} tr(R^r)", hi.lower, hi.upper));
+  b.quantities.push_back(real_bounds("max_{1<=r<=N} tr(R^r)", hi.lower, hi.upper));
   b.quantities.push_back(exact_integer("argmax", hi.at));
   b.details = {{"first_negative_r", neg.at}, {"signs_certified_up_to_first_negative", neg.decided()}};
   // A counterexample needs one distance r >= 1 where the mean is certainly non-zero.

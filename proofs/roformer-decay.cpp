@@ -97,8 +97,7 @@ Certificate check_one(const ResolvedSpectrum& rs, const std::string& label, long
 
   const Interval early_mean = mean_over(B, 0, early_hi);
   const Interval late_mean = mean_over(B, late_lo, N);
-  const Decision decays = certainly_less(late_mean, early_mean) ? Decision::yes
-                          : upper_of(early_mean) <= lower_of(late_mean) ? Decision::no : Decision::undecided;
+  const Decision decays = decide_less(late_mean, early_mean);
   const StepCounts steps = count_steps(B, 0, N);
   const Decision not_monotone = steps.increases > 0 ? Decision::yes : steps.undecided == 0 ? Decision::no : Decision::undecided;
   const Extremum lowest = minimum_over(B, 0, N);
@@ -144,8 +143,7 @@ std::vector<Certificate> check_roformer_decay(const ClaimOptions& o) {
   SpectrumRequest r = o.spectrum;
   if (!r.config && !r.dim) r.dim = 128;  // the d = 128 at RoFormer's theta = 1e4
   const ResolvedSpectrum rs = resolve(r);
-  const std::string label =
-      rs.name.rfind("custom", 0) == 0 ? "d=" + std::to_string(rs.spectrum.dim()) + " theta=" + rs.spectrum.theta() + rs.name.substr(6) : rs.name;
+  const std::string label = short_label(rs);
   return {certify_with_retry(o.precision_bits, o.max_precision_bits, [&](unsigned bits) { return check_one(rs, label, N, bits); })};
 }
 

@@ -432,8 +432,6 @@ Plan make_plan(const ClaimOptions& o) {
   return plan;
 }
 
-std::string bound(const Real& x, Rounding r) { return to_decimal(x, 12, r); }
-
 nlohmann::json bracket_json(const NormBracket& b, int K) {
   nlohmann::json j = {{"certified", b.certified},
                       {"min_gap_offset", b.min_gap_offset},
@@ -454,7 +452,7 @@ nlohmann::json bracket_json(const NormBracket& b, int K) {
 }
 
 Quantity bracket_quantity(const std::string& name, const NormBracket& b) {
-  if (b.certified) return {name, bound(b.s_lo, Rounding::down), bound(b.s_hi, Rounding::up), "enclosure"};
+  if (b.certified) return real_bounds(name, b.s_lo, b.s_hi, 12);
   return {name, "not certified", "not certified", "estimate"};
 }
 
@@ -529,9 +527,8 @@ Certificate check_configuration(const ResolvedSpectrum& rs, const Plan& plan, co
             all = all && b.certified;
             if (!gap_reported) {
               gap_reported = true;
-              c.quantities.push_back({k_label + " N=" + std::to_string(N) + ": min over 1 <= m < N of 1 - c(m) (at m = " +
-                                          std::to_string(b.min_gap_offset) + ")",
-                                      bound(b.min_gap_lower, Rounding::down), bound(b.min_gap_upper, Rounding::up), "enclosure"});
+              c.quantities.push_back(real_bounds(k_label + " N=" + std::to_string(N) + ": min over 1 <= m < N of 1 - c(m) (at m = " +
+                                          std::to_string(b.min_gap_offset) + ")", b.min_gap_lower, b.min_gap_upper, 12));
             }
             c.quantities.push_back(bracket_quantity(head_name(head) + " " + k_label + " N=" + std::to_string(N) +
                                                         " eps=" + plan.epsilons[e] + ": min ||psi||^2",

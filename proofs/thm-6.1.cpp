@@ -197,8 +197,6 @@ std::string frequency_label(const ClaimOptions& o, bool fastest) {
   return fastest ? "1 (g_1)" : "g_119 of gemma-7b = 10000^(-236/256)";
 }
 
-std::string dec(const Real& x, int digits, Rounding r) { return to_decimal(x, digits, r); }
-
 // (1) The generic phase table for one frequency.
 Certificate check_phase_table(const ClaimOptions& o, bool fastest, unsigned bits) {
   const auto start = std::chrono::steady_clock::now();
@@ -253,7 +251,7 @@ Certificate check_phase_table(const ClaimOptions& o, bool fastest, unsigned bits
     all_decided = all_decided && b.decided;
     const Interval estimate = (phi + pi_value<Interval>() / 2) / g;
     nlohmann::json row = {{"phase", p.first},
-                          {"sign_flip_estimate_(phi+pi/2)/g", dec(midpoint(estimate), 8, Rounding::nearest)},
+                          {"sign_flip_estimate_(phi+pi/2)/g", to_decimal(midpoint(estimate), 8, Rounding::nearest)},
                           {"decided", b.decided},
                           {"break_certified", b.found},
                           {"shortest_breaking_context", b.L}};
@@ -271,8 +269,7 @@ Certificate check_phase_table(const ClaimOptions& o, bool fastest, unsigned bits
       row["by_lemma_a3"] = b.lemma_a3;
       const std::string l = "phi=" + p.first + ": ";
       c.quantities.push_back(exact_integer(l + "shortest breaking context L", b.L));
-      c.quantities.push_back({l + "(phi + pi/2)/g", dec(lower_of(estimate), 8, Rounding::down), dec(upper_of(estimate), 8, Rounding::up),
-                              "enclosure"});
+      c.quantities.push_back(enclosure(l + "(phi + pi/2)/g", estimate, 8));
       if (b.attended) {
         c.quantities.push_back(enclosure(l + "alpha before the swap", b.alpha_before, 8));
         c.quantities.push_back(enclosure(l + "alpha after the swap", b.alpha_after, 8));

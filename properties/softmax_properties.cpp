@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "generators.h"
+#include "certificate/retry.h"
 #include "numeric/decimal.h"
 #include "numeric/precision.h"
 #include "proofs/lemma-a3.h"
@@ -52,14 +53,15 @@ RC_GTEST_PROP(SoftmaxProperties, NonMaximalActivationGetsLessThanHalf, ()) {
   RC_PRE(i != j && a[static_cast<size_t>(i)] < a[static_cast<size_t>(j)]);
   RC_LOG() << "i=" << i << " j=" << j << " a_i=" << a[static_cast<size_t>(i)] << " a_j=" << a[static_cast<size_t>(j)];
 
-  proofs::SoftmaxBound b;
-  unsigned bits = kStartBits;
-  for (;;) {
-    ScopedPrecision p(bits);
-    b = proofs::certified_softmax_bound(to_interval(a), i, j);
-    if (b.certified() || bits >= kCapBits) break;
-    bits *= 2;
-  }
+  std::vector<unsigned> attempts;
+  const proofs::SoftmaxBound b = climb_precision(
+      kStartBits, kCapBits,
+      [&](unsigned precision_bits) {
+        ScopedPrecision p(precision_bits);
+        return proofs::certified_softmax_bound(to_interval(a), i, j);
+      },
+      [](const proofs::SoftmaxBound& x) { return x.certified(); }, attempts);
+  const unsigned bits = attempts.back();
   RC_LOG() << "bits=" << bits << " alpha=" << show(b.alpha) << " s=" << show(b.sharp) << " rho=" << show(b.rest);
   RC_TAG(n == 2 ? "n=2" : "n>2", a[static_cast<size_t>(j)] == std::nextafter(a[static_cast<size_t>(i)], INFINITY) ? "adjacent floats" : "wider gap",
          bits > kStartBits ? "climbed" : "257 bits");
@@ -82,11 +84,15 @@ RC_GTEST_PROP(SoftmaxProperties, NoPEHeadSplitsTheRepeatedToken, ()) {
   for (int t = 0; t < prefix_length; ++t) prefix.push_back(*gen::vectors(d));
   const std::vector<float> x = *gen::vectors(d);
 
-  proofs::RepeatedTokenAttention r;
-  bool strict_expected = false;
-  unsigned bits = kStartBits;
-  for (;;) {
-    ScopedPrecision p(bits);
+  // Strictness is decidable only when some exp(a_(n,k) - a_(n,n)) stays inside MPFR's range.
+  auto strictness_decidable = [](const proofs::RepeatedTokenAttention& x) {
+    bool decidable = false;
+    for (Eigen::Index k = 0; k + 2 < x.n; ++k) decidable = decidable || lower_of(Interval(x.activations[k] - x.a_last)) > -1e8;
+    return decidable;
+  };
+  std::vector<unsigned> attempts;
+  const proofs::RepeatedTokenAttention r = climb_precision(kStartBits, kCapBits, [&](unsigned precision_bits) {
+    ScopedPrecision p(precision_bits);
     proofs::AttentionHead head{Matrix<Interval>(d, d), Matrix<Interval>(d, d)};
     for (int row = 0; row < d; ++row)
       for (int col = 0; col < d; ++col) {
@@ -95,13 +101,10 @@ RC_GTEST_PROP(SoftmaxProperties, NoPEHeadSplitsTheRepeatedToken, ()) {
       }
     std::vector<Vector<Interval>> tokens;
     for (const auto& t : prefix) tokens.push_back(to_interval(t));
-    r = proofs::repeated_token_attention(head, tokens, to_interval(x), frequencies<Interval>(Spectrum(d, "10000", Variant::nope)));
-    strict_expected = false;
-    for (Eigen::Index k = 0; k + 2 < r.n; ++k)
-      strict_expected = strict_expected || lower_of(Interval(r.activations[k] - r.a_last)) > -1e8;
-    if (r.below_half || !strict_expected || bits >= kCapBits) break;
-    bits *= 2;
-  }
+    return proofs::repeated_token_attention(head, tokens, to_interval(x), frequencies<Interval>(Spectrum(d, "10000", Variant::nope)));
+  }, [&](const proofs::RepeatedTokenAttention& x) { return x.below_half || !strictness_decidable(x); }, attempts);
+  const unsigned bits = attempts.back();
+  const bool strict_expected = strictness_decidable(r);
   RC_LOG() << "d=" << d << " n=" << r.n << " bits=" << bits << " a_nn=" << show(r.a_last) << " alpha_nn=" << show(r.alpha_last)
            << " alpha_n,n-1=" << show(r.alpha_prev) << " closed=" << show(r.closed_form) << " margin=" << show(r.closed_form_margin);
   RC_TAG(strict_expected ? "strictness decidable" : "exp underflows: only <= 1/2",

@@ -36,4 +36,9 @@ ResolvedSpectrum resolve(const SpectrumRequest& r, const std::optional<std::stri
   return {name, std::move(s), context};
 }
 
+std::string short_label(const ResolvedSpectrum& rs) {
+  if (rs.name.rfind("custom", 0) != 0) return rs.name;
+  return "d=" + std::to_string(rs.spectrum.dim()) + " theta=" + rs.spectrum.theta() + rs.name.substr(6);
+}
+
 }  // namespace ropecheck

@@ -32,6 +32,10 @@ struct ResolvedSpectrum {
 // context to 8192 when neither a configuration nor a flag gives them.
 // Throws InputError (dimension missing or odd, theta <= 1, fraction outside [0,1], context < 1,
 // unknown configuration).
+// Returns: a short name for tables: the configuration's name, or for a custom spectrum
+// "d=D theta=T" followed by the variant suffix resolve() gave it (e.g. "d=128 theta=10000 (nope)").
+std::string short_label(const ResolvedSpectrum& rs);
+
 ResolvedSpectrum resolve(const SpectrumRequest& request, const std::optional<std::string>& fallback_config = std::nullopt);
 
 }  // namespace ropecheck

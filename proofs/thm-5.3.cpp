@@ -16,6 +16,7 @@
 #include "io/input_error.h"
 #include "lemma-a1.h"
 #include "numeric/decimal.h"
+#include "rotation/angle_sweep.h"
 #include "spectrum/frequencies.h"
 
 namespace ropecheck::proofs {
@@ -42,38 +43,37 @@ void check_spread(const Spectrum& spectrum, int K) {
                                 "] (the rotating pairs)");
 }
 
-// acc[m] += scale * sin^2(m g / 2) for m = 0..acc.size()-1 (scale = 1 when null), enclosed.
-// sin(m h) = sin(aBh) cos(bh) + cos(aBh) sin(bh) with m = aB + b, B ~ sqrt(M): 2 sqrt(M) interval
-// sin/cos, then 2 products per m. Each table angle is an integer (exact below 2^prec) times the
-// enclosure h, of width at most M ulp(h), so the narrow-interval sin_cos applies; sin(m h) comes out
-// with absolute width ~M 2^-prec, relative ~M 2^-prec / dist(m g, 2 pi Z) even at a near-return.
+// out[t][m] = sum over the first counts[t] entries of h of scale_i * sin^2(m h_i), m = 0..M
+// (scale_i = 1 when `scale` is empty), enclosed; counts increasing, so several prefixes (the K
+// fastest pairs for several K) share one sweep. sin(m h) comes from AngleSweep (rotation/
+// angle_sweep.h: two sin/cos tables and the addition formula), with absolute width ~M 2^-prec, so
+// 1 - c(m) keeps its relative accuracy ~M 2^-prec / dist(m g, 2 pi Z) even at a near-return.
 // Raw MPFI on preallocated values in the M-long loop: Boost temporaries would cost more than the
 // products themselves.
-void add_half_angle_squares(const Interval& g, const Interval* scale, std::vector<Interval>& acc) {
-  if (acc.empty() || (lower_of(g) == 0 && upper_of(g) == 0)) return;  // g = 0 adds exactly 0
-  const long long M = static_cast<long long>(acc.size()) - 1;
-  const mpfr_prec_t prec = mpfi_get_prec(acc[0].backend().data());
-  const long long B = std::max(1LL, static_cast<long long>(std::ceil(std::sqrt(static_cast<double>(M + 1)))));
-  const long long A = M / B;
-  std::vector<Interval> sb(static_cast<size_t>(B)), cb(static_cast<size_t>(B)), sa(static_cast<size_t>(A + 1)),
-      ca(static_cast<size_t>(A + 1));
-  const Interval h = g / 2;
-  for (long long b = 0; b < B; ++b) sin_cos(Interval(Interval(b) * h), sb[b], cb[b]);
-  for (long long a = 0; a <= A; ++a) sin_cos(Interval(Interval(a * B) * h), sa[a], ca[a]);
-  mpfi_t x, y;
+std::vector<std::vector<Interval>> half_angle_square_sums(const std::vector<Interval>& h, const std::vector<Interval>& scale,
+                                                          const std::vector<std::size_t>& counts, long long M) {
+  std::vector<std::vector<Interval>> out(counts.size(), std::vector<Interval>(static_cast<size_t>(M + 1), Interval(0)));
+  if (h.empty()) return out;
+  const AngleSweep sweep(h, M);
+  const mpfr_prec_t prec = mpfi_get_prec(h[0].backend().data());
+  mpfi_t acc, x;
+  mpfi_init2(acc, prec);
   mpfi_init2(x, prec);
-  mpfi_init2(y, prec);
+  std::vector<Interval> sn;
   for (long long m = 0; m <= M; ++m) {
-    const long long a = m / B, b = m % B;
-    mpfi_mul(x, sa[a].backend().data(), cb[b].backend().data());
-    mpfi_mul(y, ca[a].backend().data(), sb[b].backend().data());
-    mpfi_add(x, x, y);  // sin(m h)
-    mpfi_sqr(x, x);
-    if (scale) mpfi_mul(x, x, scale->backend().data());
-    mpfi_add(acc[m].backend().data(), acc[m].backend().data(), x);
+    sweep.sin_row(m, sn);
+    mpfi_set_ui(acc, 0);
+    std::size_t t = 0;
+    for (std::size_t i = 0; i < h.size() && t < counts.size(); ++i) {
+      mpfi_sqr(x, sn[i].backend().data());
+      if (!scale.empty()) mpfi_mul(x, x, scale[i].backend().data());
+      mpfi_add(acc, acc, x);
+      for (; t < counts.size() && counts[t] == i + 1; ++t) mpfi_set(out[t][static_cast<size_t>(m)].backend().data(), acc);
+    }
   }
+  mpfi_clear(acc);
   mpfi_clear(x);
-  mpfi_clear(y);
+  return out;
 }
 
 }  // namespace
@@ -92,13 +92,15 @@ std::vector<Interval> alignment_gaps(const std::vector<Interval>& g, const std::
   if (M < 0 || M >= (1LL << 40)) throw std::invalid_argument("alignment_gaps: M outside [0, 2^40)");
   for (const Interval& w : weights)
     if (lower_of(w) < 0) throw std::invalid_argument("alignment_gaps: weights must be certainly >= 0");
-  std::vector<Interval> gaps(static_cast<size_t>(M + 1), Interval(0));
+  std::vector<Interval> h, scale;
   for (size_t k = 0; k < g.size(); ++k) {
     if (lower_of(weights[k]) == 0 && upper_of(weights[k]) == 0) continue;  // adds exactly 0
-    const Interval w2 = 2 * weights[k];
-    add_half_angle_squares(g[k], &w2, gaps);
+    if (lower_of(g[k]) == 0 && upper_of(g[k]) == 0) continue;              // sin(0) = 0 adds exactly 0
+    h.push_back(Interval(g[k] / 2));
+    scale.push_back(Interval(2 * weights[k]));
   }
-  return gaps;
+  if (h.empty()) return std::vector<Interval>(static_cast<size_t>(M + 1), Interval(0));
+  return half_angle_square_sums(h, scale, {h.size()}, M)[0];
 }
 
 std::vector<std::vector<Interval>> even_spread_gaps(const Spectrum& spectrum, const std::vector<int>& Ks, long long M) {
@@ -107,18 +109,17 @@ std::vector<std::vector<Interval>> even_spread_gaps(const Spectrum& spectrum, co
     check_spread(spectrum, Ks[i]);
     if (i > 0 && Ks[i] <= Ks[i - 1]) throw std::invalid_argument("even_spread_gaps: K must increase");
   }
+  if (Ks.empty()) return {};
   const std::vector<int> order = fastest_order(spectrum);
   const std::vector<Interval> g = frequencies<Interval>(spectrum);
-  // U_K[m] = sum over the K fastest pairs of sin^2(m g_k / 2), accumulated once; gaps_K = (2/K) U_K.
-  std::vector<Interval> acc(static_cast<size_t>(M + 1), Interval(0));
-  std::vector<std::vector<Interval>> out;
-  int done = 0;
-  for (int K : Ks) {
-    for (; done < K; ++done) add_half_angle_squares(g[static_cast<size_t>(order[static_cast<size_t>(done)])], nullptr, acc);
-    const Interval factor = Interval(2) / K;
-    std::vector<Interval> gaps(acc.size());
-    for (size_t m = 0; m < acc.size(); ++m) gaps[m] = acc[m] * factor;
-    out.push_back(std::move(gaps));
+  // U_K[m] = sum over the K fastest pairs of sin^2(m g_k / 2), one sweep for every K; gaps_K = (2/K) U_K.
+  std::vector<Interval> h;
+  for (int t = 0; t < Ks.back(); ++t) h.push_back(Interval(g[static_cast<size_t>(order[static_cast<size_t>(t)])] / 2));
+  const std::vector<std::size_t> counts(Ks.begin(), Ks.end());
+  std::vector<std::vector<Interval>> out = half_angle_square_sums(h, {}, counts, M);
+  for (size_t i = 0; i < Ks.size(); ++i) {
+    const Interval factor = Interval(2) / Ks[i];
+    for (Interval& x : out[i]) x = Interval(x * factor);
   }
   return out;
 }

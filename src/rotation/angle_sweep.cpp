@@ -110,4 +110,17 @@ void AngleSweep::cos_row(long long r, std::vector<Interval>& c) const {
   mpfi_clear(scratch);
 }
 
+void AngleSweep::sin_row(long long r, std::vector<Interval>& s) const {
+  if (r < 0 || r > r_max_) throw std::invalid_argument("AngleSweep::sin_row: r outside [0, r_max]");
+  const mpfr_prec_t prec = mpfi_get_prec(small_s_[0].backend().data());
+  match_precision(s, pairs_, prec);
+  const std::size_t m = static_cast<std::size_t>(r / block_) * pairs_, j = static_cast<std::size_t>(r % block_) * pairs_;
+  mpfi_t scratch;
+  mpfi_init2(scratch, prec);
+  for (std::size_t k = 0; k < pairs_; ++k)
+    fused(s[k].backend().data(), big_s_[m + k].backend().data(), small_c_[j + k].backend().data(),
+          big_c_[m + k].backend().data(), small_s_[j + k].backend().data(), false, scratch);
+  mpfi_clear(scratch);
+}
+
 }  // namespace ropecheck

@@ -36,8 +36,9 @@ class AngleSweep {
   // Sets c[k] to an enclosure of cos(r g_k) and s[k] of sin(r g_k) for every real g_k in its
   // enclosure (resizing c and s to pairs()). Preconditions: 0 <= r <= r_max.
   void row(long long r, std::vector<Interval>& c, std::vector<Interval>& s) const;
-  // The same for cos only (two products per entry instead of four).
+  // The same for cos only, or sin only (two products per entry instead of four).
   void cos_row(long long r, std::vector<Interval>& c) const;
+  void sin_row(long long r, std::vector<Interval>& s) const;
 
   // Returns: an a-priori bound on the width (upper - lower) of every entry row() and cos_row()
   // return, from the input widths only (so a check can bound its output widths before it runs):

@@ -40,23 +40,27 @@ TEST(AngleSweep, RowsContainThe600BitValuesAndRespectTheWidthBound) {
   const AngleSweep sweep(g, R);
   const Real bound = sweep.width_bound();
   EXPECT_LT(bound, Real("1e-60"));
-  std::vector<Interval> c, s, c_only;
+  std::vector<Interval> c, s, c_only, s_only;
   // 0, both table edges (block = 91), a value needing both tables, the last r.
   for (long long r : {0LL, 1LL, 90LL, 91LL, 92LL, 4567LL, 8190LL, 8191LL, 8192LL}) {
     sweep.row(r, c, s);
     sweep.cos_row(r, c_only);
+    sweep.sin_row(r, s_only);
     const Reference ref = reference(sp, r);
     ASSERT_EQ(c.size(), g.size());
     for (std::size_t k = 0; k < g.size(); ++k) {
       EXPECT_TRUE(contains(c[k], ref.c[k])) << "r=" << r << " k=" << k << " c=" << show(c[k]) << " ref=" << to_decimal(ref.c[k], 30);
       EXPECT_TRUE(contains(s[k], ref.s[k])) << "r=" << r << " k=" << k << " s=" << show(s[k]) << " ref=" << to_decimal(ref.s[k], 30);
       EXPECT_TRUE(contains(c_only[k], ref.c[k])) << "r=" << r << " k=" << k;
+      EXPECT_TRUE(contains(s_only[k], ref.s[k])) << "r=" << r << " k=" << k << " s=" << show(s_only[k]) << " ref=" << to_decimal(ref.s[k], 30);
+      EXPECT_LE(Real(upper_of(s_only[k]) - lower_of(s_only[k])), bound) << "r=" << r << " k=" << k;
       EXPECT_LE(Real(upper_of(c[k]) - lower_of(c[k])), bound) << "r=" << r << " k=" << k << " c=" << show(c[k]);
       EXPECT_LE(Real(upper_of(s[k]) - lower_of(s[k])), bound) << "r=" << r << " k=" << k << " s=" << show(s[k]);
     }
   }
   EXPECT_THROW(sweep.row(R + 1, c, s), std::invalid_argument);
   EXPECT_THROW(sweep.cos_row(-1, c), std::invalid_argument);
+  EXPECT_THROW(sweep.sin_row(R + 1, s), std::invalid_argument);
 }
 
 TEST(AngleSweep, UnrotatedPairsAreExactlyTheIdentity) {

@@ -1,5 +1,7 @@
 #include "prop-3.1.h"
 
+#include <mpfi.h>
+
 #include <chrono>
 #include <limits>
 
@@ -7,6 +9,7 @@
 #include "certificate/retry.h"
 #include "io/input_error.h"
 #include "random/dyadic_vector.h"
+#include "rotation/angle_sweep.h"
 #include "spectrum/frequencies.h"
 
 namespace ropecheck::proofs {
@@ -17,11 +20,14 @@ std::vector<DistanceMargin> distance_margins(const Vector<Interval>& q, const st
   std::vector<PairProducts<Interval>> products;
   for (long long r : distances) products.push_back(pair_products(q, rotate(q, r, g)));
 
-  // a[t][j] = q^T R^(-j) (R^r_t q). The table of cos/sin(-j g_k) is shared by every r.
+  // a[t][j] = q^T R^(-j) (R^r_t q). The table of cos/sin(-j g_k) is shared by every r; it comes
+  // from AngleSweep (two small sin/cos tables and the addition formulas) with sin negated exactly.
   std::vector<std::vector<Interval>> a(distances.size(), std::vector<Interval>(static_cast<size_t>(N + 1)));
   std::vector<Interval> c(pairs), s(pairs);
+  const AngleSweep sweep(g, N);
   for (long long j = 0; j <= N; ++j) {
-    for (size_t p = 0; p < pairs; ++p) sin_cos(rotation_angle(-j, g[p]), s[p], c[p]);
+    sweep.row(j, c, s);
+    for (Interval& x : s) mpfi_neg(x.backend().data(), x.backend().data());
     for (size_t t = 0; t < distances.size(); ++t) a[t][static_cast<size_t>(j)] = activation(products[t], c, s);
   }
 

@@ -43,7 +43,8 @@ std::vector<Interval> fastest_pairs_weights(const Spectrum& spectrum, int K);
 // Returns: gaps[m] enclosing 1 - c(m) = sum_k 2 w_k sin^2(m g_k / 2), m = 0..M (gaps[0] = 0), at the
 // current precision. The sin^2 form has no cancellation near a return (1 - cos would lose all digits
 // at 1 - c ~ 1e-10), and sin(m h) = sin(aBh) cos(bh) + cos(aBh) sin(bh) with m = aB + b, B ~ sqrt(M)
-// costs 2 sqrt(M) interval sin/cos per pair plus 2 interval products per m, instead of M sin/cos.
+// costs 2 sqrt(M) interval sin/cos per pair plus 2 interval products per m, instead of M sin/cos
+// (rotation/angle_sweep.h).
 // Pairs whose weight is exactly 0 are skipped. Preconditions (std::invalid_argument otherwise):
 // g.size() == weights.size(); every weight certainly >= 0; 0 <= M < 2^40.
 std::vector<Interval> alignment_gaps(const std::vector<Interval>& g, const std::vector<Interval>& weights, long long M);

@@ -1,0 +1,37 @@
+// File: npy.h
+// NumPy .npy files (format versions 1.0, 2.0 and 3.0), read and written without NumPy: the
+// tensors `ropecheck apply` and `ropecheck audit` exchange with PyTorch, vLLM or llama.cpp dumps.
+// Accepted dtypes: '<f4' (float32), '<u2' (bfloat16 bit patterns), '<i8' and '<i4' (positions),
+// '<f8' and '<f4' positions that are integers. C order only (fortran_order False).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ropecheck {
+
+struct NpyArray {
+  std::string dtype;                 // as in the header descr: "<f4", "<u2", "<i8", ...
+  std::vector<std::int64_t> shape;   // () for a scalar
+  std::vector<unsigned char> bytes;  // the raw little-endian data, element count * item size
+
+  std::int64_t elements() const;
+};
+
+// Reads a .npy file. Throws InputError naming `input` (the flag, e.g. "--input") with the reason:
+// unreadable file, bad magic, unsupported version, a header it cannot parse, fortran order, a
+// dtype outside `accepted_dtypes` (listing them), or a data section shorter or longer than the
+// shape says (truncated file).
+NpyArray read_npy(const std::string& path, const std::string& input, const std::vector<std::string>& accepted_dtypes);
+
+// Writes `array` as a version 1.0 .npy file atomically (io/atomic_write.h). Throws InputError
+// naming `input` when the target cannot be written.
+void write_npy(const std::string& path, const NpyArray& array, const std::string& input);
+
+// Returns: positions as int64 from an '<i8', '<i4', '<f8' or '<f4' array of `expected` elements.
+// Throws InputError naming `input`: count mismatch, NaN or infinite or non-integer float positions,
+// or a float position outside [-2^63, 2^63).
+std::vector<std::int64_t> positions_from_npy(const NpyArray& array, std::int64_t expected, const std::string& input);
+
+}  // namespace ropecheck

@@ -258,12 +258,12 @@ AuditResult audit_files(const AuditRequest& request) {
 std::string format_decade_table(const ErrorAccumulator& e) {
   std::ostringstream out;
   out << pad("positions", 16) << pad("elements", 12) << pad("max ulp", 12) << pad("max abs error", 15)
-      << pad("max phase err (rad)", 21) << "correctly rounded\n";
+      << pad("max abs/norm", 14) << pad("max phase err (rad)", 21) << "correctly rounded\n";
   for (int i = 0; i < kDecades; ++i) {
     const DecadeStats& d = e.decade(i);
     if (d.elements == 0) continue;
     out << pad(decade_label(i), 16) << pad(std::to_string(d.elements), 12) << pad(fixed(d.max_ulps, 4), 12)
-        << pad(sci(d.max_abs), 15) << pad(sci(d.max_phase), 21)
+        << pad(sci(d.max_abs), 15) << pad(sci(d.max_rel), 14) << pad(sci(d.max_phase), 21)
         << fixed(100.0 * static_cast<double>(d.correctly_rounded) / static_cast<double>(d.elements), 4) << "%\n";
   }
   return out.str();
@@ -283,7 +283,7 @@ std::string format_audit(const AuditResult& r) {
   out << pad("median ulp", 20) << fixed(e.median_ulps(), 6) << " (histogram bin, +- " << sci(e.median_resolution()) << ")\n";
   out << pad("correctly rounded", 20) << fixed(100.0 * e.share_correctly_rounded(), 6) << "% (" << e.correctly_rounded() << " of "
       << e.elements() - e.undecided() << " decided; " << e.undecided() << " undecided)\n";
-  out << pad("max abs error", 20) << sci(e.max_abs()) << "\n";
+  out << pad("max abs error", 20) << sci(e.max_abs()) << " (" << sci(e.max_rel()) << " relative to the pair's norm ||(x_a, x_b)||)\n";
   out << pad("max phase error", 20) << sci(e.max_phase()) << " rad\n";
   out << pad("specials", 20) << e.specials() << " elements with a non-finite input, " << e.special_mismatches()
       << " differ from IEEE arithmetic of the formula\n\n";

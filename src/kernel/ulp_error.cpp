@@ -65,6 +65,7 @@ ComponentError component_error(double got, double exact, double correctly_rounde
   }
   e.abs = std::fabs(got - exact);
   e.ulps = e.abs / metric_ulp(exact, norm, f);
+  e.rel = norm >= 0x1p-126 ? e.abs / norm : std::numeric_limits<double>::quiet_NaN();
   return e;
 }
 
@@ -152,11 +153,13 @@ void ErrorAccumulator::add(ElementRecord r, bool decided) {
   else if (r.error.correctly_rounded) ++correctly_rounded_;
   ++histogram_[bin_of(r.error.ulps)];
   max_abs_ = std::max(max_abs_, r.error.abs);
+  if (!std::isnan(r.error.rel)) max_rel_ = std::max(max_rel_, r.error.rel);
   DecadeStats& d = decades_[static_cast<size_t>(position_decade(r.position))];
   ++d.elements;
   if (decided && r.error.correctly_rounded) ++d.correctly_rounded;
   d.max_ulps = std::max(d.max_ulps, r.error.ulps);
   d.max_abs = std::max(d.max_abs, r.error.abs);
+  if (!std::isnan(r.error.rel)) d.max_rel = std::max(d.max_rel, r.error.rel);
   if (!have_worst_ || r.error.ulps > worst_.error.ulps) {
     worst_ = r;
     have_worst_ = true;
@@ -182,6 +185,7 @@ void ErrorAccumulator::merge(const ErrorAccumulator& later) {
   specials_ += later.specials_;
   special_mismatches_ += later.special_mismatches_;
   max_abs_ = std::max(max_abs_, later.max_abs_);
+  max_rel_ = std::max(max_rel_, later.max_rel_);
   max_phase_ = std::max(max_phase_, later.max_phase_);
   if (later.have_worst_ && (!have_worst_ || later.worst_.error.ulps > worst_.error.ulps)) {
     worst_ = later.worst_;
@@ -195,6 +199,7 @@ void ErrorAccumulator::merge(const ErrorAccumulator& later) {
     d.correctly_rounded += o.correctly_rounded;
     d.max_ulps = std::max(d.max_ulps, o.max_ulps);
     d.max_abs = std::max(d.max_abs, o.max_abs);
+    d.max_rel = std::max(d.max_rel, o.max_rel);
     d.max_phase = std::max(d.max_phase, o.max_phase);
   }
 }
@@ -245,6 +250,7 @@ nlohmann::json ErrorAccumulator::to_json() const {
                       {"median_ulps", num(median_ulps())},
                       {"median_resolution_ulps", median_resolution()},
                       {"max_abs", num(max_abs_)},
+                      {"max_abs_over_pair_norm", num(max_rel_)},
                       {"max_phase_rad", num(max_phase_)},
                       {"specials", specials_},
                       {"special_mismatches", special_mismatches_}};
@@ -273,7 +279,8 @@ nlohmann::json ErrorAccumulator::to_json() const {
     const DecadeStats& d = decades_[static_cast<size_t>(i)];
     if (d.elements == 0) continue;
     decades.push_back({{"positions", decade_label(i)}, {"elements", d.elements}, {"correctly_rounded", d.correctly_rounded},
-                       {"max_ulps", num(d.max_ulps)}, {"max_abs", num(d.max_abs)}, {"max_phase_rad", num(d.max_phase)}});
+                       {"max_ulps", num(d.max_ulps)}, {"max_abs", num(d.max_abs)}, {"max_abs_over_pair_norm", num(d.max_rel)},
+                       {"max_phase_rad", num(d.max_phase)}});
   }
   j["decades"] = decades;
   return j;

@@ -46,6 +46,9 @@ std::string metric_definition(Format f);
 struct ComponentError {
   double ulps = 0;  // the metric above (infinity for a NaN or an infinity that should be finite)
   double abs = 0;   // |got - y|
+  // |got - y| / ||(x_a, x_b)||: the absolute error at unit pair norm (scale-free), for pairs of
+  // norm >= 2^-126 only (NaN below: there the fixed subnormal quantum, not the kernel, dominates).
+  double rel = 0;
   bool correctly_rounded = false;
 };
 
@@ -84,7 +87,7 @@ std::string describe(const ElementRecord& r, Format f);
 
 struct DecadeStats {
   std::uint64_t elements = 0, correctly_rounded = 0;
-  double max_ulps = 0, max_abs = 0, max_phase = 0;
+  double max_ulps = 0, max_abs = 0, max_rel = 0, max_phase = 0;
 };
 
 // Accumulates the errors of one implementation in one format. Deterministic: every statistic is a
@@ -114,6 +117,7 @@ class ErrorAccumulator {
   double share_correctly_rounded() const;
   double max_ulps() const { return worst_.error.ulps; }
   double max_abs() const { return max_abs_; }
+  double max_rel() const { return max_rel_; }  // max |got - y| / ||(x_a, x_b)||
   double max_phase() const { return max_phase_; }
   const ElementRecord& worst() const { return worst_; }
   // The lower median of the ulp errors, from a histogram: bins of width 2^-16 ulp below 2 ulp, 64
@@ -131,7 +135,7 @@ class ErrorAccumulator {
 
   Format format_;
   std::uint64_t elements_ = 0, correctly_rounded_ = 0, undecided_ = 0, specials_ = 0, special_mismatches_ = 0;
-  double max_abs_ = 0, max_phase_ = 0;
+  double max_abs_ = 0, max_rel_ = 0, max_phase_ = 0;
   bool have_worst_ = false;
   ElementRecord worst_;
   std::vector<std::uint64_t> histogram_;

@@ -163,10 +163,12 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
+// Fixed-point below 1e4, scientific above (errors of baselines reach 1e7 ulp and more).
 std::string fixed(double v, int digits) {
   char buf[64];
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  if (std::fabs(v) >= 1e4) std::snprintf(buf, sizeof buf, "%.3e", v);
+  else std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
 

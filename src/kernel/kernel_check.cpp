@@ -163,10 +163,12 @@ std::string position_label(std::int64_t p) {
   return std::to_string(p);
 }
 
+// Fixed-point below 1e4, scientific above (errors of baselines reach 1e7 ulp and more).
 std::string fixed(double v, int digits) {
   char buf[64];
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  if (std::fabs(v) >= 1e4) std::snprintf(buf, sizeof buf, "%.3e", v);
+  else std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
 

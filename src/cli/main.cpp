@@ -1,11 +1,14 @@
 // ropecheck: the command line. A thin layer over the library: parse flags, call, print.
 // Exit codes: 0 success (verify: every verdict as the paper states), 1 verify found a verdict that
-// differs, 2 bad input (one line naming the input and its accepted range), 3 internal error.
+// differs (kernel-check: a kernel path misses its accuracy goal; audit: --max-ulp exceeded), 2 bad
+// input (one line naming the input and its accepted range), 3 internal error.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
+#include "cli/audit_command.h"
 #include "cli/flags.h"
+#include "cli/kernel_check_command.h"
 #include "cli/spectrum_command.h"
 #include "cli/verify_command.h"
 #include "io/input_error.h"
@@ -18,8 +21,12 @@ int main(int argc, char** argv) {
 
   cli::SpectrumCommand spectrum;
   cli::VerifyCommand verify;
+  cli::AuditCommand audit;
+  cli::KernelCheckCommand kernel_check;
   spectrum.attach(app);
   verify.attach(app);
+  audit.attach(app);
+  kernel_check.attach(app);
 
   try {
     app.parse(argc, argv);
@@ -37,6 +44,8 @@ int main(int argc, char** argv) {
   try {
     if (spectrum.command->parsed()) return spectrum.run();
     if (verify.command->parsed()) return verify.run();
+    if (audit.command->parsed()) return audit.run();
+    if (kernel_check.command->parsed()) return kernel_check.run();
   } catch (const InputError& e) {
     std::cerr << "ropecheck: " << e.what() << "\n";
     return 2;

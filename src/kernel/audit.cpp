@@ -32,7 +32,7 @@ bool special_matches(double expected, double got) { return (std::isnan(expected)
 template <typename T>
 void measure_chunk(const RopePlan& plan, Format f, std::span<const std::int64_t> positions, std::int64_t heads,
                    const T* in, const std::vector<const T*>& outs, std::int64_t t0, std::int64_t t1, RopeReference& ref,
-                   std::vector<ErrorAccumulator>& acc) {
+                   std::vector<ErrorAccumulator>& acc, size_t groups) {
   const int dim = plan.dim();
   const int pairs = plan.block_pairs();
   for (std::int64_t t = t0; t < t1; ++t) {
@@ -40,6 +40,7 @@ void measure_chunk(const RopePlan& plan, Format f, std::span<const std::int64_t>
     ref.set_position(p);
     for (std::int64_t h = 0; h < heads; ++h) {
       const std::int64_t row = (t * heads + h) * dim;
+      const auto group = static_cast<size_t>(groups == 1 ? 0 : h);
       ElementRecord rec;
       rec.position = p;
       rec.token = t;
@@ -63,8 +64,8 @@ void measure_chunk(const RopePlan& plan, Format f, std::span<const std::int64_t>
             eb = ieee_round(static_cast<double>(xa) * s + static_cast<double>(xb) * c, f);
           }
           for (size_t o = 0; o < outs.size(); ++o) {
-            acc[o].add_special(special_matches(ea, value_of(outs[o][row + ia])));
-            acc[o].add_special(special_matches(eb, value_of(outs[o][row + ib])));
+            acc[o * groups + group].add_special(special_matches(ea, value_of(outs[o][row + ia])));
+            acc[o * groups + group].add_special(special_matches(eb, value_of(outs[o][row + ib])));
           }
           continue;
         }
@@ -87,9 +88,9 @@ void measure_chunk(const RopePlan& plan, Format f, std::span<const std::int64_t>
             rec.got = value_of(g);
             rec.exact = e.value;
             rec.correctly_rounded = f == Format::f32 ? static_cast<double>(e.f32) : static_cast<double>(bf16_to_f32(e.bf16));
-            acc[o].add(rec, f == Format::f32 ? e.f32_decided : e.bf16_decided);
+            acc[o * groups + group].add(rec, f == Format::f32 ? e.f32_decided : e.bf16_decided);
           }
-          acc[o].add_phase(p, phase_error(value_of(ga), value_of(gb), exact.a.value, exact.b.value));
+          acc[o * groups + group].add_phase(p, phase_error(value_of(ga), value_of(gb), exact.a.value, exact.b.value));
         }
       }
       // Pass-through elements: the identity.
@@ -101,7 +102,7 @@ void measure_chunk(const RopePlan& plan, Format f, std::span<const std::int64_t>
         for (size_t o = 0; o < outs.size(); ++o) {
           const T g = outs[o][row + e];
           if (!std::isfinite(x)) {
-            acc[o].add_special(special_matches(x, value_of(g)));
+            acc[o * groups + group].add_special(special_matches(x, value_of(g)));
             continue;
           }
           rec.in_bits[0] = bits_of(r);
@@ -113,7 +114,7 @@ void measure_chunk(const RopePlan& plan, Format f, std::span<const std::int64_t>
           rec.got = value_of(g);
           rec.exact = x;
           rec.correctly_rounded = x;
-          acc[o].add(rec, true);
+          acc[o * groups + group].add(rec, true);
         }
       }
     }
@@ -131,8 +132,9 @@ std::vector<ErrorAccumulator> measure_typed(const RopePlan& plan, Format f, std:
   const int chunks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(options.threads, tokens)));
   // One reference built here (it reads Boost's global precision once); each chunk a copy.
   const RopeReference reference(plan, options.precision_bits);
+  const size_t groups = options.per_head ? static_cast<size_t>(heads) : 1;
   std::vector<std::vector<ErrorAccumulator>> partial(static_cast<size_t>(chunks),
-                                                     std::vector<ErrorAccumulator>(outs.size(), ErrorAccumulator(f)));
+                                                     std::vector<ErrorAccumulator>(outs.size() * groups, ErrorAccumulator(f)));
   std::vector<RopeReference> refs;
   refs.reserve(static_cast<size_t>(chunks));
   for (int c = 0; c < chunks; ++c) refs.emplace_back(reference);
@@ -140,7 +142,7 @@ std::vector<ErrorAccumulator> measure_typed(const RopePlan& plan, Format f, std:
   auto work = [&](int c) {
     try {
       const std::int64_t t0 = tokens * c / chunks, t1 = tokens * (c + 1) / chunks;
-      measure_chunk<T>(plan, f, positions, heads, in, outs, t0, t1, refs[static_cast<size_t>(c)], partial[static_cast<size_t>(c)]);
+      measure_chunk<T>(plan, f, positions, heads, in, outs, t0, t1, refs[static_cast<size_t>(c)], partial[static_cast<size_t>(c)], groups);
     } catch (...) {
       errors[static_cast<size_t>(c)] = std::current_exception();
     }

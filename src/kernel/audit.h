@@ -30,12 +30,13 @@ namespace ropecheck::kernel {
 struct MeasureOptions {
   int threads = 1;                                  // >= 1
   unsigned precision_bits = kReferencePrecisionBits;  // the reference's working precision
+  bool per_head = false;  // one accumulator per (output, head) instead of per output
 };
 
 // Measures each of `outputs` against the exact rotation of `input`. input and every output are
 // dense [tokens][heads][plan.dim()] arrays of float (Format::f32) or bf16 bit patterns
 // (std::uint16_t, Format::bf16); positions has one entry per token. Returns one accumulator per
-// output, in order. Pairs with a non-finite input are counted as specials: the expected output
+// output, in order (with per_head: heads accumulators per output, output-major). Pairs with a non-finite input are counted as specials: the expected output
 // is the IEEE evaluation of x_a cos - x_b sin, x_a sin + x_b cos with cos, sin rounded to double
 // (a copy for identity pairs and pass-through elements); NaN must match NaN, other values exactly.
 // Throws InputError for threads < 1 or a positions count that differs from tokens.

@@ -10,8 +10,9 @@
 namespace ropecheck::kernel {
 namespace {
 
-constexpr std::size_t kLinearBins = std::size_t{1} << 17;  // [0, 2) in steps of 2^-16
-constexpr std::size_t kPerOctave = 64;
+constexpr std::size_t kLinearBins = std::size_t{1} << 14;  // [0, 2) in steps of 2^-13
+constexpr double kLinearScale = 0x1p13;
+constexpr std::size_t kPerOctave = 16;
 constexpr int kMaxOctave = 1023;  // double's largest binade
 constexpr std::size_t kInfBin = kLinearBins + static_cast<std::size_t>(kMaxOctave) * kPerOctave;
 
@@ -124,7 +125,7 @@ ErrorAccumulator::ErrorAccumulator(Format f)
 
 std::size_t ErrorAccumulator::bin_of(double u) {
   if (!(u < std::numeric_limits<double>::infinity())) return kInfBin;
-  if (u < 2) return static_cast<std::size_t>(u * 65536.0);
+  if (u < 2) return static_cast<std::size_t>(u * kLinearScale);
   const int o = std::min(std::ilogb(u), kMaxOctave);
   const auto sub = std::min<std::size_t>(static_cast<std::size_t>((std::ldexp(u, -o) - 1) * kPerOctave), kPerOctave - 1);
   return kLinearBins + static_cast<std::size_t>(o - 1) * kPerOctave + sub;
@@ -132,7 +133,7 @@ std::size_t ErrorAccumulator::bin_of(double u) {
 
 double ErrorAccumulator::bin_low(std::size_t b) {
   if (b >= kInfBin) return std::numeric_limits<double>::infinity();
-  if (b < kLinearBins) return static_cast<double>(b) / 65536.0;
+  if (b < kLinearBins) return static_cast<double>(b) / kLinearScale;
   const std::size_t i = b - kLinearBins;
   const int o = static_cast<int>(i / kPerOctave) + 1;
   return std::ldexp(1.0 + static_cast<double>(i % kPerOctave) / kPerOctave, o);
@@ -140,7 +141,7 @@ double ErrorAccumulator::bin_low(std::size_t b) {
 
 double ErrorAccumulator::bin_high(std::size_t b) {
   if (b >= kInfBin) return std::numeric_limits<double>::infinity();
-  if (b < kLinearBins) return static_cast<double>(b + 1) / 65536.0;
+  if (b < kLinearBins) return static_cast<double>(b + 1) / kLinearScale;
   const std::size_t i = b - kLinearBins;
   const int o = static_cast<int>(i / kPerOctave) + 1;
   return std::ldexp(1.0 + static_cast<double>(i % kPerOctave + 1) / kPerOctave, o);

@@ -120,8 +120,9 @@ class ErrorAccumulator {
   double max_rel() const { return max_rel_; }  // max |got - y| / ||(x_a, x_b)||
   double max_phase() const { return max_phase_; }
   const ElementRecord& worst() const { return worst_; }
-  // The lower median of the ulp errors, from a histogram: bins of width 2^-16 ulp below 2 ulp, 64
-  // per octave above. Returns the bin's midpoint; median_resolution() its half-width.
+  // The lower median of the ulp errors, from a histogram (not the exact order statistic): bins of
+  // width 2^-13 ulp below 2 ulp, 16 per octave above. Returns the bin's midpoint;
+  // median_resolution() its half-width (2^-14 ulp below 2 ulp).
   double median_ulps() const;
   double median_resolution() const;
   const DecadeStats& decade(int i) const { return decades_[static_cast<size_t>(i)]; }

@@ -1,0 +1,55 @@
+#include "cli/audit_command.h"
+
+#include <charconv>
+#include <cmath>
+#include <iostream>
+
+#include "io/atomic_write.h"
+#include "io/input_error.h"
+#include "kernel/audit.h"
+
+namespace ropecheck::cli {
+
+void AuditCommand::attach(CLI::App& app) {
+  command = app.add_subcommand("audit", "measure another RoPE implementation's output against the exact rotation of its input");
+  command->add_option("--input", input, "the input tensor X (.npy: '<f4' for f32, '<u2' bf16 bit patterns), shape [..., tokens, heads, head_dim] or [tokens, head_dim]")->required();
+  command->add_option("--positions", positions, "one integer position per token (.npy '<i8', '<i4', or integral '<f8'/'<f4'); negative positions are allowed (the rotation is defined for them)")->required();
+  command->add_option("--output", output, "the implementation's output Y (.npy, same shape and dtype as --input)")->required();
+  command->add_option("--layout", layout, "pairing of the head vector: interleaved (2i, 2i+1) or half (i, i + d/2)")->required();
+  command->add_option("--dtype", dtype, "f32 or bf16 (default f32)");
+  add_spectrum_flags(command, flags);
+  command->add_option("--json", json_path, "also write the report as JSON to this file");
+  command->add_option("--threads", threads, "worker threads, integer in [1, 256] (default 1; same result for any count)");
+  command->add_option("--max-ulp", max_ulp, "exit 1 when the maximum error exceeds this many ulps (decimal > 0)");
+  command->add_option("--precision", precision, "the reference's working precision in bits, [64, 1024] (default 200)");
+}
+
+int AuditCommand::run() {
+  if (!json_path.empty()) check_writable_target(json_path, "--json");
+  kernel::AuditRequest request;
+  request.input_path = input;
+  request.positions_path = positions;
+  request.output_path = output;
+  request.layout = kernel::parse_layout(layout, "--layout");
+  request.format = dtype.empty() ? kernel::Format::f32 : kernel::parse_format(dtype, "--dtype");
+  request.spectrum = to_request(flags);
+  if (!threads.empty()) request.measure.threads = static_cast<int>(parse_integer("--threads", threads, 1, 256));
+  if (!precision.empty())
+    request.measure.precision_bits = static_cast<unsigned>(parse_integer("--precision", precision, 64, kernel::kReferenceMaxPrecisionBits));
+  double limit = -1;
+  if (!max_ulp.empty()) {
+    const auto [ptr, ec] = std::from_chars(max_ulp.data(), max_ulp.data() + max_ulp.size(), limit);
+    if (ec != std::errc() || ptr != max_ulp.data() + max_ulp.size() || !std::isfinite(limit) || !(limit > 0))
+      throw InputError("--max-ulp", "a decimal > 0", max_ulp);
+  }
+  const kernel::AuditResult result = kernel::audit_files(request);
+  std::cout << kernel::format_audit(result);
+  if (!json_path.empty()) atomic_write(json_path, kernel::audit_json(result).dump(2) + "\n", "--json");
+  if (limit > 0 && !(result.errors.max_ulps() <= limit)) {
+    std::cout << "max error " << result.errors.max_ulps() << " ulp exceeds --max-ulp " << max_ulp << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace ropecheck::cli

@@ -1,0 +1,74 @@
+// `ropecheck kernel-check` through the built binary: exit 0 for this kernel (the default mode with
+// fewer samples, to stay fast; ctest's kernel.check runs the full default), the same report for any
+// --threads, the seed printed, JSON written, and bad flags rejected with exit 2 naming the flag.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace {
+
+struct CliRun {
+  int status;
+  std::string out, err;
+};
+
+CliRun run_cli(const std::string& args) {
+  const std::string err_path = (std::filesystem::temp_directory_path() / ("ropecheck_kc_err_" + std::to_string(::getpid()))).string();
+  FILE* pipe = popen((std::string(ROPECHECK_CLI) + " " + args + " 2>" + err_path).c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+  const int raw = pclose(pipe);
+  std::stringstream ss;
+  ss << std::ifstream(err_path).rdbuf();
+  std::filesystem::remove(err_path);
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), out, ss.str()};
+}
+
+// The report without its timing line.
+std::string untimed(const std::string& s) { return std::regex_replace(s, std::regex("time [0-9.]+ s \\([0-9]+ threads?\\)\n"), ""); }
+
+TEST(KernelCheckCommand, PassesForThisKernelAndIsThreadIndependent) {
+  const auto json = std::filesystem::temp_directory_path() / ("ropecheck_kc_" + std::to_string(::getpid()) + ".json");
+  const CliRun one = run_cli("kernel-check --samples 256 --json " + json.string());
+  ASSERT_EQ(one.status, 0) << one.out << one.err;
+  EXPECT_NE(one.out.find("seed 1"), std::string::npos);
+  EXPECT_NE(one.out.find("PASS"), std::string::npos);
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_TRUE(j["passed"].get<bool>());
+  EXPECT_TRUE(j["paths_agree"].get<bool>());
+  EXPECT_EQ(j["seed"], 1);
+  std::filesystem::remove(json);
+  const CliRun two = run_cli("kernel-check --samples 256 --threads 2");
+  EXPECT_EQ(untimed(two.out), untimed(one.out));
+  const CliRun other = run_cli("kernel-check --samples 256 --seed 2 --dtype bf16 --layout half --dim 64 --theta 500000 --max-position 100000");
+  EXPECT_EQ(other.status, 0) << other.out << other.err;
+  EXPECT_NE(other.out.find("seed 2"), std::string::npos);
+}
+
+TEST(KernelCheckCommand, BadFlagsExit2) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"kernel-check --samples 0", "--samples"},       {"kernel-check --max-position -1", "--max-position"},
+      {"kernel-check --dtype f16", "--dtype"},         {"kernel-check --seed x", "--seed"},
+      {"kernel-check --threads 0", "--threads"},       {"kernel-check --layout diagonal", "--layout"},
+      {"kernel-check --dim 7", "--dim"},               {"kernel-check --json /nonexistent-ropecheck-dir/k.json", "--json"},
+  };
+  for (const auto& [args, flag] : cases) {
+    const CliRun r = run_cli(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(flag), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+}  // namespace

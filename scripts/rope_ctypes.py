@@ -36,7 +36,7 @@ class Tensor(ctypes.Structure):
 
 
 def load(path):
-    lib = ctypes.CDLL(path)
+    lib = ctypes.CDLL(os.path.abspath(path))  # a bare name would be looked up on the loader path only
     for name in ("ropecheck_apply_rope_f32", "ropecheck_apply_rope_bf16"):
         f = getattr(lib, name)
         f.argtypes = [ctypes.POINTER(RopeSpec), ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(Tensor),

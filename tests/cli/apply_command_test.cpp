@@ -159,7 +159,9 @@ TEST_F(ApplyCommand, OutputIsTheLibraryKernelsBitForBit) {
     const kernel::RopePlan plan(c.spectrum, kernel::parse_layout(c.layout, "layout"));
     const NpyArray want = library_rotation(plan, x, positions);
     EXPECT_TRUE(y.bytes == want.bytes) << first_difference(x, want, y);
-    if (std::string(c.flags) == "--nope") EXPECT_TRUE(y.bytes == x.bytes) << "nope is the identity bit for bit";
+    if (std::string(c.flags) == "--nope") {
+      EXPECT_TRUE(y.bytes == x.bytes) << "nope is the identity bit for bit";
+    }
   }
 }
 

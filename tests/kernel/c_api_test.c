@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 _Static_assert(LDBL_MANT_DIG >= 64, "the reference rotation needs x87 extended long double (64-bit significand)");
 
@@ -281,6 +282,55 @@ static void same_bits_for_threads_in_place_and_strides(int bf16) {
     }
 }
 
+/* Plans built concurrently: the plan cache and the MPFR code behind it (Boost's default precision
+ * is process-wide) must give every thread the same plan as a sequential build. Each thread writes
+ * theta with its own number of trailing zeros, so its specs miss the cache and are built while
+ * the other threads build theirs; the same real theta must still give the same bits as the
+ * sequential reference (theta "10000"). */
+enum { CONC_THREADS = 4, CONC_DIMS = 8, CONC_TOKENS = 2, CONC_MAX_D = 2 * CONC_DIMS };
+static float conc_input[CONC_TOKENS * CONC_MAX_D];
+static float conc_out[CONC_THREADS + 1][CONC_DIMS][CONC_TOKENS * CONC_MAX_D];
+static int conc_rc[CONC_THREADS + 1];
+static const int64_t conc_positions[CONC_TOKENS] = {7, INT64_C(1) << 40};
+
+static int concurrent_worker(void* arg) {
+  const int j = *(const int*)arg;
+  char theta[32] = "10000";
+  if (j < CONC_THREADS) {
+    strcat(theta, ".");
+    for (int z = 0; z <= j; ++z) strcat(theta, "0");
+  }
+  conc_rc[j] = ROPECHECK_OK;
+  for (int i = 0; i < CONC_DIMS; ++i) {
+    const int k = (i + j) % CONC_DIMS; /* a different order in every thread */
+    const int d = 2 * (k + 1);
+    ropecheck_rope_spec spec = make_spec(d, "rope", NULL, "interleaved");
+    spec.theta = theta;
+    ropecheck_tensor in = dense(conc_input, CONC_TOKENS, 1, d), out = dense(conc_out[j][k], CONC_TOKENS, 1, d);
+    const int rc = ropecheck_apply_rope_f32(&spec, conc_positions, &in, &out, 1);
+    if (rc != ROPECHECK_OK) conc_rc[j] = rc;
+  }
+  return 0;
+}
+
+static void plans_built_concurrently_match_a_sequential_build(void) {
+  for (int i = 0; i < CONC_TOKENS * CONC_MAX_D; ++i) conc_input[i] = moderate_f32();
+  thrd_t threads[CONC_THREADS];
+  int ids[CONC_THREADS + 1];
+  for (int j = 0; j <= CONC_THREADS; ++j) ids[j] = j;
+  for (int j = 0; j < CONC_THREADS; ++j)
+    CHECK(thrd_create(&threads[j], concurrent_worker, &ids[j]) == thrd_success, "thread %d not started", j);
+  for (int j = 0; j < CONC_THREADS; ++j) thrd_join(threads[j], NULL);
+  concurrent_worker(&ids[CONC_THREADS]); /* the sequential reference, theta "10000" */
+  for (int j = 0; j <= CONC_THREADS; ++j) CHECK(conc_rc[j] == ROPECHECK_OK, "thread %d: rc %d", j, conc_rc[j]);
+  for (int j = 0; j < CONC_THREADS; ++j)
+    for (int k = 0; k < CONC_DIMS; ++k)
+      for (int i = 0; i < CONC_TOKENS * 2 * (k + 1); ++i)
+        CHECK(f32_bits(conc_out[j][k][i]) == f32_bits(conc_out[CONC_THREADS][k][i]),
+              "thread %d, d %d, element %d: %a (0x%08x), sequential %a (0x%08x)", j, 2 * (k + 1), i, conc_out[j][k][i],
+              f32_bits(conc_out[j][k][i]), conc_out[CONC_THREADS][k][i], f32_bits(conc_out[CONC_THREADS][k][i]));
+}
+
 static void expect_bad(int rc, const char* what, const char* names) {
   const char* message = ropecheck_last_error();
   CHECK(rc == ROPECHECK_BAD_ARGUMENT, "%s: rc %d, message \"%s\"", what, rc, message);
@@ -361,6 +411,7 @@ int main(void) {
   accuracy_against_long_double("half", 1);
   same_bits_for_threads_in_place_and_strides(0);
   same_bits_for_threads_in_place_and_strides(1);
+  plans_built_concurrently_match_a_sequential_build();
   every_bad_argument_is_reported();
   printf("c_api_test: %d checks, %d failures\n", checks, failures);
   return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

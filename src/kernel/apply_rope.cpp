@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include "io/input_error.h"
 #include "kernel/detail/mxcsr.h"
 #include "kernel/detail/ops.h"
+#include "kernel/detail/split_tokens.h"
 
 namespace ropecheck::kernel {
 namespace {
@@ -91,15 +91,25 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
   const detail::TurnLimbs g{{plan.limb(0), plan.limb(1), plan.limb(2), plan.limb(3)}};
   const int width = plan.block_pairs();
 
-  auto work = [&](std::int64_t t0, std::int64_t t1) {
+  const std::int64_t tokens = in.tokens;
+  if (tokens == 0 || in.heads == 0) return;
+  const std::int64_t n = std::min<std::int64_t>(options.threads, tokens);
+  // Row buffers per thread, allocated here so that a failed allocation is an exception of the
+  // caller's thread, not a std::terminate inside a worker: the token's cos/sin (2R doubles) and
+  // the path's expanded copies (4 dim doubles), 64-byte aligned for the vector loads.
+  const size_t doubles = static_cast<size_t>(2 * width + 4 * plan.dim() + 16);
+  std::vector<std::unique_ptr<double, Aligned>> buffers;
+  for (std::int64_t i = 0; i < n; ++i) {
+    buffers.emplace_back(static_cast<double*>(std::aligned_alloc(64, ((doubles * 8 + 63) / 64) * 64)));
+    if (!buffers.back()) throw std::bad_alloc();
+  }
+
+  auto work = [&](std::int64_t t0, std::int64_t t1, std::int64_t worker) {
     detail::MxcsrGuard guard;
-    // Row buffers: the token's cos/sin (2R doubles) and the path's expanded copies (4 dim doubles).
-    const size_t doubles = static_cast<size_t>(2 * width + 4 * plan.dim() + 16);
-    std::unique_ptr<double, Aligned> buffer(static_cast<double*>(std::aligned_alloc(64, ((doubles * 8 + 63) / 64) * 64)));
-    if (!buffer) throw std::bad_alloc();
-    double* c = buffer.get();
+    double* buffer = buffers[static_cast<size_t>(worker)].get();
+    double* c = buffer;
     double* s = c + width;
-    double* scratch = buffer.get() + ((2 * width + 7) / 8) * 8;
+    double* scratch = buffer + ((2 * width + 7) / 8) * 8;
     for (std::int64_t t = t0; t < t1; ++t) {
       const double* ct = c;
       const double* st = s;
@@ -118,13 +128,7 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
     }
     if (stream) _mm_sfence();  // non-temporal stores are weakly ordered: publish before join
   };
-  const std::int64_t tokens = in.tokens;
-  if (tokens == 0 || in.heads == 0) return;
-  const std::int64_t n = std::min<std::int64_t>(options.threads, tokens);
-  std::vector<std::thread> pool;
-  for (std::int64_t i = 1; i < n; ++i) pool.emplace_back(work, tokens * i / n, tokens * (i + 1) / n);
-  work(0, tokens / n);
-  for (auto& th : pool) th.join();
+  detail::split_tokens(tokens, n, work);
 }
 
 void check_path(Path path) {

@@ -1,10 +1,11 @@
 #include "kernel/sincos_table.h"
 
-#include <thread>
+#include <algorithm>
 
 #include "io/input_error.h"
 #include "kernel/detail/mxcsr.h"
 #include "kernel/detail/ops.h"
+#include "kernel/detail/split_tokens.h"
 
 namespace ropecheck::kernel {
 namespace {
@@ -36,17 +37,14 @@ SinCosTable::SinCosTable(const RopePlan& plan, std::span<const std::int64_t> pos
   sin_.assign(static_cast<size_t>(tokens_) * width, 0.0);
   const detail::PathOps& ops = detail::ops_for(path);
   const detail::TurnLimbs g = limbs_of(plan);
-  auto work = [&](std::int64_t t0, std::int64_t t1) {
+  auto work = [&](std::int64_t t0, std::int64_t t1, std::int64_t) {
     detail::MxcsrGuard guard;
     for (std::int64_t t = t0; t < t1; ++t)
       ops.sincos_row(g, plan.block_pairs(), positions_[static_cast<size_t>(t)], cos_.data() + t * static_cast<std::int64_t>(width),
                      sin_.data() + t * static_cast<std::int64_t>(width));
   };
   const std::int64_t n = std::min<std::int64_t>(threads, std::max<std::int64_t>(tokens_, 1));
-  std::vector<std::thread> pool;
-  for (std::int64_t i = 1; i < n; ++i) pool.emplace_back(work, tokens_ * i / n, tokens_ * (i + 1) / n);
-  work(0, tokens_ / n);
-  for (auto& th : pool) th.join();
+  detail::split_tokens(tokens_, n, work);
 }
 
 }  // namespace ropecheck::kernel

@@ -6,6 +6,7 @@
 
 #include <iostream>
 
+#include "cli/apply_command.h"
 #include "cli/audit_command.h"
 #include "cli/flags.h"
 #include "cli/kernel_check_command.h"
@@ -21,10 +22,12 @@ int main(int argc, char** argv) {
 
   cli::SpectrumCommand spectrum;
   cli::VerifyCommand verify;
+  cli::ApplyCommand apply;
   cli::AuditCommand audit;
   cli::KernelCheckCommand kernel_check;
   spectrum.attach(app);
   verify.attach(app);
+  apply.attach(app);
   audit.attach(app);
   kernel_check.attach(app);
 
@@ -44,6 +47,7 @@ int main(int argc, char** argv) {
   try {
     if (spectrum.command->parsed()) return spectrum.run();
     if (verify.command->parsed()) return verify.run();
+    if (apply.command->parsed()) return apply.run();
     if (audit.command->parsed()) return audit.run();
     if (kernel_check.command->parsed()) return kernel_check.run();
   } catch (const InputError& e) {

@@ -343,17 +343,18 @@ std::string format_kernel_check(const KernelCheckResult& r) {
   for (std::size_t i = 0; i < r.edge_positions.size(); ++i) out << (i ? ", " : " ") << position_label(r.edge_positions[i]);
   out << "; " << kKernelCheckHeads << " head vectors each (random bit patterns, moderate values, near-cancellation pairs, edge values);\n"
       << "         + " << r.special_tokens << " tokens with infinities and NaN (specials: IEEE semantics, outside the ulp figures)\n";
-  out << "max ulp: the sample's maximum, a LOWER BOUND (sampled) on the implementation's error; bound: the kernel's UPPER BOUND (proved, apply_rope.h)\n"
+  out << "max (sampled): the sample's maximum ulp error, a LOWER BOUND (sampled) on the implementation's error; proved: the kernel's UPPER BOUND (proved, apply_rope.h)\n"
+      << "max err/norm: the max absolute error at unit pair norm |got - y| / ||(x_a, x_b)|| (pairs of norm >= 2^-126; raw absolute errors are in --json)\n"
       << "corr. rounded: share over bit-pattern, moderate and edge inputs (the 99.99% goal); (cancel.): the near-cancellation pairs,\n"
       << "  whose outputs lie far below the pair's norm: there the goal is the floored 0.501 ulp, not correct rounding\n";
   for (Format f : o.formats) {
     out << "\n" << format_name(f) << " outputs, " << metric_definition(f) << ":\n";
-    out << pad("implementation", 22) << pad("outputs", 10) << pad("max ulp", 12) << pad("bound", 11) << pad("median ulp", 12)
+    out << pad("implementation", 22) << pad("outputs", 10) << pad("max (sampled)", 14) << pad("proved", 11) << pad("median ulp", 12)
         << pad("corr. rounded", 15) << pad("(cancel.)", 11) << pad("max err/norm", 13) << pad("specials ok", 13) << "verdict\n";
     for (const ImplementationCheck& row : r.rows) {
       if (row.format != f) continue;
       const ErrorAccumulator& e = row.errors;
-      out << pad(row.name, 22) << pad(std::to_string(e.elements()), 10) << pad(fixed(e.max_ulps(), 6), 12)
+      out << pad(row.name, 22) << pad(std::to_string(e.elements()), 10) << pad(fixed(e.max_ulps(), 6), 14)
           << pad(row.kernel ? proved_bound(f) : "-", 11) << pad(fixed(e.median_ulps(), 4), 12)
           << pad(fixed(100 * row.typical.share_correctly_rounded(), 4) + "%", 15)
           << pad(fixed(100 * row.cancellation.share_correctly_rounded(), 2) + "%", 11) << pad(sci(e.max_rel()), 13)

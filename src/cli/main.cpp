@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "cli/finite_command.h"
 #include "cli/flags.h"
 #include "cli/spectrum_command.h"
 #include "cli/verify_command.h"
@@ -18,8 +19,10 @@ int main(int argc, char** argv) {
 
   cli::SpectrumCommand spectrum;
   cli::VerifyCommand verify;
+  cli::FiniteCommand finite;
   spectrum.attach(app);
   verify.attach(app);
+  finite.attach(app);
 
   try {
     app.parse(argc, argv);
@@ -37,6 +40,7 @@ int main(int argc, char** argv) {
   try {
     if (spectrum.command->parsed()) return spectrum.run();
     if (verify.command->parsed()) return verify.run();
+    if (finite.command->parsed()) return finite.run();
   } catch (const InputError& e) {
     std::cerr << "ropecheck: " << e.what() << "\n";
     return 2;

@@ -6,7 +6,10 @@
 //                 with p converted to float32, then cosf/sinf of that float angle; rotation in
 //                 float32 (x_a c - x_b s), output rounded to the tensor's dtype.
 //   f64-angle     inv_freq_k in double (pow), angle = fl64(p * inv_freq_k), double sin/cos (libm),
-//                 rotation in double, rounded once to the output dtype.
+//                 rotation in double, rounded once to float32; for bfloat16 outputs that float is
+//                 then rounded to bf16 (double -> float -> bf16: a double rounding, which can miss the correctly
+//                 rounded bf16 by one bf16 ulp when the float lands on a bf16 tie; a baseline may).
+// NaN outputs are the canonical quiet NaN and bf16 rounding is f32_to_bf16_rne, as in the kernel.
 // Same views, layouts, identity pairs and variants as apply_rope (the frequencies are the
 // spectrum's own, evaluated in float or double: frequencies<float>/<double>).
 #pragma once

@@ -1,0 +1,173 @@
+#include "kernel/apply_rope.h"
+
+#include <xmmintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "io/input_error.h"
+#include "kernel/detail/mxcsr.h"
+#include "kernel/detail/ops.h"
+#include "kernel/detail/split_tokens.h"
+
+namespace ropecheck::kernel {
+namespace {
+
+// Non-temporal stores skip the read-for-ownership of every output line (one third of the traffic
+// of an out-of-place pass) but evict nothing useful only when the output is too large to stay in
+// the cache anyway: above this size (half this machine's 32 MiB L3; glibc's memcpy switches to
+// non-temporal stores at a similar fraction of the shared cache) they are used.
+constexpr std::int64_t kStreamBytes = std::int64_t{16} << 20;
+
+struct Aligned {
+  void operator()(double* p) const { std::free(p); }
+};
+
+template <typename E>
+std::pair<const unsigned char*, const unsigned char*> byte_range(const TensorView<E>& v, int dim) {
+  if (v.tokens == 0 || v.heads == 0) return {nullptr, nullptr};
+  const auto* base = reinterpret_cast<const unsigned char*>(v.data);
+  const std::int64_t last = (v.tokens - 1) * v.token_stride + (v.heads - 1) * v.head_stride + dim;
+  return {base, base + last * static_cast<std::int64_t>(sizeof(E))};
+}
+
+template <typename E>
+void validate(int dim, std::int64_t positions, const TensorView<const E>& in, const TensorView<E>& out, int threads) {
+  auto check_view = [&](const auto& v, const std::string& name) {
+    if (v.tokens < 0 || v.heads < 0) throw InputError(name, "a view with tokens >= 0 and heads >= 0", std::to_string(v.tokens) + " tokens, " + std::to_string(v.heads) + " heads");
+    if (v.token_stride < 0 || v.head_stride < 0) throw InputError(name + " strides", "non-negative element counts", std::to_string(v.token_stride) + ", " + std::to_string(v.head_stride));
+    if ((v.tokens > 0 && v.heads > 0) && v.data == nullptr) throw InputError(name, "a non-null data pointer", "null");
+  };
+  check_view(in, "input");
+  check_view(out, "output");
+  if (in.tokens != out.tokens || in.heads != out.heads)
+    throw InputError("output", "a view of the input's shape (" + std::to_string(in.tokens) + " tokens, " + std::to_string(in.heads) + " heads)",
+                     std::to_string(out.tokens) + " tokens, " + std::to_string(out.heads) + " heads");
+  if (positions != in.tokens) throw InputError("positions", "one position per token (" + std::to_string(in.tokens) + ")", std::to_string(positions));
+  if (threads < 1 || threads > 1024) throw InputError("threads", "an integer in [1, 1024]", std::to_string(threads));
+  // Output rows must be disjoint, or the result would depend on the order of the writes.
+  if (out.heads > 1 && out.head_stride < dim)
+    throw InputError("output head stride", "at least head_dim (" + std::to_string(dim) + ") when there are several heads", std::to_string(out.head_stride));
+  if (out.tokens > 1 && out.token_stride < dim)
+    throw InputError("output token stride", "at least head_dim (" + std::to_string(dim) + ") when there are several tokens", std::to_string(out.token_stride));
+  if (static_cast<const void*>(in.data) == static_cast<const void*>(out.data)) {
+    if (in.token_stride != out.token_stride || in.head_stride != out.head_stride)
+      throw InputError("output", "the input view itself (in place) or a non-overlapping view", "the same data with other strides");
+    return;
+  }
+  const auto [ib, ie] = byte_range(in, dim);
+  const auto [ob, oe] = byte_range(TensorView<const E>{out.data, out.tokens, out.heads, out.token_stride, out.head_stride}, dim);
+  if (ib != nullptr && ob != nullptr && ib < oe && ob < ie)
+    throw InputError("output", "the input view itself (in place) or a non-overlapping view", "a view overlapping the input");
+}
+
+detail::RowShape make_shape(const RopePlan& plan, std::vector<std::uint8_t>& element_rotates) {
+  detail::RowShape shape;
+  shape.dim = plan.dim();
+  shape.block = plan.block_pairs();
+  shape.layout = plan.layout();
+  shape.pair_identity = plan.identity_flags();
+  shape.any_identity = plan.any_identity();
+  element_rotates.assign(static_cast<size_t>(2 * shape.block + 64), 0);
+  for (int k = 0; k < shape.block; ++k) {
+    if (plan.identity(k)) continue;
+    element_rotates[static_cast<size_t>(plan.first_element(k))] = 1;
+    element_rotates[static_cast<size_t>(plan.second_element(k))] = 1;
+  }
+  shape.element_rotates = element_rotates.data();
+  return shape;
+}
+
+template <typename E>
+void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable* table, TensorView<const E> in,
+         TensorView<E> out, const KernelOptions& options) {
+  const detail::PathOps& ops = detail::ops_for(options.path);
+  std::vector<std::uint8_t> element_rotates;
+  const detail::RowShape shape = make_shape(plan, element_rotates);
+  const bool in_place = static_cast<const void*>(in.data) == static_cast<const void*>(out.data);
+  const bool stream = !in_place && out.tokens * out.heads * plan.dim() * static_cast<std::int64_t>(sizeof(E)) >= kStreamBytes;
+  const detail::TurnLimbs g{{plan.limb(0), plan.limb(1), plan.limb(2), plan.limb(3)}};
+  const int width = plan.block_pairs();
+
+  const std::int64_t tokens = in.tokens;
+  if (tokens == 0 || in.heads == 0) return;
+  const std::int64_t n = std::min<std::int64_t>(options.threads, tokens);
+  // Row buffers per thread, allocated here so that a failed allocation is an exception of the
+  // caller's thread, not a std::terminate inside a worker: the token's cos/sin (2R doubles) and
+  // the path's expanded copies (4 dim doubles), 64-byte aligned for the vector loads.
+  const size_t doubles = static_cast<size_t>(2 * width + 4 * plan.dim() + 16);
+  std::vector<std::unique_ptr<double, Aligned>> buffers;
+  for (std::int64_t i = 0; i < n; ++i) {
+    buffers.emplace_back(static_cast<double*>(std::aligned_alloc(64, ((doubles * 8 + 63) / 64) * 64)));
+    if (!buffers.back()) throw std::bad_alloc();
+  }
+
+  auto work = [&](std::int64_t t0, std::int64_t t1, std::int64_t worker) {
+    detail::MxcsrGuard guard;
+    double* buffer = buffers[static_cast<size_t>(worker)].get();
+    double* c = buffer;
+    double* s = c + width;
+    double* scratch = buffer + ((2 * width + 7) / 8) * 8;
+    for (std::int64_t t = t0; t < t1; ++t) {
+      const double* ct = c;
+      const double* st = s;
+      if (table != nullptr) {
+        ct = table->cos_row(t);
+        st = table->sin_row(t);
+      } else {
+        ops.sincos_row(g, width, positions[t], c, s);
+      }
+      const E* x = in.data + t * in.token_stride;
+      E* y = out.data + t * out.token_stride;
+      if constexpr (std::is_same_v<E, float>)
+        ops.rotate_f32(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, stream, scratch);
+      else
+        ops.rotate_bf16(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, stream, scratch);
+    }
+    if (stream) _mm_sfence();  // non-temporal stores are weakly ordered: publish before join
+  };
+  detail::split_tokens(tokens, n, work);
+}
+
+void check_path(Path path) {
+  for (Path p : available_paths())
+    if (p == path) return;
+  throw InputError("kernel path", "a path this CPU runs", path_name(path));
+}
+
+template <typename E>
+void apply_positions(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const E> in,
+                     TensorView<E> out, const KernelOptions& options) {
+  validate<E>(plan.dim(), static_cast<std::int64_t>(positions.size()), in, out, options.threads);
+  check_path(options.path);
+  run<E>(plan, positions.data(), nullptr, in, out, options);
+}
+
+template <typename E>
+void apply_table(const SinCosTable& table, TensorView<const E> in, TensorView<E> out, const KernelOptions& options) {
+  validate<E>(table.plan().dim(), table.tokens(), in, out, options.threads);
+  check_path(options.path);
+  run<E>(table.plan(), nullptr, &table, in, out, options);
+}
+
+}  // namespace
+
+void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const float> in,
+                TensorView<float> out, const KernelOptions& options) {
+  apply_positions<float>(plan, positions, in, out, options);
+}
+void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const std::uint16_t> in,
+                TensorView<std::uint16_t> out, const KernelOptions& options) {
+  apply_positions<std::uint16_t>(plan, positions, in, out, options);
+}
+void apply_rope(const SinCosTable& table, TensorView<const float> in, TensorView<float> out, const KernelOptions& options) {
+  apply_table<float>(table, in, out, options);
+}
+void apply_rope(const SinCosTable& table, TensorView<const std::uint16_t> in, TensorView<std::uint16_t> out,
+                const KernelOptions& options) {
+  apply_table<std::uint16_t>(table, in, out, options);
+}
+
+}  // namespace ropecheck::kernel

@@ -58,7 +58,8 @@ TEST(FiniteRounding, Bf16RoundsOnceFromDouble) {
   EXPECT_EQ(round_to(Dtype::bf16, x), 1.0f + 0x1p-7f) << "x = " << bits(x) << ", got " << hex(round_to(Dtype::bf16, x));
   EXPECT_EQ(round_to(Dtype::bf16, 1.0 + 0x1p-8), 1.0f) << "a tie rounds to even";
   EXPECT_EQ(round_to(Dtype::bf16, -(1.0 + 3 * 0x1p-9)), -(1.0f + 0x1p-7f));
-  EXPECT_EQ(round_to(Dtype::f32, 1.0 + 0x1p-24 + 0x1p-60), 1.0f + 0x1p-23f);
+  EXPECT_EQ(round_to(Dtype::f32, 1.0 + 0x1p-24 + 0x1p-50), 1.0f + 0x1p-23f);
+  EXPECT_EQ(round_to(Dtype::f32, 1.0 + 0x1p-24), 1.0f) << "a tie rounds to even";
 }
 
 TEST(FiniteInput, BadValuesAreInputErrors) {
@@ -174,7 +175,7 @@ TEST(FiniteProp31, KernelHoldsOnAManyPairSpectrum) {
 // Shift invariance on gemma-7b's spectrum: the kernel stays within its proved bound (derivation in
 // finite_verdicts.h) at every s up to 2^40 in both dtypes; the float32-angle baseline's error at
 // s = 2^24 (position 2^24 + 10: angles of ~1.7e7 rad held with a spacing of 1 or 2 rad) is far larger
-// than at s = 1, and larger than the kernel's bound.
+// than at s = 1, and beyond the kernel's bound (see below for bf16).
 TEST(FiniteShift, KernelWithinBoundBaselineGrows) {
   SpectrumRequest request;
   request.config = "gemma-7b";
@@ -194,7 +195,13 @@ TEST(FiniteShift, KernelWithinBoundBaselineGrows) {
     const ShiftPoint& far = point_at(b, 24);
     EXPECT_GT(far.error, 100 * std::max(one.error, 1e-7)) << dtype_name(t) << ": f32-angle error at 2^24 " << bits(far.error)
                                                          << " (a = " << hex(far.a) << ") vs at 1 " << bits(one.error);
-    EXPECT_GT(far.error, k.bound) << dtype_name(t);
+    // Beyond the kernel's proved bound too: in f32 already at 2^24 (the bound is ~1e-5 S there,
+    // S = sum_k ||q_k|| ||k_k||); the bf16 bound is ~0.022 S (dominated by bf16 rounding of the
+    // rotated vectors, 2 * 2 sqrt2 * 2^-8), which the baseline passes once fl32(p) has lost every
+    // digit of the angle: at 2^28 positions are spaced 32 apart in float32, the angles are noise and
+    // the error is of the order of S itself.
+    const ShiftPoint& lost = point_at(b, t == Dtype::f32 ? 24 : 28);
+    EXPECT_GT(lost.error, k.bound) << dtype_name(t) << " s=2^" << lost.log2_shift << ": a = " << hex(lost.a) << ", bound " << bits(k.bound);
     EXPECT_EQ(b.points.back().log2_shift, 31) << "baselines stop at 2^31";
   }
   // The bound is not vacuous: well below the size of the activation itself.

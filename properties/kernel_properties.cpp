@@ -13,6 +13,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "generators.h"
@@ -32,6 +34,12 @@ using kernel::RopePlan;
 rc::Gen<Layout> layouts() { return rc::gen::element(Layout::interleaved, Layout::half); }
 
 std::uint32_t bits_of(float x) { return std::bit_cast<std::uint32_t>(x); }
+
+std::string dhex(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%a", x);
+  return buf;
+}
 
 // Rotates a dense [tokens][heads][dim] float32 tensor on `path`.
 std::vector<float> run_f32(const RopePlan& plan, const std::vector<std::int64_t>& pos, const std::vector<float>& in,
@@ -130,7 +138,7 @@ RC_GTEST_PROP(KernelProperties, WithinTheUlpBoundOfTheReferenceOnEveryPath, ()) 
           if (!(err.ulps <= kF32Bound))
             RC_FAIL("f32 pair " + std::to_string(k) + " at p=" + std::to_string(c.positions[t]) + " of " + plan.describe() +
                     ": in (" + finite::hex(c.x[ia]) + ", " + finite::hex(c.x[ib]) + ") out " + finite::hex(y[i]) +
-                    " correctly rounded " + finite::hex(comp->f32) + ": " + std::to_string(err.ulps) + " ulp");
+                    " correctly rounded " + finite::hex(comp->f32) + ": " + dhex(err.ulps) + " ulp");
         }
         const kernel::ExactPair eb = ref.rotate(k, kernel::bf16_to_f32(xb[ia]), kernel::bf16_to_f32(xb[ib]));
         const std::pair<size_t, const kernel::ExactComponent*> bcomps[] = {{ia, &eb.a}, {ib, &eb.b}};
@@ -141,7 +149,7 @@ RC_GTEST_PROP(KernelProperties, WithinTheUlpBoundOfTheReferenceOnEveryPath, ()) 
           if (!(err.ulps <= kBf16Bound))
             RC_FAIL("bf16 pair " + std::to_string(k) + " at p=" + std::to_string(c.positions[t]) + " of " + plan.describe() +
                     ": in (" + finite::hex(kernel::bf16_to_f32(xb[ia])) + ", " + finite::hex(kernel::bf16_to_f32(xb[ib])) +
-                    ") out " + finite::hex(kernel::bf16_to_f32(yb[i])) + ": " + std::to_string(err.ulps) + " bf16-ulp");
+                    ") out " + finite::hex(kernel::bf16_to_f32(yb[i])) + ": " + dhex(err.ulps) + " bf16-ulp");
         }
       }
     }
@@ -227,7 +235,7 @@ RC_GTEST_PROP(KernelProperties, RelativePositionInvarianceWithinTheBound, ()) {
     const float a0 = finite::dot_f32(rq.data(), rk.data(), d), a1 = finite::dot_f32(rq.data() + d, rk.data() + d, d);
     const double bound = finite::shift_invariance_bound(t, qt, kt);
     if (!(std::abs(static_cast<double>(a1) - a0) <= bound))
-      RC_FAIL(finite::dtype_name(t) + ": a(m,n) = " + finite::hex(a0) + ", a(m+s,n+s) = " + finite::hex(a1) + ", bound " + std::to_string(bound));
+      RC_FAIL(finite::dtype_name(t) + ": a(m,n) = " + finite::hex(a0) + ", a(m+s,n+s) = " + finite::hex(a1) + ", bound " + dhex(bound));
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "cli/apply_command.h"
 #include "cli/finite_command.h"
 #include "cli/flags.h"
 #include "cli/spectrum_command.h"
@@ -19,9 +20,11 @@ int main(int argc, char** argv) {
 
   cli::SpectrumCommand spectrum;
   cli::VerifyCommand verify;
+  cli::ApplyCommand apply;
   cli::FiniteCommand finite;
   spectrum.attach(app);
   verify.attach(app);
+  apply.attach(app);
   finite.attach(app);
 
   try {
@@ -40,6 +43,7 @@ int main(int argc, char** argv) {
   try {
     if (spectrum.command->parsed()) return spectrum.run();
     if (verify.command->parsed()) return verify.run();
+    if (apply.command->parsed()) return apply.run();
     if (finite.command->parsed()) return finite.run();
   } catch (const InputError& e) {
     std::cerr << "ropecheck: " << e.what() << "\n";

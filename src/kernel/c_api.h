@@ -1,5 +1,6 @@
 /* File: c_api.h
- * The stable C ABI of ropecheck's RoPE kernel (libropecheck_c.so), for ctypes, cffi or any C caller.
+ * The stable C ABI of ropecheck's RoPE kernel (libropecheck.so, CMake target ropecheck_c), for
+ * ctypes, cffi or any C caller (example: scripts/rope_ctypes.py).
  * Semantics and accuracy: exactly those of kernel/apply_rope.h (float32 within 0.5 + 2^-25 ulp of
  * the exact rotation at any int64 position, ulp floored at 2^-24 times the pair's norm; bfloat16
  * within 0.5 + 2^-14 bf16-ulp, floored at 2^-8 times the norm; bf16 passed as uint16 bit patterns).
@@ -39,7 +40,7 @@ typedef struct ropecheck_tensor {
 } ropecheck_tensor;
 
 /* Rotates `in` into `out` (the same view for in place) at positions[0..tokens).
- * threads >= 1 (results bit-identical for every count). Plans are cached per spec. */
+ * threads in [1, 256] (results bit-identical for every count). Plans are cached per spec. */
 int ropecheck_apply_rope_f32(const ropecheck_rope_spec* spec, const int64_t* positions, const ropecheck_tensor* in,
                              const ropecheck_tensor* out, int32_t threads);
 int ropecheck_apply_rope_bf16(const ropecheck_rope_spec* spec, const int64_t* positions, const ropecheck_tensor* in,
@@ -47,7 +48,8 @@ int ropecheck_apply_rope_bf16(const ropecheck_rope_spec* spec, const int64_t* po
 
 /* The message of the last failed call on this thread ("" after a success). */
 const char* ropecheck_last_error(void);
-/* The kernel path that runs ("scalar", "avx2", "avx512", "avx512-bf16"; ROPECHECK_KERNEL forces one). */
+/* The kernel path that runs ("scalar", "avx2", "avx512", "avx512-bf16"; ROPECHECK_KERNEL forces one);
+ * "" when ROPECHECK_KERNEL names no path this CPU runs (ropecheck_last_error() says why). */
 const char* ropecheck_kernel_path(void);
 /* The ABI version: 1. Bumped only when a signature or struct above changes. */
 int ropecheck_abi_version(void);

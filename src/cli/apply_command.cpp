@@ -1,0 +1,99 @@
+#include "cli/apply_command.h"
+
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <optional>
+
+#include "io/atomic_write.h"
+#include "io/input_error.h"
+#include "io/npy.h"
+#include "io/rope_tensor_shape.h"
+#include "kernel/apply_rope.h"
+#include "spectrum/request.h"
+
+namespace ropecheck::cli {
+
+namespace {
+
+// Rotates every batch slice of `data` (dense [batch][tokens][heads][head_dim]) with one table.
+template <typename T>
+std::vector<unsigned char> rotate(const kernel::SinCosTable& table, const RopeTensorShape& shape,
+                                  const std::vector<unsigned char>& bytes, const kernel::KernelOptions& options) {
+  // Copied into typed vectors: the file's bytes are not float objects, and reading them through a
+  // float* would break strict aliasing.
+  std::vector<T> in(bytes.size() / sizeof(T)), out(in.size());
+  std::memcpy(in.data(), bytes.data(), bytes.size());
+  const int dim = static_cast<int>(shape.head_dim);
+  for (std::int64_t b = 0; b < shape.batch; ++b) {
+    const std::int64_t offset = b * shape.slice_elements();
+    kernel::apply_rope(table, kernel::dense_view<const T>(in.data() + offset, shape.tokens, shape.heads, dim),
+                       kernel::dense_view<T>(out.data() + offset, shape.tokens, shape.heads, dim), options);
+  }
+  std::vector<unsigned char> result(bytes.size());
+  std::memcpy(result.data(), out.data(), result.size());
+  return result;
+}
+
+}  // namespace
+
+void ApplyCommand::attach(CLI::App& app) {
+  command = app.add_subcommand(
+      "apply",
+      "rotate a float32 or bfloat16 .npy tensor [..., tokens, heads, head_dim] or [tokens, head_dim] with the "
+      "production RoPE kernel (each output within 0.5 + 2^-25 ulp of the exact rotation, any int64 position)");
+  command->add_option("--dtype", dtype, "f32 (the input is '<f4') or bf16 (the input is '<u2': bfloat16 bit patterns)")->required();
+  command->add_option("--layout", layout, "pairs (2i, 2i+1): interleaved; pairs (i, i + d/2): half")->required();
+  add_spectrum_flags(command, flags);
+  command->add_option("--positions", positions,
+                      ".npy of one integer position per token ('<i8', '<i4', or '<f8'/'<f4' holding integers); "
+                      "negative positions are allowed: the rotation by p*g is defined for every integer p")
+      ->required();
+  command->add_option("--input", input, ".npy tensor to rotate; --dim defaults to its last dimension")->required();
+  command->add_option("--output", output, ".npy file to write (atomically; same shape and dtype)")->required();
+  command->add_option("--threads", threads, "threads splitting the tokens, in [1, 256] (default 1; results bit-identical)");
+  command->add_flag("--verbose", verbose, "print the kernel path, the tensor's size and the time");
+}
+
+int ApplyCommand::run() {
+  const auto start = std::chrono::steady_clock::now();
+  if (dtype != "f32" && dtype != "bf16") throw InputError("--dtype", "f32 or bf16", dtype);
+  const kernel::Layout kernel_layout = kernel::parse_layout(layout, "--layout");
+  const int thread_count = threads.empty() ? 1 : static_cast<int>(parse_integer("--threads", threads, 1, 256));
+  check_writable_target(output, "--output");
+
+  const NpyArray x = read_npy(input, "--input", {dtype == "f32" ? "<f4" : "<u2"});
+  const RopeTensorShape shape = rope_tensor_shape(x.shape, "--input");
+
+  SpectrumRequest request = to_request(flags);
+  // The tensor fixes head_dim; a spectrum given by --dim or --config must agree with it.
+  if (!request.dim && !request.config) request.dim = static_cast<int>(shape.head_dim);
+  const ResolvedSpectrum rs = resolve(request);
+  if (rs.spectrum.dim() != shape.head_dim)
+    throw InputError(request.dim ? "--dim" : "--config",
+                     "the head_dim of --input " + input + ", its last dimension " + std::to_string(shape.head_dim),
+                     "d=" + std::to_string(rs.spectrum.dim()));
+
+  const NpyArray p = read_npy(positions, "--positions", {"<i8", "<i4", "<f8", "<f4"});
+  const std::vector<std::int64_t> pos = positions_from_npy(p, shape.tokens, "--positions");
+
+  const kernel::RopePlan plan(rs.spectrum, kernel_layout);
+  const kernel::KernelOptions options{kernel::default_path(), thread_count};
+  const kernel::SinCosTable table(plan, pos, options.path, options.threads);
+  NpyArray y;
+  y.dtype = x.dtype;
+  y.shape = x.shape;
+  y.bytes = dtype == "f32" ? rotate<float>(table, shape, x.bytes, options)
+                           : rotate<std::uint16_t>(table, shape, x.bytes, options);
+  write_npy(output, y, "--output");
+
+  if (verbose) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << "apply: path " << kernel::path_name(options.path) << ", " << plan.describe() << ", " << dtype << " batch "
+              << shape.batch << " x tokens " << shape.tokens << " x heads " << shape.heads << ", threads " << thread_count
+              << ", " << seconds << " s\n";
+  }
+  return 0;
+}
+
+}  // namespace ropecheck::cli

@@ -1,0 +1,25 @@
+// File: apply_command.h
+// `ropecheck apply`: rotates a float32 or bfloat16 .npy tensor with the production kernel
+// (kernel/apply_rope.h) at the positions of a .npy file and writes the result atomically, same
+// shape and dtype. Silent on success unless --verbose.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "cli/flags.h"
+
+namespace ropecheck::cli {
+
+struct ApplyCommand {
+  CLI::App* command = nullptr;
+  SpectrumFlags flags;
+  std::string dtype, layout, positions, input, output, threads;
+  bool verbose = false;
+
+  void attach(CLI::App& app);
+  int run();
+};
+
+}  // namespace ropecheck::cli

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/apply_command.h"
+#include "cli/finite_command.h"
 #include "cli/flags.h"
 #include "cli/spectrum_command.h"
 #include "cli/verify_command.h"
@@ -20,9 +21,11 @@ int main(int argc, char** argv) {
   cli::SpectrumCommand spectrum;
   cli::VerifyCommand verify;
   cli::ApplyCommand apply;
+  cli::FiniteCommand finite;
   spectrum.attach(app);
   verify.attach(app);
   apply.attach(app);
+  finite.attach(app);
 
   try {
     app.parse(argc, argv);
@@ -41,6 +44,7 @@ int main(int argc, char** argv) {
     if (spectrum.command->parsed()) return spectrum.run();
     if (verify.command->parsed()) return verify.run();
     if (apply.command->parsed()) return apply.run();
+    if (finite.command->parsed()) return finite.run();
   } catch (const InputError& e) {
     std::cerr << "ropecheck: " << e.what() << "\n";
     return 2;

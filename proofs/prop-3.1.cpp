@@ -56,8 +56,7 @@ std::vector<DistanceMargin> distance_margins(const Vector<Interval>& q, const st
 
 namespace {
 
-// Stream id of this check's random query in the counter-based RNG: ASCII "prop-3.1".
-constexpr std::uint64_t kQueryStream = 0x70726f702d332e31ULL;
+constexpr std::uint64_t kQueryStream = kProp31QueryStream;
 
 Vector<Interval> make_query(const ClaimOptions& o, int dim, nlohmann::json& description) {
   Vector<Interval> q(dim);

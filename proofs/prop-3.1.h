@@ -3,12 +3,18 @@
 // the key k = R^r q makes the activation largest at distance r.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "claims/claim.h"
 #include "rotation/rotation.h"
 
 namespace ropecheck::proofs {
+
+// Stream id of the check's seeded random query in the counter-based RNG (ASCII "prop-3.1"): the
+// query is random_dyadic_vector(d, seed, kProp31QueryStream), here and in the finite-precision
+// verdicts (kernel/finite_verdicts.h), which run the same construction through float arithmetic.
+inline constexpr std::uint64_t kProp31QueryStream = 0x70726f702d332e31ULL;
 
 // Certified margins of one (q, r): with k = R^r q and a_j = q^T R^(-j) k (the key j tokens before
 // the query), margin = min over j != r, 0 <= j <= N of (a_r - a_j). Every bound is rigorous.

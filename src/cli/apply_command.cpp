@@ -4,12 +4,14 @@
 #include <cstring>
 #include <iostream>
 #include <optional>
+#include <span>
 
 #include "io/atomic_write.h"
 #include "io/input_error.h"
 #include "io/npy.h"
 #include "io/rope_tensor_shape.h"
 #include "kernel/apply_rope.h"
+#include "kernel/baselines.h"
 #include "spectrum/request.h"
 
 namespace ropecheck::cli {
@@ -17,9 +19,12 @@ namespace ropecheck::cli {
 namespace {
 
 // Rotates every batch slice of `data` (dense [batch][tokens][heads][head_dim]) with one table.
+// impl: the production kernel (with `table`), or a baseline strategy (kernel/baselines.h) for
+// comparisons such as auditing what a float32 angle does at large positions.
 template <typename T>
 std::vector<unsigned char> rotate(const kernel::SinCosTable& table, const RopeTensorShape& shape,
-                                  const std::vector<unsigned char>& bytes, const kernel::KernelOptions& options) {
+                                  const std::vector<unsigned char>& bytes, const kernel::KernelOptions& options,
+                                  const std::string& impl, std::span<const std::int64_t> positions) {
   // Copied into typed vectors: the file's bytes are not float objects, and reading them through a
   // float* would break strict aliasing.
   std::vector<T> in(bytes.size() / sizeof(T)), out(in.size());
@@ -27,8 +32,11 @@ std::vector<unsigned char> rotate(const kernel::SinCosTable& table, const RopeTe
   const int dim = static_cast<int>(shape.head_dim);
   for (std::int64_t b = 0; b < shape.batch; ++b) {
     const std::int64_t offset = b * shape.slice_elements();
-    kernel::apply_rope(table, kernel::dense_view<const T>(in.data() + offset, shape.tokens, shape.heads, dim),
-                       kernel::dense_view<T>(out.data() + offset, shape.tokens, shape.heads, dim), options);
+    const auto x = kernel::dense_view<const T>(in.data() + offset, shape.tokens, shape.heads, dim);
+    const auto y = kernel::dense_view<T>(out.data() + offset, shape.tokens, shape.heads, dim);
+    if (impl == "kernel") kernel::apply_rope(table, x, y, options);
+    else kernel::apply_rope_baseline(impl == "f32-angle" ? kernel::Baseline::f32_angle : kernel::Baseline::f64_angle,
+                                     table.plan(), positions, x, y);
   }
   std::vector<unsigned char> result(bytes.size());
   std::memcpy(result.data(), out.data(), result.size());
@@ -52,12 +60,16 @@ void ApplyCommand::attach(CLI::App& app) {
   command->add_option("--input", input, ".npy tensor to rotate; --dim defaults to its last dimension")->required();
   command->add_option("--output", output, ".npy file to write (atomically; same shape and dtype)")->required();
   command->add_option("--threads", threads, "threads splitting the tokens, in [1, 256] (default 1; results bit-identical)");
+  command->add_option("--impl", impl,
+                      "kernel (default), or a baseline strategy for comparison: f32-angle (float32 angle p*inv_freq, "
+                      "sinf/cosf, as most inference engines) or f64-angle (double angle and sin/cos)");
   command->add_flag("--verbose", verbose, "print the kernel path, the tensor's size and the time");
 }
 
 int ApplyCommand::run() {
   const auto start = std::chrono::steady_clock::now();
   if (dtype != "f32" && dtype != "bf16") throw InputError("--dtype", "f32 or bf16", dtype);
+  if (impl != "kernel" && impl != "f32-angle" && impl != "f64-angle") throw InputError("--impl", "kernel, f32-angle or f64-angle", impl);
   const kernel::Layout kernel_layout = kernel::parse_layout(layout, "--layout");
   const int thread_count = threads.empty() ? 1 : static_cast<int>(parse_integer("--threads", threads, 1, 256));
   check_writable_target(output, "--output");
@@ -83,13 +95,13 @@ int ApplyCommand::run() {
   NpyArray y;
   y.dtype = x.dtype;
   y.shape = x.shape;
-  y.bytes = dtype == "f32" ? rotate<float>(table, shape, x.bytes, options)
-                           : rotate<std::uint16_t>(table, shape, x.bytes, options);
+  y.bytes = dtype == "f32" ? rotate<float>(table, shape, x.bytes, options, impl, pos)
+                           : rotate<std::uint16_t>(table, shape, x.bytes, options, impl, pos);
   write_npy(output, y, "--output");
 
   if (verbose) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cout << "apply: path " << kernel::path_name(options.path) << ", " << plan.describe() << ", " << dtype << " batch "
+    std::cout << "apply: " << (impl == "kernel" ? "path " + kernel::path_name(options.path) : "baseline " + impl) << ", " << plan.describe() << ", " << dtype << " batch "
               << shape.batch << " x tokens " << shape.tokens << " x heads " << shape.heads << ", threads " << thread_count
               << ", " << seconds << " s\n";
   }

@@ -16,6 +16,7 @@ struct ApplyCommand {
   CLI::App* command = nullptr;
   SpectrumFlags flags;
   std::string dtype, layout, positions, input, output, threads;
+  std::string impl = "kernel";
   bool verbose = false;
 
   void attach(CLI::App& app);

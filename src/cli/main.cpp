@@ -8,6 +8,7 @@
 
 #include "cli/apply_command.h"
 #include "cli/audit_command.h"
+#include "cli/finite_command.h"
 #include "cli/flags.h"
 #include "cli/kernel_check_command.h"
 #include "cli/spectrum_command.h"
@@ -25,11 +26,13 @@ int main(int argc, char** argv) {
   cli::ApplyCommand apply;
   cli::AuditCommand audit;
   cli::KernelCheckCommand kernel_check;
+  cli::FiniteCommand finite;
   spectrum.attach(app);
   verify.attach(app);
   apply.attach(app);
   audit.attach(app);
   kernel_check.attach(app);
+  finite.attach(app);
 
   try {
     app.parse(argc, argv);
@@ -50,6 +53,7 @@ int main(int argc, char** argv) {
     if (apply.command->parsed()) return apply.run();
     if (audit.command->parsed()) return audit.run();
     if (kernel_check.command->parsed()) return kernel_check.run();
+    if (finite.command->parsed()) return finite.run();
   } catch (const InputError& e) {
     std::cerr << "ropecheck: " << e.what() << "\n";
     return 2;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "kernel/baselines.h"
 #include "run_cli.h"
 #include "io/npy.h"
 #include "kernel/apply_rope.h"
@@ -165,6 +166,29 @@ TEST_F(ApplyCommand, OutputIsTheLibraryKernelsBitForBit) {
   }
 }
 
+TEST_F(ApplyCommand, ImplWritesTheBaselineStrategiesOutputs) {
+  // --impl f32-angle / f64-angle: the baselines' bits (so that `audit` can be shown what a float
+  // angle does), and they differ from the kernel's at far positions.
+  const std::vector<std::int64_t> positions = {0, 1, 4096, 1000000, std::int64_t{1} << 31};
+  const NpyArray x = random_tensor("<f4", {5, 2, 16}, 400);
+  write_npy(path("x.npy"), x, "x");
+  write_npy(path("p.npy"), int64_array(positions), "p");
+  const kernel::RopePlan plan(Spectrum(16, "10000"), kernel::Layout::half);
+  std::vector<float> in(x.bytes.size() / 4), want(in.size());
+  std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
+  for (const auto& [impl, baseline] : {std::pair{"f32-angle", kernel::Baseline::f32_angle}, std::pair{"f64-angle", kernel::Baseline::f64_angle}}) {
+    const test::CliRun r = run_cli(std::string("apply --dtype f32 --layout half --impl ") + impl + " --positions " +
+                                       path("p.npy") + " --input " + path("x.npy") + " --output " + path("y.npy"),
+                                   true);
+    ASSERT_EQ(r.status, 0) << r.out;
+    kernel::apply_rope_baseline(baseline, plan, positions, kernel::dense_view<const float>(in.data(), 5, 2, 16),
+                                kernel::dense_view<float>(want.data(), 5, 2, 16));
+    const NpyArray y = read_npy(path("y.npy"), "y", {"<f4"});
+    EXPECT_EQ(std::memcmp(y.bytes.data(), want.data(), y.bytes.size()), 0) << impl;
+    fs::remove(path("y.npy"));
+  }
+}
+
 TEST_F(ApplyCommand, TwoThreadsWriteTheSameBytesAsOne) {
   std::vector<std::int64_t> positions(97);
   for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<std::int64_t>(i * i * 1000003) - 5000;
@@ -247,6 +271,7 @@ TEST_F(ApplyCommand, BadInputIsOneLineExitTwoAndNoOutputFile) {
       {"apply --dtype f32 --layout half --config gemma-2b" + P + X + Y, {"--config", "8", "d=256"}},
       {"apply --dtype f16 --layout half" + P + X + Y, {"--dtype", "f32 or bf16"}},
       {"apply --dtype f32 --layout diagonal" + P + X + Y, {"--layout", "diagonal"}},
+      {"apply --dtype f32 --layout half --impl llama" + P + X + Y, {"--impl", "f32-angle", "llama"}},
       {"apply --dtype f32 --layout half --theta 1" + P + X + Y, {"--theta"}},
       {"apply --dtype f32 --layout half" + P + X, {"--output"}},
       {"apply --dtype f32 --layout half" + P + X + " --output /nonexistent-ropecheck-dir/y.npy", {"--output"}},

@@ -105,4 +105,28 @@ BENCHMARK(BM_Rope<bf16, Layout::half, Impl::f32_angle>)->Name("baseline_f32_angl
 }  // namespace
 }  // namespace ropecheck::kernel
 
+
+namespace ropecheck::kernel {
+namespace {
+// The sin/cos table alone (tokens x d/2 evaluations) on each path: the part of a call that does
+// not scale with the number of heads.
+void BM_SinCosTable(benchmark::State& state) {
+  const Path path = available_paths()[static_cast<size_t>(state.range(0))];
+  std::vector<std::int64_t> positions(4096);
+  std::iota(positions.begin(), positions.end(), 0);
+  const RopePlan& plan = plan_for(Layout::half);
+  std::vector<double> c(kDim / 2), s(kDim / 2);
+  for (auto _ : state) {
+    // Row by row into one buffer, as apply_rope does (a fresh 4 MiB SinCosTable per iteration
+    // would mostly measure page faults).
+    for (std::int64_t p : positions) sincos_row(plan, p, c.data(), s.data(), path);
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.SetItemsProcessed(state.iterations() * 4096 * (kDim / 2));
+  state.SetLabel(path_name(path));
+}
+BENCHMARK(BM_SinCosTable)->Name("sincos_table/tokens:4096/d:128")->DenseRange(0, static_cast<int>(available_paths().size()) - 1)->Unit(benchmark::kMicrosecond);
+}  // namespace
+}  // namespace ropecheck::kernel
+
 BENCHMARK_MAIN();

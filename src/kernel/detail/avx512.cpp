@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernel/detail/ops.h"
 
@@ -144,8 +145,8 @@ template <bool kIdentity>
 void rotate_f32_interleaved(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs,
                             float* out, std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch) {
   const int n = 2 * sh.block;
-  double* cd = scratch;
-  double* sd = scratch + n + 8;
+  double* cd = scratch;                       // 64-byte aligned (ops.h)
+  double* sd = scratch + (n + 15) / 8 * 8;    // 64-byte aligned too: aligned loads in the hot loop
   for (int k = 0; k < sh.block; ++k) {
     cd[2 * k] = c[k];
     cd[2 * k + 1] = c[k];
@@ -157,25 +158,31 @@ void rotate_f32_interleaved(const RowShape& sh, const double* c, const double* s
     const float* x = in + h * in_hs;
     float* y = out + h * out_hs;
     const bool st = stream && aligned_rows && (reinterpret_cast<std::uintptr_t>(y) % 64) == 0;
-    for (int i = 0; i < n; i += 16) {
-      const __mmask16 m = tail16(n - i);
-      const __m512 xf = _mm512_maskz_loadu_ps(m, x + i);
+    // Whole vectors without masks (the hot loop), then at most one masked tail.
+    auto step = [&](int i, auto full, __mmask16 m) {
+      constexpr bool kFull = decltype(full)::value;
+      const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
+      const __m512 xf = kFull ? _mm512_loadu_ps(x + i) : _mm512_maskz_loadu_ps(m, x + i);
       const __m512d xl = _mm512_cvtps_pd(_mm512_castps512_ps256(xf));
       const __m512d xh = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xf, 1));
-      const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
-      const __m512d yl = _mm512_fmadd_pd(xl, _mm512_maskz_loadu_pd(ml, cd + i),
-                                         _mm512_mul_pd(_mm512_permute_pd(xl, 0x55), _mm512_maskz_loadu_pd(ml, sd + i)));
-      const __m512d yh = _mm512_fmadd_pd(xh, _mm512_maskz_loadu_pd(mh, cd + i + 8),
-                                         _mm512_mul_pd(_mm512_permute_pd(xh, 0x55), _mm512_maskz_loadu_pd(mh, sd + i + 8)));
+      const __m512d cl = kFull ? _mm512_load_pd(cd + i) : _mm512_maskz_loadu_pd(ml, cd + i);
+      const __m512d sl = kFull ? _mm512_load_pd(sd + i) : _mm512_maskz_loadu_pd(ml, sd + i);
+      const __m512d ch = kFull ? _mm512_load_pd(cd + i + 8) : _mm512_maskz_loadu_pd(mh, cd + i + 8);
+      const __m512d sh8 = kFull ? _mm512_load_pd(sd + i + 8) : _mm512_maskz_loadu_pd(mh, sd + i + 8);
+      const __m512d yl = _mm512_fmadd_pd(xl, cl, _mm512_mul_pd(_mm512_permute_pd(xl, 0x55), sl));
+      const __m512d yh = _mm512_fmadd_pd(xh, ch, _mm512_mul_pd(_mm512_permute_pd(xh, 0x55), sh8));
       __m512 yf = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(yl)), _mm512_cvtpd_ps(yh), 1);
       yf = canonical16(yf);
       if constexpr (kIdentity) {
         const __mmask16 rot = _mm_cmpneq_epi8_mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sh.element_rotates + i)), _mm_setzero_si128());
         yf = _mm512_mask_blend_ps(rot, xf, yf);
       }
-      if (m == 0xFFFF) store16(y + i, yf, st);
+      if constexpr (kFull) store16(y + i, yf, st);
       else _mm512_mask_storeu_ps(y + i, m, yf);
-    }
+    };
+    int i = 0;
+    for (; i + 16 <= n; i += 16) step(i, std::true_type{}, __mmask16(0xFFFF));
+    if (i < n) step(i, std::false_type{}, tail16(n - i));
     copy_passthrough(sh, x, y);
   }
 }
@@ -190,11 +197,13 @@ void rotate_f32_half(const RowShape& sh, const double* c, const double* s, const
     const float* x = in + h * in_hs;
     float* y = out + h * out_hs;
     const bool st = stream && aligned_rows && (reinterpret_cast<std::uintptr_t>(y) % 32) == 0;
-    for (int k = 0; k < r; k += 8) {
-      const __mmask8 m = r - k >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (r - k)) - 1);
-      const __m256 xaf = _mm256_maskz_loadu_ps(m, x + k), xbf = _mm256_maskz_loadu_ps(m, x + r + k);
+    auto step = [&](int k, auto full, __mmask8 m) {
+      constexpr bool kFull = decltype(full)::value;
+      const __m256 xaf = kFull ? _mm256_loadu_ps(x + k) : _mm256_maskz_loadu_ps(m, x + k);
+      const __m256 xbf = kFull ? _mm256_loadu_ps(x + r + k) : _mm256_maskz_loadu_ps(m, x + r + k);
       const __m512d xa = _mm512_cvtps_pd(xaf), xb = _mm512_cvtps_pd(xbf);
-      const __m512d cv = _mm512_maskz_loadu_pd(m, c + k), sv = _mm512_maskz_loadu_pd(m, s + k);
+      const __m512d cv = kFull ? _mm512_loadu_pd(c + k) : _mm512_maskz_loadu_pd(m, c + k);
+      const __m512d sv = kFull ? _mm512_loadu_pd(s + k) : _mm512_maskz_loadu_pd(m, s + k);
       __m256 ya = canonical8(_mm512_cvtpd_ps(_mm512_fmsub_pd(xa, cv, _mm512_mul_pd(xb, sv))));
       __m256 yb = canonical8(_mm512_cvtpd_ps(_mm512_fmadd_pd(xb, cv, _mm512_mul_pd(xa, sv))));
       if constexpr (kIdentity) {
@@ -202,14 +211,17 @@ void rotate_f32_half(const RowShape& sh, const double* c, const double* s, const
         ya = _mm256_mask_blend_ps(rot, xaf, ya);
         yb = _mm256_mask_blend_ps(rot, xbf, yb);
       }
-      if (m == 0xFF) {
+      if constexpr (kFull) {
         store8(y + k, ya, st);
         store8(y + r + k, yb, st);
       } else {
         _mm256_mask_storeu_ps(y + k, m, ya);
         _mm256_mask_storeu_ps(y + r + k, m, yb);
       }
-    }
+    };
+    int k = 0;
+    for (; k + 8 <= r; k += 8) step(k, std::true_type{}, __mmask8(0xFF));
+    if (k < r) step(k, std::false_type{}, static_cast<__mmask8>((1u << (r - k)) - 1));
     copy_passthrough(sh, x, y);
   }
 }
@@ -247,20 +259,24 @@ void rotate_bf16_interleaved(const RowShape& sh, const double* c, const double* 
     const std::uint16_t* x = in + h * in_hs;
     std::uint16_t* y = out + h * out_hs;
     const bool st = stream && aligned_rows && (reinterpret_cast<std::uintptr_t>(y) % 32) == 0;
-    for (int i = 0; i < n; i += 16) {
-      const __mmask16 m = tail16(n - i);
-      const __m256i xb = _mm256_maskz_loadu_epi16(m, x + i);
+    auto step = [&](int i, auto full, __mmask16 m) {
+      constexpr bool kFull = decltype(full)::value;
+      const __m256i xb = kFull ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)) : _mm256_maskz_loadu_epi16(m, x + i);
       const __m512 xf = widen_bf16(xb);
-      const __m512 yf = _mm512_fmadd_ps(xf, _mm512_maskz_loadu_ps(m, cf + i),
-                                        _mm512_mul_ps(_mm512_permute_ps(xf, 0xB1), _mm512_maskz_loadu_ps(m, sf + i)));
+      const __m512 cv = kFull ? _mm512_loadu_ps(cf + i) : _mm512_maskz_loadu_ps(m, cf + i);
+      const __m512 sv = kFull ? _mm512_loadu_ps(sf + i) : _mm512_maskz_loadu_ps(m, sf + i);
+      const __m512 yf = _mm512_fmadd_ps(xf, cv, _mm512_mul_ps(_mm512_permute_ps(xf, 0xB1), sv));
       __m256i yb = to_bf16<kNative>(yf);
       if constexpr (kIdentity) {
         const __mmask16 rot = _mm_cmpneq_epi8_mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sh.element_rotates + i)), _mm_setzero_si128());
         yb = _mm256_mask_blend_epi16(rot, xb, yb);
       }
-      if (m == 0xFFFF) store16h(y + i, yb, st);
+      if constexpr (kFull) store16h(y + i, yb, st);
       else _mm256_mask_storeu_epi16(y + i, m, yb);
-    }
+    };
+    int i = 0;
+    for (; i + 16 <= n; i += 16) step(i, std::true_type{}, __mmask16(0xFFFF));
+    if (i < n) step(i, std::false_type{}, tail16(n - i));
     copy_passthrough(sh, x, y);
   }
 }
@@ -281,11 +297,13 @@ void rotate_bf16_half(const RowShape& sh, const double* c, const double* s, cons
     const std::uint16_t* x = in + h * in_hs;
     std::uint16_t* y = out + h * out_hs;
     const bool st = stream && aligned_rows && (reinterpret_cast<std::uintptr_t>(y) % 32) == 0;
-    for (int k = 0; k < r; k += 16) {
-      const __mmask16 m = tail16(r - k);
-      const __m256i xab = _mm256_maskz_loadu_epi16(m, x + k), xbb = _mm256_maskz_loadu_epi16(m, x + r + k);
+    auto step = [&](int k, auto full, __mmask16 m) {
+      constexpr bool kFull = decltype(full)::value;
+      const __m256i xab = kFull ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + k)) : _mm256_maskz_loadu_epi16(m, x + k);
+      const __m256i xbb = kFull ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + r + k)) : _mm256_maskz_loadu_epi16(m, x + r + k);
       const __m512 xa = widen_bf16(xab), xb = widen_bf16(xbb);
-      const __m512 cv = _mm512_maskz_loadu_ps(m, cf + k), sv = _mm512_maskz_loadu_ps(m, sf + k);
+      const __m512 cv = kFull ? _mm512_loadu_ps(cf + k) : _mm512_maskz_loadu_ps(m, cf + k);
+      const __m512 sv = kFull ? _mm512_loadu_ps(sf + k) : _mm512_maskz_loadu_ps(m, sf + k);
       __m256i ya = to_bf16<kNative>(_mm512_fmsub_ps(xa, cv, _mm512_mul_ps(xb, sv)));
       __m256i yb = to_bf16<kNative>(_mm512_fmadd_ps(xb, cv, _mm512_mul_ps(xa, sv)));
       if constexpr (kIdentity) {
@@ -293,14 +311,17 @@ void rotate_bf16_half(const RowShape& sh, const double* c, const double* s, cons
         ya = _mm256_mask_blend_epi16(rot, xab, ya);
         yb = _mm256_mask_blend_epi16(rot, xbb, yb);
       }
-      if (m == 0xFFFF) {
+      if constexpr (kFull) {
         store16h(y + k, ya, st);
         store16h(y + r + k, yb, st);
       } else {
         _mm256_mask_storeu_epi16(y + k, m, ya);
         _mm256_mask_storeu_epi16(y + r + k, m, yb);
       }
-    }
+    };
+    int k = 0;
+    for (; k + 16 <= r; k += 16) step(k, std::true_type{}, __mmask16(0xFFFF));
+    if (k < r) step(k, std::false_type{}, tail16(r - k));
     copy_passthrough(sh, x, y);
   }
 }

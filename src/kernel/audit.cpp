@@ -1,5 +1,7 @@
 #include "kernel/audit.h"
 
+#include "kernel/report_format.h"
+
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -165,23 +167,6 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
-// Fixed-point below 1e4, scientific above (errors of baselines reach 1e7 ulp and more).
-std::string fixed(double v, int digits) {
-  char buf[64];
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  if (std::fabs(v) >= 1e4) std::snprintf(buf, sizeof buf, "%.3e", v);
-  else std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-std::string sci(double v) {
-  char buf[64];
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::snprintf(buf, sizeof buf, "%.3e", v);
-  return buf;
-}
-
-std::string pad(const std::string& s, size_t width) { return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' '); }
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "kernel/kernel_check.h"
 
+#include "kernel/report_format.h"
+
 #include <bit>
 #include <cfloat>
 #include <chrono>
@@ -163,23 +165,6 @@ std::string position_label(std::int64_t p) {
   return std::to_string(p);
 }
 
-// Fixed-point below 1e4, scientific above (errors of baselines reach 1e7 ulp and more).
-std::string fixed(double v, int digits) {
-  char buf[64];
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  if (std::fabs(v) >= 1e4) std::snprintf(buf, sizeof buf, "%.3e", v);
-  else std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-std::string sci(double v) {
-  char buf[64];
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::snprintf(buf, sizeof buf, "%.3e", v);
-  return buf;
-}
-
-std::string pad(const std::string& s, size_t width) { return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' '); }
 
 std::string proved_bound(Format f) { return f == Format::f32 ? "0.5+2^-25" : "0.5+2^-14"; }
 

@@ -1,15 +1,13 @@
 #include "kernel/audit.h"
 
+#include "kernel/detail/mpfr_workers.h"
 #include "kernel/report_format.h"
 
-#include <mpfr.h>
 #include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <sstream>
-#include <thread>
 
 #include "io/input_error.h"
 #include "io/npy.h"
@@ -141,24 +139,9 @@ std::vector<ErrorAccumulator> measure_typed(const RopePlan& plan, Format f, std:
   std::vector<RopeReference> refs;
   refs.reserve(static_cast<size_t>(chunks));
   for (int c = 0; c < chunks; ++c) refs.emplace_back(reference);
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(chunks));
-  auto work = [&](int c) {
-    try {
-      const std::int64_t t0 = tokens * c / chunks, t1 = tokens * (c + 1) / chunks;
-      measure_chunk<T>(plan, f, positions, heads, in, outs, t0, t1, refs[static_cast<size_t>(c)], partial[static_cast<size_t>(c)], groups);
-    } catch (...) {
-      errors[static_cast<size_t>(c)] = std::current_exception();
-    }
-    // MPFR keeps per-thread caches (pi, the sin/cos argument reduction); a worker thread must
-    // free its own before it ends, or they leak (LeakSanitizer reports them).
-    if (c != 0) mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
-  };
-  std::vector<std::thread> pool;
-  for (int c = 1; c < chunks; ++c) pool.emplace_back(work, c);
-  work(0);
-  for (std::thread& th : pool) th.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
+  detail::split_tokens_mpfr(tokens, chunks, [&](int c, std::int64_t t0, std::int64_t t1) {
+    measure_chunk<T>(plan, f, positions, heads, in, outs, t0, t1, refs[static_cast<size_t>(c)], partial[static_cast<size_t>(c)], groups);
+  });
   std::vector<ErrorAccumulator> result = std::move(partial[0]);
   for (int c = 1; c < chunks; ++c)
     for (size_t o = 0; o < result.size(); ++o) result[o].merge(partial[static_cast<size_t>(c)][o]);

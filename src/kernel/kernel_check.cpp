@@ -1,18 +1,16 @@
 #include "kernel/kernel_check.h"
 
+#include "kernel/detail/mpfr_workers.h"
 #include "kernel/report_format.h"
 
-#include <mpfr.h>
 #include <bit>
 #include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <limits>
 #include <sstream>
-#include <thread>
 
 #include "io/input_error.h"
 #include "kernel/apply_rope.h"
@@ -139,28 +137,6 @@ void generate(const RopePlan& plan, const KernelCheckOptions& o, std::int64_t sp
       }
     }
   }
-}
-
-template <typename Fn>
-void parallel_chunks(std::int64_t tokens, int threads, Fn fn) {
-  const int chunks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, tokens)));
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(chunks));
-  auto work = [&](int c) {
-    try {
-      fn(c, tokens * c / chunks, tokens * (c + 1) / chunks);
-    } catch (...) {
-      errors[static_cast<size_t>(c)] = std::current_exception();
-    }
-    // MPFR keeps per-thread caches (pi, the sin/cos argument reduction); a worker thread must
-    // free its own before it ends, or they leak (LeakSanitizer reports them).
-    if (c != 0) mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
-  };
-  std::vector<std::thread> pool;
-  for (int c = 1; c < chunks; ++c) pool.emplace_back(work, c);
-  work(0);
-  for (std::thread& th : pool) th.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
 }
 
 std::string position_label(std::int64_t p) {
@@ -310,7 +286,7 @@ KernelCheckResult run_kernel_check(const RopePlan& plan, const KernelCheckOption
   std::vector<RopeReference> refs;
   const int chunks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(o.threads, result.tokens)));
   for (int c = 0; c < chunks; ++c) refs.emplace_back(gen);
-  parallel_chunks(result.tokens, o.threads, [&](int c, std::int64_t t0, std::int64_t t1) {
+  detail::split_tokens_mpfr(result.tokens, o.threads, [&](int c, std::int64_t t0, std::int64_t t1) {
     generate(plan, o, special_from, s, t0, t1, refs[static_cast<size_t>(c)]);
   });
 

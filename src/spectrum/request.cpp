@@ -41,4 +41,10 @@ std::string short_label(const ResolvedSpectrum& rs) {
   return "d=" + std::to_string(rs.spectrum.dim()) + " theta=" + rs.spectrum.theta() + rs.name.substr(6);
 }
 
+Spectrum config_spectrum(const std::string& name) {
+  SpectrumRequest request;
+  request.config = name;
+  return resolve(request).spectrum;
+}
+
 }  // namespace ropecheck

@@ -38,4 +38,8 @@ std::string short_label(const ResolvedSpectrum& rs);
 
 ResolvedSpectrum resolve(const SpectrumRequest& request, const std::optional<std::string>& fallback_config = std::nullopt);
 
+// Returns: the spectrum of the named configuration, as `--config name` alone resolves it.
+// Throws InputError for an unknown name.
+Spectrum config_spectrum(const std::string& name);
+
 }  // namespace ropecheck

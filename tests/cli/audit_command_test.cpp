@@ -17,31 +17,15 @@
 #include "io/npy.h"
 #include "kernel/baselines.h"
 #include "random/counter_rng.h"
+#include "run_cli.h"
 
 namespace ropecheck {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int status;
-  std::string out, err;
-};
-
-CliRun run_cli(const std::string& args, const fs::path& dir) {
-  const std::string err_path = (dir / "stderr.txt").string();
-  const std::string cmd = std::string(ROPECHECK_CLI) + " " + args + " 2>" + err_path;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  const int raw = pclose(pipe);
-  std::ifstream e(err_path);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), out, ss.str()};
-}
+using CliRun = ropecheck::test::CliStreams;
+CliRun run_cli(const std::string& args, const fs::path&) { return ropecheck::test::run_cli_streams(args); }
 
 template <typename T>
 NpyArray array_of(const std::string& dtype, std::vector<std::int64_t> shape, const std::vector<T>& v) {

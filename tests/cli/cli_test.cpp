@@ -11,25 +11,13 @@
 #include <fstream>
 #include <string>
 
+#include "run_cli.h"
+
 namespace {
 
-struct CliRun {
-  int status;
-  std::string out;
-};
+using ropecheck::test::CliRun;
+using ropecheck::test::run_cli;
 
-// Runs the CLI with `args`; captures stdout (stream "1") or stderr (stream "2").
-CliRun run_cli(const std::string& args, bool capture_stderr) {
-  const std::string redirect = capture_stderr ? " 2>&1 >/dev/null" : " 2>/dev/null";
-  const std::string cmd = std::string(ROPECHECK_CLI) + " " + args + redirect;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  const int raw = pclose(pipe);
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), out};
-}
 
 struct BadCase {
   const char* args;

@@ -13,26 +13,12 @@
 #include <regex>
 #include <sstream>
 
+#include "run_cli.h"
+
 namespace {
 
-struct CliRun {
-  int status;
-  std::string out, err;
-};
-
-CliRun run_cli(const std::string& args) {
-  const std::string err_path = (std::filesystem::temp_directory_path() / ("ropecheck_kc_err_" + std::to_string(::getpid()))).string();
-  FILE* pipe = popen((std::string(ROPECHECK_CLI) + " " + args + " 2>" + err_path).c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  const int raw = pclose(pipe);
-  std::stringstream ss;
-  ss << std::ifstream(err_path).rdbuf();
-  std::filesystem::remove(err_path);
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), out, ss.str()};
-}
+using CliRun = ropecheck::test::CliStreams;
+CliRun run_cli(const std::string& args) { return ropecheck::test::run_cli_streams(args); }
 
 // The report without its timing line.
 std::string untimed(const std::string& s) { return std::regex_replace(s, std::regex("time [0-9.]+ s \\([0-9]+ threads?\\)\n"), ""); }

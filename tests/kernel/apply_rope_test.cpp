@@ -26,11 +26,6 @@ namespace {
 
 constexpr std::uint64_t kSeed = 20261121;
 
-Spectrum config_spectrum(const std::string& name) {
-  SpectrumRequest request;
-  request.config = name;
-  return resolve(request).spectrum;
-}
 
 // A float32 from random bits: mostly moderate normals, some raw 32-bit patterns (NaN, inf,
 // subnormals included when `specials`), some chosen edge values.

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <string>
 
+#include "../cli/run_cli.h"
 #include "io/input_error.h"
 #include "kernel/finite_verdicts.h"
 #include "spectrum/request.h"
@@ -177,11 +178,8 @@ TEST(FiniteProp31, KernelHoldsOnAManyPairSpectrum) {
 // s = 2^24 (position 2^24 + 10: angles of ~1.7e7 rad held with a spacing of 1 or 2 rad) is far larger
 // than at s = 1, and beyond the kernel's bound (see below for bf16).
 TEST(FiniteShift, KernelWithinBoundBaselineGrows) {
-  SpectrumRequest request;
-  request.config = "gemma-7b";
-  const ResolvedSpectrum rs = resolve(request);
   ShiftSettings set;
-  const ShiftInvariance s = shift_invariance("gemma-7b", rs.spectrum, {Dtype::f32, Dtype::bf16}, set, kernel::default_path());
+  const ShiftInvariance s = shift_invariance("gemma-7b", config_spectrum("gemma-7b"), {Dtype::f32, Dtype::bf16}, set, kernel::default_path());
   for (Dtype t : {Dtype::f32, Dtype::bf16}) {
     const ShiftSeries& k = series_of(s, Rotator::kernel, t);
     ASSERT_GT(k.bound, 0.0);
@@ -230,14 +228,8 @@ TEST(FiniteShift, EveryPathAgreesBitForBit) {
 TEST(FiniteCli, BadInputIsOneLineAndExitCode2) {
   for (const char* args : {"finite --dtype f16", "finite --max-shift-log2 41", "finite --max-distance 0", "finite --rows 1",
                            "finite --json /nonexistent-ropecheck-dir/x.json"}) {
-    const std::string cmd = std::string(ROPECHECK_CLI) + " " + args + " 2>&1 >/dev/null";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    std::string err;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) err.append(buf.data(), n);
-    const int raw = pclose(pipe);
-    EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 2) << args << ": status " << raw << ", stderr " << err;
+    const auto [status, err] = ropecheck::test::run_cli(args, true);
+    EXPECT_EQ(status, 2) << args << ": stderr " << err;
     const std::string flag = std::string(args).substr(7, std::string(args).find(' ', 7) - 7);
     EXPECT_NE(err.find(flag), std::string::npos) << args << ": " << err;
     EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << args << ": " << err;

@@ -20,11 +20,6 @@ namespace {
 
 constexpr std::uint64_t kSeed = 20261121;
 
-Spectrum config_spectrum(const std::string& name) {
-  SpectrumRequest request;
-  request.config = name;
-  return resolve(request).spectrum;
-}
 
 std::vector<std::int64_t> test_positions(int random_count) {
   std::vector<std::int64_t> p{0, 1, 2, 3, 710, 103993, (1LL << 24) - 1, 1LL << 24, (1LL << 31) - 1, 1LL << 31,

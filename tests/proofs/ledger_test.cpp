@@ -1,5 +1,7 @@
 #include "proofs/ledger.h"
 
+#include "../cli/run_cli.h"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -213,15 +215,8 @@ TEST(Ledger, BadFilesAreInputErrors) {
 }
 
 TEST(Ledger, CliReportsABadLedgerOnOneLineWithExit2) {
-  const std::string cmd = std::string(ROPECHECK_CLI) + " verify --claim ledger --ledger /nonexistent-ropecheck/l.json 2>&1 >/dev/null";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  const int raw = pclose(pipe);
-  ASSERT_TRUE(WIFEXITED(raw));
-  EXPECT_EQ(WEXITSTATUS(raw), 2) << out;
+  const auto [status, out] = test::run_cli("verify --claim ledger --ledger /nonexistent-ropecheck/l.json", true);
+  EXPECT_EQ(status, 2) << out;
   EXPECT_NE(out.find("--ledger"), std::string::npos) << out;
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
 }

@@ -32,5 +32,15 @@ TEST(Request, FallbackConfigAndDefaults) {
   EXPECT_THROW(resolve(r), InputError);
 }
 
+TEST(Request, ConfigSpectrumIsTheNamedConfigurationAlone) {
+  const Spectrum s = config_spectrum("llama-3.1-8b");
+  EXPECT_EQ(s.dim(), 128);
+  EXPECT_EQ(s.theta(), "500000");
+  SpectrumRequest r;
+  r.config = "llama-3.1-8b";
+  EXPECT_EQ(s.describe(), resolve(r).spectrum.describe());
+  EXPECT_THROW(config_spectrum("gemma-99b"), InputError);
+}
+
 }  // namespace
 }  // namespace ropecheck

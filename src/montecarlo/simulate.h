@@ -1,0 +1,26 @@
+// File: simulate.h
+// Runs the samples of a Monte Carlo experiment: every trial of the shard, split over threads
+// (each thread accumulates its own exact sums, merged at the end: the result has the same bits
+// for every thread count).
+#pragma once
+
+#include "montecarlo/partial.h"
+
+namespace ropecheck::montecarlo {
+
+struct RunOptions {
+  int threads = 1;            // >= 1
+  bool progress = true;       // show a progress line when stderr is a terminal
+};
+
+// Returns: the accumulated shard. Throws InputError for parameters outside their ranges (trials,
+// distances, threads, the experiment's own constraints).
+Partial simulate(const Params& params, const Shard& shard, const RunOptions& options);
+
+// The activation of one (query, key) pair at the distance whose cos/sin row is (c, s):
+// (1/d) sum_k (c_k A_k + s_k B_k) (experiment.h), pairs summed in eight interleaved partial sums
+// (k mod 8) combined as ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)): a fixed order, so the same bits on
+// every machine, and an order the compiler vectorises. A and B have `pairs` entries; d = 2 pairs.
+double activation_f64(const double* A, const double* B, const double* c, const double* s, int pairs);
+
+}  // namespace ropecheck::montecarlo

@@ -1,5 +1,5 @@
 // ropecheck: the command line. A thin layer over the library: parse flags, call, print.
-// Exit codes: 0 success (verify: every verdict as the paper states), 1 verify found a verdict that
+// Exit codes: 0 success (verify, montecarlo, merge: every verdict as the paper states), 1 a verdict
 // differs (kernel-check: a kernel path misses its accuracy goal; audit: --max-ulp exceeded), 2 bad
 // input (one line naming the input and its accepted range), 3 internal error.
 #include <CLI/CLI.hpp>
@@ -11,6 +11,7 @@
 #include "cli/finite_command.h"
 #include "cli/flags.h"
 #include "cli/kernel_check_command.h"
+#include "cli/montecarlo_command.h"
 #include "cli/spectrum_command.h"
 #include "cli/verify_command.h"
 #include "io/input_error.h"
@@ -27,12 +28,16 @@ int main(int argc, char** argv) {
   cli::AuditCommand audit;
   cli::KernelCheckCommand kernel_check;
   cli::FiniteCommand finite;
+  cli::MontecarloCommand montecarlo;
+  cli::MergeCommand merge;
   spectrum.attach(app);
   verify.attach(app);
   apply.attach(app);
   audit.attach(app);
   kernel_check.attach(app);
   finite.attach(app);
+  montecarlo.attach(app);
+  merge.attach(app);
 
   try {
     app.parse(argc, argv);
@@ -54,6 +59,8 @@ int main(int argc, char** argv) {
     if (audit.command->parsed()) return audit.run();
     if (kernel_check.command->parsed()) return kernel_check.run();
     if (finite.command->parsed()) return finite.run();
+    if (montecarlo.command->parsed()) return montecarlo.run();
+    if (merge.command->parsed()) return merge.run();
   } catch (const InputError& e) {
     std::cerr << "ropecheck: " << e.what() << "\n";
     return 2;

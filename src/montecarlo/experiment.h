@@ -49,6 +49,7 @@ struct SeriesSpec {
   Spectrum spectrum;
   Vectors vectors = Vectors::gaussian;
   std::int64_t L = 0;       // fig8 only: the position range [0, L)
+  std::int64_t trials = 0;  // fig2a: 1 (deterministic)
   std::uint32_t code = 0;   // the series' stream code (streams.h), unique within the run
 };
 
@@ -56,7 +57,6 @@ struct Params {
   Experiment experiment = Experiment::fig2b;
   Arith arith = Arith::f64;
   std::uint64_t seed = 1;
-  std::int64_t trials = 0;        // per series; fig2a: 1
   std::int64_t max_distance = 0;  // distances 0..max_distance (fig8: n - 1)
   std::int64_t fig8_n = 0;        // fig8 only
   std::int64_t base_position = 0; // f32/bf16: the key's position (query at base + distance)
@@ -72,6 +72,9 @@ struct Params {
 
   // Canonical JSON (sorted keys, exact decimal/hex values): equal params, equal text.
   nlohmann::json to_json() const;
+  // Returns: the params to_json() wrote. Throws InputError naming `input` and the field when a
+  // field is missing, has the wrong type or is out of range.
+  static Params from_json(const nlohmann::json& j, const std::string& input);
 };
 
 // Returns: the default trials for an experiment with head dimension d: enough that the standard

@@ -1,0 +1,176 @@
+#include "cli/montecarlo_command.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "io/atomic_write.h"
+#include "io/input_error.h"
+#include "montecarlo/analysis.h"
+#include "montecarlo/simulate.h"
+#include "montecarlo/streams.h"
+
+namespace ropecheck::cli {
+
+using namespace ropecheck::montecarlo;
+
+void MontecarloCommand::attach(CLI::App& app) {
+  command = app.add_subcommand("montecarlo", "Monte Carlo experiments: does RoPE decay activations with distance? (Figures 2, 8, 9)");
+  command->add_option("--experiment", experiment, "fig2a, fig2b, fig9, fig8 or variance")->required();
+  add_spectrum_flags(command, flags);
+  command->add_option("--trials", trials, "trials per series, integer in [2, 2^32] (default ceil(1.1e6 / d): standard error of each mean < 1e-3)");
+  command->add_option("--max-distance", max_distance, "largest distance R, integer in [10, 2^24 - 3] (default 5000; fig8: n - 1)");
+  command->add_option("--fig8-n", fig8_n, "fig8: tokens n, integer in [11, 2^24 - 2] (default 1000)");
+  command->add_option("--fig8-L", fig8_L, "fig8: comma-separated position ranges L >= n (default n,2n,4n,8n)");
+  command->add_option("--vectors", vectors, "fig8: ones, gaussian or both (default both)");
+  command->add_option("--seed", seed, "seed, integer in [0, 2^64) (default 1)");
+  command->add_option("--arith", arith, "f64 (default), f32 or bf16: f32/bf16 rotate with the production kernel and dot in float");
+  command->add_option("--base-position", base_position, "f32/bf16: the key's position (query at base + distance), integer in [0, 2^62] (default 0)");
+  command->add_option("--threads", threads, "worker threads, integer in [1, 256] (default: every core; the result is the same for any count)");
+  command->add_option("--shard", shard, "K/N: compute only shard K (0-based) of N and write a partial to --out (combine with `ropecheck merge`)");
+  command->add_option("--out", out, "write the result JSON (with --shard: the partial) to this file");
+  command->add_option("--csv", csv, "write the per-distance series as CSV to this file");
+}
+
+namespace {
+
+Shard parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) throw InputError("--shard", "K/N with integers 0 <= K < N", text);
+  Shard s;
+  s.count = parse_integer("--shard", text.substr(slash + 1), 1, kMaxTrials);
+  s.index = parse_integer("--shard", text.substr(0, slash), 0, kMaxTrials);
+  if (s.index >= s.count) throw InputError("--shard", "K/N with 0 <= K < N", text);
+  return s;
+}
+
+std::vector<std::int64_t> parse_list(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max) {
+  std::vector<std::int64_t> v;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) v.push_back(parse_integer(flag, item, min, max));
+  if (v.empty() || v.size() > 8) throw InputError(flag, "1 to 8 comma-separated integers", text);
+  return v;
+}
+
+int write_results(const Analysis& a, const std::string& out, const std::string& csv) {
+  if (!out.empty()) atomic_write(out, a.json.dump(1) + "\n", "--out");
+  if (!csv.empty()) atomic_write(csv, a.csv, "--csv");
+  std::cout << a.text;
+  return a.as_paper_says ? 0 : 1;
+}
+
+}  // namespace
+
+int MontecarloCommand::run() {
+  Params p;
+  p.experiment = parse_experiment(experiment);
+  if (!arith.empty()) p.arith = parse_arith(arith);
+  if (!seed.empty()) p.seed = parse_seed(seed);
+  if (!base_position.empty()) {
+    if (p.arith == Arith::f64) throw InputError("--base-position", "used with --arith f32 or bf16 only", base_position);
+    p.base_position = parse_integer("--base-position", base_position, 0, std::int64_t{1} << 62);
+  }
+  const bool fig8 = p.experiment == Experiment::fig8;
+  if (!fig8 && (!fig8_n.empty() || !fig8_L.empty() || !vectors.empty()))
+    throw InputError(!fig8_n.empty() ? "--fig8-n" : !fig8_L.empty() ? "--fig8-L" : "--vectors", "used with --experiment fig8 only", "--experiment " + experiment);
+  if (fig8 && !max_distance.empty()) throw InputError("--max-distance", "not used by fig8 (its distances are 0..n-1: use --fig8-n)", max_distance);
+  if (p.deterministic() && !trials.empty() && trials != "1") throw InputError("--trials", "1 for the deterministic fig2a (or omitted)", trials);
+  const int thread_count = threads.empty() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
+                                           : static_cast<int>(parse_integer("--threads", threads, 1, 256));
+  const Shard sh = shard.empty() ? Shard{} : parse_shard(shard);
+  if (!shard.empty() && out.empty()) throw InputError("--out", "a file for the partial that --shard writes", "nothing");
+  if (!shard.empty() && !csv.empty()) throw InputError("--csv", "given to `ropecheck merge` (a shard's partial has no series yet)", csv);
+  if (!out.empty()) check_writable_target(out, "--out");
+  if (!csv.empty()) check_writable_target(csv, "--csv");
+
+  // Spectra: one from --config/--dim, else the figures' two, d = 256 and d = 128 (fig8: 256).
+  SpectrumRequest request = to_request(flags);
+  std::vector<SpectrumRequest> requests;
+  if (request.config || request.dim) {
+    requests.push_back(request);
+  } else {
+    for (int d : fig8 ? std::vector<int>{256} : std::vector<int>{256, 128}) {
+      SpectrumRequest r = request;
+      r.dim = d;
+      requests.push_back(r);
+    }
+  }
+  const int code_base = static_cast<int>(p.experiment) * 16;
+  if (fig8) {
+    p.fig8_n = fig8_n.empty() ? 1000 : parse_integer("--fig8-n", fig8_n, 11, kMaxDistance + 1);
+    p.max_distance = p.fig8_n - 1;
+    const std::vector<std::int64_t> Ls =
+        fig8_L.empty() ? std::vector<std::int64_t>{p.fig8_n, 2 * p.fig8_n, 4 * p.fig8_n, 8 * p.fig8_n}
+                       : parse_list("--fig8-L", fig8_L, p.fig8_n, std::int64_t{1} << 40);
+    std::vector<Vectors> kinds;
+    if (vectors.empty() || vectors == "both") kinds = {Vectors::ones, Vectors::gaussian};
+    else if (vectors == "ones") kinds = {Vectors::ones};
+    else if (vectors == "gaussian") kinds = {Vectors::gaussian};
+    else throw InputError("--vectors", "ones, gaussian or both", vectors);
+    const ResolvedSpectrum rs = resolve(requests.front());
+    for (Vectors v : kinds)
+      for (std::int64_t L : Ls) {
+        SeriesSpec s{"L=" + std::to_string(L) + (v == Vectors::ones ? " ones" : " gaussian"), rs.name, rs.spectrum};
+        s.vectors = v;
+        s.L = L;
+        p.series.push_back(std::move(s));
+      }
+  } else {
+    p.max_distance = max_distance.empty() ? 5000 : parse_integer("--max-distance", max_distance, 10, kMaxDistance);
+    for (const SpectrumRequest& r : requests) {
+      const ResolvedSpectrum rs = resolve(r);
+      SeriesSpec s{short_label(rs), rs.name, rs.spectrum};
+      s.vectors = p.experiment == Experiment::fig2a ? Vectors::ones : Vectors::gaussian;
+      p.series.push_back(std::move(s));
+    }
+  }
+  for (size_t i = 0; i < p.series.size(); ++i) {
+    SeriesSpec& s = p.series[i];
+    s.code = static_cast<std::uint32_t>(code_base + static_cast<int>(i));
+    s.trials = p.deterministic() ? 1 : trials.empty() ? default_trials(s.spectrum.dim()) : parse_integer("--trials", trials, 2, kMaxTrials);
+  }
+
+  std::cerr << "ropecheck montecarlo: experiment " << experiment_name(p.experiment) << ", seed " << p.seed << ", arith " << arith_name(p.arith)
+            << ", " << thread_count << " thread(s)" << (shard.empty() ? "" : ", shard " + shard) << "\n";
+  const Partial partial = simulate(p, sh, RunOptions{thread_count, true});
+  if (!shard.empty()) {
+    atomic_write(out, partial_text(partial), "--out");
+    std::cout << "shard " << sh.index << "/" << sh.count << " of " << experiment_name(p.experiment) << " (seed " << p.seed << ") written to " << out
+              << "; combine every shard with: ropecheck merge PARTIALS... --out FILE\n";
+    return 0;
+  }
+  return write_results(analyse(partial), out, csv);
+}
+
+void MergeCommand::attach(CLI::App& app) {
+  command = app.add_subcommand("merge", "combine Monte Carlo shard partials (ropecheck montecarlo --shard K/N) exactly");
+  command->add_option("partials", inputs, "partial files written by montecarlo --shard")->required();
+  command->add_option("--out", out, "write the result JSON (identical to an unsharded run's) to this file")->required();
+  command->add_option("--csv", csv, "write the per-distance series as CSV to this file");
+  command->add_flag("--partial", partial, "write the merged partial instead (to merge again later with more shards)");
+}
+
+int MergeCommand::run() {
+  check_writable_target(out, "--out");
+  if (!csv.empty()) check_writable_target(csv, "--csv");
+  if (partial && !csv.empty()) throw InputError("--csv", "not given with --partial", csv);
+  std::vector<Partial> parts;
+  for (const std::string& f : inputs) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) throw InputError(f, "a readable partial file", "a file that cannot be opened");
+    std::ostringstream text;
+    text << in.rdbuf();
+    parts.push_back(parse_partial(text.str(), f));
+  }
+  const Partial merged = merge_partials(parts, inputs);
+  if (partial) {
+    atomic_write(out, partial_text(merged), "--out");
+    std::cout << "merged " << merged.shards.size() << " of " << merged.shards.front().count << " shards into " << out << "\n";
+    return 0;
+  }
+  return write_results(analyse(merged), out, csv);
+}
+
+}  // namespace ropecheck::cli

@@ -132,9 +132,11 @@ int MontecarloCommand::run() {
     s.trials = p.deterministic() ? 1 : trials.empty() ? default_trials(s.spectrum.dim()) : parse_integer("--trials", trials, 2, kMaxTrials);
   }
 
+  const RunOptions options{thread_count, true};
+  validate(p, sh, options);
   std::cerr << "ropecheck montecarlo: experiment " << experiment_name(p.experiment) << ", seed " << p.seed << ", arith " << arith_name(p.arith)
             << ", " << thread_count << " thread(s)" << (shard.empty() ? "" : ", shard " + shard) << "\n";
-  const Partial partial = simulate(p, sh, RunOptions{thread_count, true});
+  const Partial partial = simulate(p, sh, options);
   if (!shard.empty()) {
     atomic_write(out, partial_text(partial), "--out");
     std::cout << "shard " << sh.index << "/" << sh.count << " of " << experiment_name(p.experiment) << " (seed " << p.seed << ") written to " << out

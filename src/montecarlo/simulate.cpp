@@ -300,6 +300,8 @@ class Worker {
   std::vector<std::uint16_t> hbuf_[4];
 };
 
+}  // namespace
+
 void validate(const Params& p, const Shard& shard, const RunOptions& o) {
   if (o.threads < 1 || o.threads > 256) throw InputError("--threads", "an integer in [1, 256]", std::to_string(o.threads));
   if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count)
@@ -326,6 +328,8 @@ void validate(const Params& p, const Shard& shard, const RunOptions& o) {
       throw InputError("--fig8-L", "values <= 2^25 / (d/2) = " + std::to_string((std::int64_t{1} << 25) / s.spectrum.pairs()) + " with --arith f64", std::to_string(s.L));
   }
 }
+
+namespace {
 
 SeriesContext make_context(const Params& p, const SeriesSpec& s, int threads) {
   SeriesContext ctx;

@@ -15,6 +15,11 @@ struct RunOptions {
   bool progress = true;       // show a progress line when stderr is a terminal
 };
 
+// Throws InputError for parameters outside their ranges (trials, distances, threads, shard, the
+// experiment's own constraints); simulate() calls it first. Callers that print a header before the
+// long run call it themselves, so bad input still gives exactly one line.
+void validate(const Params& params, const Shard& shard, const RunOptions& options);
+
 // Returns: the accumulated shard. Throws InputError for parameters outside their ranges (trials,
 // distances, threads, the experiment's own constraints).
 Partial simulate(const Params& params, const Shard& shard, const RunOptions& options);

@@ -1,0 +1,184 @@
+// `ropecheck montecarlo` and `ropecheck merge` through the built binary: the verdicts the issue asks
+// for on small sizes (fixed seeds, so each outcome is a deterministic regression), shards merged
+// into the very bytes of an unsharded run, results independent of --threads, and every bad input
+// rejected with exit 2 and one line naming it, leaving no output file.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "run_cli.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ropecheck::test::CliStreams;
+CliStreams run(const std::string& args) { return ropecheck::test::run_cli_streams(args); }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() : path(fs::temp_directory_path() / ("ropecheck_mc_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++))) {
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  static int& counter() {
+    static int c = 0;
+    return c;
+  }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+// Small fig2b: d = 16, 400 trials per distance, distances 0..300. The claim holds, so each test
+// rejects with probability 0.001 and the verdict is `confirmed` with probability >= 0.997; with
+// the fixed seed the outcome is fixed.
+const std::string kSmallFig2b = "montecarlo --experiment fig2b --dim 16 --trials 400 --max-distance 300 --seed 7";
+
+TEST(MontecarloCommand, Fig2bConfirmsAndShardsMergeByteIdentical) {
+  TempDir dir;
+  const CliStreams whole = run(kSmallFig2b + " --threads 1 --out " + (dir / "whole.json") + " --csv " + (dir / "whole.csv"));
+  ASSERT_EQ(whole.status, 0) << whole.out << whole.err;
+  EXPECT_NE(whole.out.find("verdict: confirmed"), std::string::npos) << whole.out;
+  EXPECT_NE(whole.err.find("seed 7"), std::string::npos) << whole.err;
+  const CliStreams threaded = run(kSmallFig2b + " --threads 3 --out " + (dir / "threaded.json"));
+  ASSERT_EQ(threaded.status, 0) << threaded.err;
+  EXPECT_EQ(slurp(dir / "whole.json"), slurp(dir / "threaded.json"));
+  for (int k = 0; k < 3; ++k) {
+    const CliStreams s = run(kSmallFig2b + " --threads 2 --shard " + std::to_string(k) + "/3 --out " + (dir / ("part" + std::to_string(k) + ".json")));
+    ASSERT_EQ(s.status, 0) << s.err;
+  }
+  // Any order of the partials, the same bytes.
+  const CliStreams merged = run("merge " + (dir / "part2.json") + " " + (dir / "part0.json") + " " + (dir / "part1.json") + " --out " +
+                                (dir / "merged.json") + " --csv " + (dir / "merged.csv"));
+  ASSERT_EQ(merged.status, 0) << merged.err;
+  EXPECT_EQ(slurp(dir / "whole.json"), slurp(dir / "merged.json"));
+  EXPECT_EQ(slurp(dir / "whole.csv"), slurp(dir / "merged.csv"));
+  EXPECT_EQ(whole.out, merged.out);
+  // Hierarchical merge: two partials first, then the third.
+  ASSERT_EQ(run("merge " + (dir / "part0.json") + " " + (dir / "part1.json") + " --partial --out " + (dir / "p01.json")).status, 0);
+  ASSERT_EQ(run("merge " + (dir / "p01.json") + " " + (dir / "part2.json") + " --out " + (dir / "merged2.json")).status, 0);
+  EXPECT_EQ(slurp(dir / "whole.json"), slurp(dir / "merged2.json"));
+
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir / "whole.json"));
+  ASSERT_EQ(j["series"].size(), 1u);
+  EXPECT_EQ(j["series"][0]["verdict"], "confirmed");
+  EXPECT_EQ(j["series"][0]["tests"].size(), 3u);
+  EXPECT_EQ(j["series"][0]["per_distance"]["mean"].size(), 301u);
+  // Standard error of a mean of 400 activations of variance 1/16: 1/80 = 0.0125.
+  EXPECT_NEAR(j["series"][0]["max_standard_error"].get<double>(), 0.0125, 0.0125 * 0.15);
+
+  // A missing shard, a repeated shard, a different seed: exit 2 naming the problem.
+  const CliStreams missing = run("merge " + (dir / "part0.json") + " " + (dir / "part1.json") + " --out " + (dir / "x.json"));
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("every shard"), std::string::npos) << missing.err;
+  const CliStreams repeated = run("merge " + (dir / "part0.json") + " " + (dir / "part0.json") + " " + (dir / "part1.json") + " --out " + (dir / "x.json"));
+  EXPECT_EQ(repeated.status, 2);
+  EXPECT_NE(repeated.err.find("given twice"), std::string::npos) << repeated.err;
+  ASSERT_EQ(run(kSmallFig2b + " --seed 8 --shard 2/3 --out " + (dir / "other.json")).status, 0);
+  const CliStreams other = run("merge " + (dir / "part0.json") + " " + (dir / "part1.json") + " " + (dir / "other.json") + " --out " + (dir / "x.json"));
+  EXPECT_EQ(other.status, 2);
+  EXPECT_NE(other.err.find("seed differs"), std::string::npos) << other.err;
+  ASSERT_EQ(run("montecarlo --experiment fig9 --dim 16 --trials 40 --max-distance 30 --shard 2/3 --out " + (dir / "fig9.json")).status, 0);
+  const CliStreams experiment = run("merge " + (dir / "part0.json") + " " + (dir / "part1.json") + " " + (dir / "fig9.json") + " --out " + (dir / "x.json"));
+  EXPECT_EQ(experiment.status, 2);
+  EXPECT_NE(experiment.err.find("experiment differs"), std::string::npos) << experiment.err;
+  EXPECT_FALSE(fs::exists(dir / "x.json"));
+
+  // A truncated or edited partial is refused by its checksum.
+  const std::string text = slurp(dir / "part1.json");
+  std::ofstream(dir / "truncated.json", std::ios::binary) << text.substr(0, text.size() / 2);
+  const CliStreams truncated = run("merge " + (dir / "part0.json") + " " + (dir / "truncated.json") + " " + (dir / "part2.json") + " --out " + (dir / "x.json"));
+  EXPECT_EQ(truncated.status, 2);
+  EXPECT_NE(truncated.err.find("truncated.json"), std::string::npos) << truncated.err;
+  std::string edited = text;
+  const size_t at = edited.find("\"choice\":[[") + 11;
+  ASSERT_NE(at, std::string::npos + 11);
+  edited[at] = edited[at] == '1' ? '3' : '1';  // another trial number
+  std::ofstream(dir / "edited.json", std::ios::binary) << edited;
+  const CliStreams e = run("merge " + (dir / "part0.json") + " " + (dir / "edited.json") + " " + (dir / "part2.json") + " --out " + (dir / "x.json"));
+  EXPECT_EQ(e.status, 2);
+  EXPECT_NE(e.err.find("sha256"), std::string::npos) << e.err;
+  EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
+  EXPECT_FALSE(fs::exists(dir / "x.json"));
+}
+
+TEST(MontecarloCommand, Fig2aDetectsTheDecay) {
+  TempDir dir;
+  const CliStreams r = run("montecarlo --experiment fig2a --out " + (dir / "a.json"));
+  ASSERT_EQ(r.status, 0) << r.out << r.err;  // exit 0: the verdict is the paper's (decay detected)
+  EXPECT_NE(r.out.find("decay detected by"), std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir / "a.json"));
+  ASSERT_EQ(j["series"].size(), 2u);  // d = 256 and d = 128
+  for (const auto& s : j["series"]) {
+    EXPECT_EQ(s["verdict"], "not-confirmed");
+    EXPECT_FALSE(s["decided_by"].empty());
+    EXPECT_EQ(s["per_distance"]["mean"][0].get<double>(), 1.0);  // f(0) = 1 exactly
+  }
+  // The fig-2a claim's certified first negative value (proofs/fig-2a.md): d = 128 at r = 1707,
+  // f = -0.0077960; d = 256 at r = 2653, f = -0.0012986 (the enclosure test in
+  // tests/montecarlo/simulate_test.cpp checks every r).
+  EXPECT_NEAR(j["series"][1]["per_distance"]["mean"][1707].get<double>(), -0.0077960, 5e-8);
+  EXPECT_NEAR(j["series"][0]["per_distance"]["mean"][2653].get<double>(), -0.0012986, 5e-8);
+}
+
+TEST(MontecarloCommand, Fig8AgreesWithTheGapLaw) {
+  // n = 60 tokens, L in {60, 120, 240}, 600 trials; d = 32.
+  const CliStreams r = run("montecarlo --experiment fig8 --dim 32 --fig8-n 60 --fig8-L 60,120,240 --trials 600 --seed 3 --threads 2");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  size_t agrees = 0;
+  for (size_t at = r.out.find("gap-law closed form: agrees"); at != std::string::npos; at = r.out.find("gap-law closed form: agrees", at + 1)) ++agrees;
+  EXPECT_EQ(agrees, 3u) << r.out;
+}
+
+TEST(MontecarloCommand, VarianceAndFig9AndKernelArithmetic) {
+  const CliStreams v = run("montecarlo --experiment variance --dim 8 --trials 3000 --max-distance 40 --seed 5");
+  EXPECT_EQ(v.status, 0) << v.out << v.err;
+  EXPECT_NE(v.out.find("pooled kurtosis"), std::string::npos);
+  const CliStreams f9 = run("montecarlo --experiment fig9 --dim 16 --trials 500 --max-distance 400 --seed 11");
+  EXPECT_EQ(f9.status, 0) << f9.out << f9.err;
+  EXPECT_NE(f9.out.find("correlated distances"), std::string::npos) << f9.out;
+  for (const char* arith : {"f32", "bf16"}) {
+    const CliStreams k = run(std::string("montecarlo --experiment fig2b --dim 16 --trials 200 --max-distance 100 --seed 7 --arith ") + arith +
+                             " --base-position 1000000");
+    EXPECT_EQ(k.status, 0) << arith << "\n" << k.out << k.err;
+    EXPECT_NE(k.out.find(std::string("arith ") + arith), std::string::npos);
+  }
+}
+
+TEST(MontecarloCommand, BadInputExitsTwoWithOneLine) {
+  TempDir dir;
+  const std::pair<std::string, std::string> cases[] = {
+      {"montecarlo --experiment fig2b --dim 15", "--dim"},
+      {"montecarlo --experiment fig2b --dim 16 --trials 1", "--trials"},
+      {"montecarlo --experiment fig8 --fig8-n 100 --fig8-L 50", "--fig8-L"},
+      {"montecarlo --experiment fig2b --dim 16 --trials 10 --shard 3/3 --out " + (dir / "s.json"), "--shard"},
+      {"montecarlo --experiment fig2b --dim 16 --trials 10 --shard 1/3", "--out"},
+      {"montecarlo --experiment fig5", "--experiment"},
+      {"montecarlo --experiment fig2b --arith f16", "--arith"},
+      {"montecarlo --experiment fig2b --threads 0", "--threads"},
+      {"montecarlo --experiment fig2b --max-distance 5", "--max-distance"},
+      {"montecarlo --experiment fig2a --trials 5", "--trials"},
+      {"montecarlo --experiment fig2b --fig8-n 100", "--fig8-n"},
+      {"montecarlo --experiment fig2b --seed -1", "--seed"},
+      {"montecarlo --experiment fig2b --out /nonexistent/dir/x.json", "--out"},
+      {"merge " + (dir / "missing.json") + " --out " + (dir / "m.json"), "missing.json"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const CliStreams r = run(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path));
+}
+
+}  // namespace

@@ -73,8 +73,10 @@ TEST(MontecarloCommand, Fig2bConfirmsAndShardsMergeByteIdentical) {
   EXPECT_EQ(j["series"][0]["verdict"], "confirmed");
   EXPECT_EQ(j["series"][0]["tests"].size(), 3u);
   EXPECT_EQ(j["series"][0]["per_distance"]["mean"].size(), 301u);
-  // Standard error of a mean of 400 activations of variance 1/16: 1/80 = 0.0125.
-  EXPECT_NEAR(j["series"][0]["max_standard_error"].get<double>(), 0.0125, 0.0125 * 0.15);
+  // Standard error of a mean of 400 activations of variance 1/16: 1/80 = 0.0125. The sample sd of
+  // 400 values of kurtosis 3 + 6/16 has relative sd sqrt((kurtosis - 1) / (4 * 400)) = 3.9%; the
+  // largest of 301 lies ~3 sd above; 25% is 6.5 sd (a sanity check of the scale, not a test).
+  EXPECT_NEAR(j["series"][0]["max_standard_error"].get<double>(), 0.0125, 0.0125 * 0.25);
 
   // A missing shard, a repeated shard, a different seed: exit 2 naming the problem.
   const CliStreams missing = run("merge " + (dir / "part0.json") + " " + (dir / "part1.json") + " --out " + (dir / "x.json"));

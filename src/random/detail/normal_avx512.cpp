@@ -30,24 +30,23 @@ struct RoundKeys {
   }
 };
 
-// Philox4x32-10 of 8 blocks: counters {stream lo, stream hi, j lo, j hi} per lane. On return the low
-// 32 bits of each lane of x0..x3 are the words w0..w3 (the high halves are garbage).
-inline void philox8(const RoundKeys& keys, __m512i s0, __m512i s1, __m512i j, __m512i* x0, __m512i* x1,
-                    __m512i* x2, __m512i* x3) {
+// Philox4x32-10 of G groups of 8 blocks, interleaved round by round (one group's rounds form a
+// 10-step chain of multiply, shift and xor: alone it would leave the multipliers idle). c0..c3 are
+// the counters {stream lo, stream hi, j lo, j hi} per lane; on return the low 32 bits of each lane
+// of c0..c3 are the words w0..w3 (the high halves are garbage).
+template <int G>
+[[gnu::always_inline]] inline void philox8(const RoundKeys& keys, __m512i* c0, __m512i* c1, __m512i* c2, __m512i* c3) {
   const __m512i m0 = seti(kPhiloxM0), m1 = seti(kPhiloxM1);
-  __m512i c0 = s0, c1 = s1, c2 = j, c3 = _mm512_srli_epi64(j, 32);
   for (int r = 0; r < kPhiloxRounds; ++r) {
-    const __m512i p0 = _mm512_mul_epu32(c0, m0), p1 = _mm512_mul_epu32(c2, m1);
-    // 0x96: a ^ b ^ c.
-    c0 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), c1, keys.k0[r], 0x96);
-    c2 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), c3, keys.k1[r], 0x96);
-    c1 = p1;
-    c3 = p0;
+    for (int g = 0; g < G; ++g) {
+      const __m512i p0 = _mm512_mul_epu32(c0[g], m0), p1 = _mm512_mul_epu32(c2[g], m1);
+      // 0x96: a ^ b ^ c.
+      c0[g] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), c1[g], keys.k0[r], 0x96);
+      c2[g] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), c3[g], keys.k1[r], 0x96);
+      c1[g] = p1;
+      c3[g] = p0;
+    }
   }
-  *x0 = c0;
-  *x1 = c1;
-  *x2 = c2;
-  *x3 = c3;
 }
 
 // ((hi << 32) | (lo & 0xFFFFFFFF)) >> 11 (0xF8: a | (b & c)).
@@ -132,59 +131,74 @@ inline void sincos_turn8(__m512i b, __m512d* c, __m512d* s) {
   *s = _mm512_castsi512_pd(_mm512_ternarylogic_epi64(_mm512_castpd_si512(sv), sneg, sign, 0x78));
 }
 
-// Lane l holds block base + kLaneBlock[l], so that unpacklo/unpackhi of (cos, sin) deviates give
-// blocks base..base+3 and base+4..base+7 in output order.
+// Lane l holds block base + {0, 4, 1, 5, 2, 6, 3, 7}[l], so that unpacklo/unpackhi of the (cos,
+// sin) deviates give blocks base..base+3 and base+4..base+7 in output order.
 inline __m512i lane_blocks(std::uint64_t base) {
   return _mm512_and_si512(_mm512_add_epi64(seti(base), _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7)),
                           seti((std::uint64_t{1} << 63) - 1));
 }
 
-// The 16 deviates of blocks base..base+7, in output order, as two registers. (always_inline: at
-// -O2, GCC 12 otherwise reports its own intrinsics' _mm512_undefined_* placeholders as
+// The 16 G deviates of blocks base..base+8G-1, in output order, as 2G registers. (always_inline:
+// at -O2, GCC 12 otherwise reports its own intrinsics' _mm512_undefined_* placeholders as
 // uninitialized in the out-of-line copy.)
-[[gnu::always_inline]] inline void deviates16(const RoundKeys& keys, __m512i s0, __m512i s1, std::uint64_t base, __m512d* lo, __m512d* hi) {
-  __m512i w0, w1, w2, w3;
-  philox8(keys, s0, s1, lane_blocks(base), &w0, &w1, &w2, &w3);
-  const __m512i a = top53(w1, w0), b = top53(w3, w2);
-  const __m512d u = _mm512_mul_pd(_mm512_cvtepi64_pd(_mm512_add_epi64(a, seti(1))), set(0x1p-53));
-  const __m512d rho = _mm512_sqrt_pd(_mm512_mul_pd(set(-2.0), log_unit8(u)));
-  __m512d c, s;
-  sincos_turn8(b, &c, &s);
-  const __m512d d0 = _mm512_mul_pd(rho, c), d1 = _mm512_mul_pd(rho, s);
-  *lo = _mm512_unpacklo_pd(d0, d1);
-  *hi = _mm512_unpackhi_pd(d0, d1);
+template <int G>
+[[gnu::always_inline]] inline void deviates(const RoundKeys& keys, __m512i s0, __m512i s1, std::uint64_t base,
+                                            __m512d* out) {
+  __m512i c0[G], c1[G], c2[G], c3[G];
+  for (int g = 0; g < G; ++g) {
+    c0[g] = s0;
+    c1[g] = s1;
+    c2[g] = lane_blocks(base + static_cast<std::uint64_t>(kLanes * g));
+    c3[g] = _mm512_srli_epi64(c2[g], 32);
+  }
+  philox8<G>(keys, c0, c1, c2, c3);
+  // Stage by stage over the groups, so that independent chains sit next to each other in the
+  // instruction stream (one group's log or sincos is a long dependency chain).
+  __m512d rho[G], c[G], s[G];
+  for (int g = 0; g < G; ++g) {
+    const __m512i a = top53(c1[g], c0[g]);
+    rho[g] = _mm512_mul_pd(_mm512_cvtepi64_pd(_mm512_add_epi64(a, seti(1))), set(0x1p-53));
+  }
+  for (int g = 0; g < G; ++g) rho[g] = _mm512_sqrt_pd(_mm512_mul_pd(set(-2.0), log_unit8(rho[g])));
+  for (int g = 0; g < G; ++g) sincos_turn8(top53(c3[g], c2[g]), &c[g], &s[g]);
+  for (int g = 0; g < G; ++g) {
+    const __m512d d0 = _mm512_mul_pd(rho[g], c[g]), d1 = _mm512_mul_pd(rho[g], s[g]);
+    out[2 * g] = _mm512_unpacklo_pd(d0, d1);
+    out[2 * g + 1] = _mm512_unpackhi_pd(d0, d1);
+  }
 }
+
+constexpr int kBatch = 4;  // groups per main-loop step
 
 void fill(std::uint64_t seed, std::uint64_t stream, std::uint64_t first, double* out, std::size_t n) {
   const RoundKeys keys(seed);
   const __m512i s0 = seti(stream & 0xFFFFFFFFu), s1 = seti(stream >> 32);
   std::uint64_t j = first >> 1;
-  // An odd first starts inside block j: its group goes through a buffer, dropping deviate 2j.
-  const std::size_t skip = first & 1;
   std::size_t done = 0;  // deviates of out written
-  __m512d lo, hi;
-  if (skip) {
+  __m512d d[2 * kBatch];
+  // An odd first starts inside block j: its group goes through a buffer, dropping deviate 2j.
+  if (first & 1) {
     alignas(64) double tmp[2 * kLanes];
-    deviates16(keys, s0, s1, j, &lo, &hi);
-    _mm512_store_pd(tmp, lo);
-    _mm512_store_pd(tmp + kLanes, hi);
-    const std::size_t take = n < 2 * kLanes - 1 ? n : 2 * kLanes - 1;
-    std::memcpy(out, tmp + 1, take * sizeof(double));
-    done = take;
+    deviates<1>(keys, s0, s1, j, d);
+    _mm512_store_pd(tmp, d[0]);
+    _mm512_store_pd(tmp + kLanes, d[1]);
+    done = n < 2 * kLanes - 1 ? n : 2 * kLanes - 1;
+    std::memcpy(out, tmp + 1, done * sizeof(double));
     j += kLanes;
   }
-  for (; done + 2 * kLanes <= n; done += 2 * kLanes, j += kLanes) {
-    deviates16(keys, s0, s1, j, &lo, &hi);
-    _mm512_storeu_pd(out + done, lo);
-    _mm512_storeu_pd(out + done + kLanes, hi);
+  for (; done + 2 * kLanes * kBatch <= n; done += 2 * kLanes * kBatch, j += kLanes * kBatch) {
+    deviates<kBatch>(keys, s0, s1, j, d);
+    for (int k = 0; k < 2 * kBatch; ++k) _mm512_storeu_pd(out + done + kLanes * k, d[k]);
   }
-  if (done < n) {
+  for (; done < n; done += 2 * kLanes, j += kLanes) {
+    deviates<1>(keys, s0, s1, j, d);
     const std::size_t rest = n - done;
-    deviates16(keys, s0, s1, j, &lo, &hi);
     const __mmask8 mlo = rest >= kLanes ? __mmask8(0xFF) : static_cast<__mmask8>((1u << rest) - 1);
-    const __mmask8 mhi = rest > kLanes ? static_cast<__mmask8>((1u << (rest - kLanes)) - 1) : __mmask8(0);
-    _mm512_mask_storeu_pd(out + done, mlo, lo);
-    _mm512_mask_storeu_pd(out + done + kLanes, mhi, hi);
+    const __mmask8 mhi = rest >= 2 * kLanes ? __mmask8(0xFF)
+                         : rest > kLanes    ? static_cast<__mmask8>((1u << (rest - kLanes)) - 1)
+                                            : __mmask8(0);
+    _mm512_mask_storeu_pd(out + done, mlo, d[0]);
+    _mm512_mask_storeu_pd(out + done + kLanes, mhi, d[1]);
   }
 }
 
@@ -193,10 +207,10 @@ void philox(std::uint64_t seed, std::uint64_t stream, std::uint64_t j0, std::uin
   const __m512i s0 = seti(stream & 0xFFFFFFFFu), s1 = seti(stream >> 32);
   const __m512i m32 = seti(0xFFFFFFFFu);
   for (std::size_t i = 0; i < n; i += kLanes) {
-    __m512i w[4];
-    const __m512i j = _mm512_and_si512(_mm512_add_epi64(seti(j0 + i), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7)),
-                                       seti((std::uint64_t{1} << 63) - 1));
-    philox8(keys, s0, s1, j, &w[0], &w[1], &w[2], &w[3]);
+    __m512i w[4] = {s0, s1, _mm512_and_si512(_mm512_add_epi64(seti(j0 + i), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7)),
+                                             seti((std::uint64_t{1} << 63) - 1))};
+    w[3] = _mm512_srli_epi64(w[2], 32);
+    philox8<1>(keys, &w[0], &w[1], &w[2], &w[3]);
     alignas(64) std::uint64_t lanes[4][kLanes];
     for (int k = 0; k < 4; ++k) _mm512_store_si512(lanes[k], _mm512_and_si512(w[k], m32));
     for (std::size_t l = 0; l < kLanes && i + l < n; ++l)

@@ -66,6 +66,8 @@ TEST(NormalSampler, PhiloxMatchesRandom123OnEveryPath) {
             for (std::size_t k = 0; k < 4; ++k)
               ASSERT_EQ(words[4 * i + k], w[k]) << kernel::path_name(path) << " seed " << seed << " stream " << stream
                                                 << " block " << j << " word " << k;
+            // The same key and counter as CounterRng (whose bits are words 1:0).
+            ASSERT_EQ((std::uint64_t{words[4 * i + 1]} << 32) | words[4 * i], CounterRng(seed, stream).bits(j));
           }
         }
   }

@@ -9,14 +9,15 @@
 // with c_k, s_k = cos, sin((p_q - p_k) g_k), A_k = q_a k_a + q_b k_b, B_k = q_a k_b - q_b k_a over the
 // pair (a, b) = (2k, 2k+1). The paper's q^T rho(g)^{j-i} k with the query later (i > j).
 //
-// Experiments (defaults: theta 1e4, d = 256 and d = 128 as two series, distances 0..5000):
+// Experiments (defaults: theta 1e4, d = 256 -- the paper's second run is --dim 128 -- distances
+// 0..5000):
 //   fig2a     q = k = (1, ..., 1), one deterministic "trial": a(r) = (2/d) sum_k cos(r g_k).
 //   fig2b     fresh q, k ~ N(0, I_d) for every (distance, trial).
 //   fig9      one q, k ~ N(0, I_d) per trial (a "draw"), evaluated at every distance.
 //   fig8      Random RoPE: per trial, positions p_0 < ... < p_{n-1} uniform without replacement
 //             from [0, L), sorted; index distance r uses the gap p_r - p_0. Series: every L in
 //             --fig8-L (default n, 2n, 4n, 8n with n = 1000) x vectors {ones, gaussian} (one q, k
-//             per trial), d = 256 unless --dim / --config says otherwise.
+//             per trial).
 //   variance  as fig2b but unnormalised: x(r) = q^T R^{-r} k, whose law is the same for every r:
 //             variance d and kurtosis 3 + 6/d exactly (a sum of d products of independent normals).
 #pragma once

@@ -115,21 +115,22 @@ TEST(MontecarloCommand, Fig2bConfirmsAndShardsMergeByteIdentical) {
 
 TEST(MontecarloCommand, Fig2aDetectsTheDecay) {
   TempDir dir;
-  const CliStreams r = run("montecarlo --experiment fig2a --out " + (dir / "a.json"));
-  ASSERT_EQ(r.status, 0) << r.out << r.err;  // exit 0: the verdict is the paper's (decay detected)
-  EXPECT_NE(r.out.find("decay detected by"), std::string::npos) << r.out;
-  const nlohmann::json j = nlohmann::json::parse(slurp(dir / "a.json"));
-  ASSERT_EQ(j["series"].size(), 2u);  // d = 256 and d = 128
-  for (const auto& s : j["series"]) {
+  // The fig-2a claim's certified first negative values (proofs/fig-2a.md, printed to 5
+  // significant digits): d = 256 at r = 2653, f = -0.0012986; d = 128 at r = 1707, f = -0.0077960
+  // (tests/montecarlo/simulate_test.cpp checks every r against the enclosures).
+  for (const auto& [dim, r, f] : {std::tuple<int, int, double>{256, 2653, -0.0012986}, {128, 1707, -0.0077960}}) {
+    const std::string file = dir / ("a" + std::to_string(dim) + ".json");
+    const CliStreams run_a = run("montecarlo --experiment fig2a --dim " + std::to_string(dim) + " --out " + file);
+    ASSERT_EQ(run_a.status, 0) << run_a.out << run_a.err;  // exit 0: the verdict is the paper's (decay detected)
+    EXPECT_NE(run_a.out.find("decay detected by"), std::string::npos) << run_a.out;
+    const nlohmann::json j = nlohmann::json::parse(slurp(file));
+    ASSERT_EQ(j["series"].size(), 1u);
+    const auto& s = j["series"][0];
     EXPECT_EQ(s["verdict"], "not-confirmed");
     EXPECT_FALSE(s["decided_by"].empty());
     EXPECT_EQ(s["per_distance"]["mean"][0].get<double>(), 1.0);  // f(0) = 1 exactly
+    EXPECT_NEAR(s["per_distance"]["mean"][r].get<double>(), f, 5e-8);
   }
-  // The fig-2a claim's certified first negative value (proofs/fig-2a.md): d = 128 at r = 1707,
-  // f = -0.0077960; d = 256 at r = 2653, f = -0.0012986 (the enclosure test in
-  // tests/montecarlo/simulate_test.cpp checks every r).
-  EXPECT_NEAR(j["series"][1]["per_distance"]["mean"][1707].get<double>(), -0.0077960, 5e-8);
-  EXPECT_NEAR(j["series"][0]["per_distance"]["mean"][2653].get<double>(), -0.0012986, 5e-8);
 }
 
 TEST(MontecarloCommand, Fig8AgreesWithTheGapLaw) {

@@ -72,13 +72,19 @@ void ExactSum::add(double x) {
   }
   if (pending_ >= kPropagateEvery) [[unlikely]] propagate();
   ++pending_;
-  const unsigned __int128 v = static_cast<unsigned __int128>(m) << (p & 31u);
+  // The digits of m << sh (sh < 32, at most 84 bits) without 128-bit shifts: the low 32 bits, then
+  // m >> (32 - sh) (at most 52 bits) split in two.
+  const unsigned sh = p & 31u;
+  const std::uint64_t high = m >> (32u - sh);
+  const auto d0 = static_cast<std::int64_t>(static_cast<std::uint32_t>(m << sh));
+  const auto d1 = static_cast<std::int64_t>(static_cast<std::uint32_t>(high));
+  const auto d2 = static_cast<std::int64_t>(high >> 32);
   // Two's-complement negation without a branch: (d ^ s) - s is d for s = 0 and -d for s = -1.
   const std::int64_t s = -static_cast<std::int64_t>(b >> 63);
   std::int64_t* d = digit_ + (p >> 5);
-  d[0] += (static_cast<std::int64_t>(static_cast<std::uint32_t>(v)) ^ s) - s;
-  d[1] += (static_cast<std::int64_t>(static_cast<std::uint32_t>(v >> 32)) ^ s) - s;
-  d[2] += (static_cast<std::int64_t>(v >> 64) ^ s) - s;
+  d[0] += (d0 ^ s) - s;
+  d[1] += (d1 ^ s) - s;
+  d[2] += (d2 ^ s) - s;
 }
 
 void ExactSum::add(const ExactSum& other) {

@@ -8,6 +8,8 @@
 // Representation: fixed-point digits covering every double (2^-1074 .. 2^1024), with lazy carries;
 // the canonical form (carries propagated, value as a signed integer times 2^-1074) is what
 // to_text() writes and operator== compares.
+// Const members (value, text, ==) canonicalise the digits in place: one object must not be read from
+// two threads at once (distinct objects are independent).
 #pragma once
 
 #include <cstdint>
@@ -38,10 +40,15 @@ class ExactSum {
   // which to_real() is exact.
   long bits_needed() const;
   std::uint64_t non_finite() const;
+  // Sets `out` to the exact sum rounded once to out's own precision (NaN if a non-finite term was
+  // added). Thread-safe for distinct objects: raw MPFR, no Boost default precision involved (this is
+  // what statistics/moments.cpp uses inside worker threads; to_real() is the Boost-facing twin).
+  void to_mpfr(mpfr_ptr out) const;
 
-  // Returns: a canonical text form that round-trips exactly: "0", or "[-]HEX" (the integer, lower
-  // case hex without leading zeros) followed by "p-1074"-style exponent "pE"; with ";nf=N" appended
-  // when N > 0 non-finite terms were added. Equal sums give equal text.
+  // Returns: a canonical text form that round-trips exactly: "0", or "[-]HEXpE" meaning HEX * 2^E,
+  // HEX an odd integer in lower-case hex without leading zeros (the canonical integer with its
+  // trailing zero bits moved into E >= -1074): 1.0 is "1p0", -0.75 "-3p-2", 2^-1074 "1p-1074";
+  // with ";nf=N" appended when N > 0 non-finite terms were added. Equal sums give equal text.
   std::string to_text() const;
   // Returns: the sum to_text() wrote. Throws InputError naming `input` on malformed text.
   static ExactSum from_text(std::string_view text, const std::string& input);
@@ -49,7 +56,9 @@ class ExactSum {
   friend bool operator==(const ExactSum& a, const ExactSum& b);
 
  private:
+  friend struct ExactSumTestAccess;  // tests/numeric/exact_sum_test.cpp: the carry threshold
   void propagate() const;  // canonicalises the digits (carries), keeping the value
+  void integer(mpz_ptr out) const;  // out = the exact sum times 2^1074 (an integer)
   static constexpr int kDigits = 70;  // 32-bit digits in int64 slots, 2^-1074 .. 2^1166
   mutable std::int64_t digit_[kDigits];
   mutable std::uint32_t pending_ = 0;  // adds since the last propagation (<= 2^30 keeps slots safe)

@@ -3,6 +3,10 @@
 // statistic and p-value so a report can say which test decided. Distributions come from
 // Boost.Math (students_t, normal, binomial, beta; owens_t), whose results depend only on the
 // arguments, never on the machine's libm beyond last-bit differences (documented per function).
+// Arguments outside a function's stated range (levels and alpha outside (0, 1), counts outside
+// [0, n], a t-test on fewer than 2 values) throw InputError naming the argument and the range.
+// The laws behind two of the tests live in their own files: statistics/kolmogorov.h (KS) and
+// statistics/exceedance_count.h (the dependent exceedance count).
 #pragma once
 
 #include <cstdint>

@@ -4,8 +4,13 @@
 // results (threads, shards, machines) combine into the very bits of a single-process run; and
 // computing the central moments from exact raw sums in high precision has none of the
 // cancellation that makes the textbook one-pass variance formula dangerous in floating point.
-// (The only rounding before the sums is that of the summands fl(x^2), fl(x^3), fl(x^4): relative
-// 2^-53 each, far below any sampling error.)
+// The powers are exact too: x^2, x^3 and x^4 are added as exact sums of 2, 4 and 6 doubles (Dekker's
+// error-free products). Summing the rounded powers fl(x^k) instead would not do: their absolute
+// error 2^-53 x^k is what the cancellation in m2 = S2/n - mean^2 amplifies (for 1e9 + {0, 1, 2}
+// the exactly summed fl(x^2) give the variance -1.5 instead of 1). Exactness holds while x^4 neither overflows nor reaches the
+// subnormal range; outside it (|x| > 2^150 or 0 < |x| < 2^-150) each power is added as the exact
+// expansion truncated at 2^-1074 (absolute error <= 2^-1075 per power), or as +-inf when it
+// overflows binary64 (then the sums that need it, and the fields computed from them, are NaN).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +21,7 @@ namespace ropecheck::statistics {
 
 struct Moments {
   std::int64_t n = 0;
-  ExactSum s1, s2, s3, s4;  // sum of x, fl(x*x), fl(fl(x*x)*x), fl(fl(x*x)*fl(x*x))
+  ExactSum s1, s2, s3, s4;  // exact sums of x, x^2, x^3, x^4 (see above for the range)
 
   void add(double x);
   void add(const Moments& other);

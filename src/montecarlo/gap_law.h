@@ -21,14 +21,17 @@ namespace ropecheck::montecarlo {
 // recurrence P(t+1)/P(t) = t (L - t - n + r) / ((t - r + 1)(L - t)) with an explicit power-of-two
 // exponent carried beside the mantissa (so no underflow, even where P(D_r = r) ~ (n/L)^r < 2^-1074),
 // using only +, -, *, / (the same bits on every machine). Relative error of each probability below
-// 4 (L + r) 2^-53 (each recurrence step adds at most 4 roundings); the probabilities sum to 1 within
-// that bound (tested). Preconditions: 1 <= n <= L, 0 <= r <= n - 1 (InputError otherwise).
+// 4 (L + r) 2^-53 (each recurrence step adds at most 4 roundings), plus an absolute 2^-1075 where
+// the probability is below 2^-1022 (the one final rounding into binary64's subnormal range, or to
+// 0); the probabilities sum to 1 within that bound (tested). Preconditions: 1 <= n <= L <= 2^40,
+// 0 <= r <= n - 1 (InputError naming "n", "L" or "r" otherwise).
 std::vector<double> gap_probabilities(std::int64_t n, std::int64_t L, std::int64_t r);
 
 // Returns: E f(D_r) for r = 0..n-1, given f(t) for t = 0..L (f.size() == L + 1; f[0] = 1 for the
-// all-ones curve). Sum in index order of P(D_r = t) f(t); terms with P below 2^-80 max_t P are
-// skipped (their total is below 2^-80 L, stated as part of the error: |error| <= 4(L + n) 2^-53
-// max|f| + L 2^-80). Preconditions as gap_probabilities; f.size() == L + 1.
+// all-ones curve). Compensated (Neumaier) sum in index order of P(D_r = t) f(t); terms with P below
+// 2^-80 max_t P are skipped (their total is below 2^-80 L, stated as part of the error:
+// |error| <= 4(L + n) 2^-53 max|f| + L 2^-80 max|f|). Preconditions as gap_probabilities; f.size() == L + 1 (InputError
+// naming "f" otherwise).
 std::vector<double> expected_gap_curve(std::int64_t n, std::int64_t L, const std::vector<double>& f);
 
 }  // namespace ropecheck::montecarlo

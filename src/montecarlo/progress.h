@@ -32,7 +32,8 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
   std::atomic<std::int64_t> last_draw_ns_{0};
   std::mutex draw_;
-  bool finished_ = false;
+  bool finished_ = false;       // guarded by draw_
+  std::size_t width_ = 0;       // widest line drawn (guarded by draw_), for finish()'s clearing
 };
 
 }  // namespace ropecheck::montecarlo

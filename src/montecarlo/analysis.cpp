@@ -156,12 +156,21 @@ SeriesOutcome analyse_series(const Params& p, const SeriesSpec& spec, const Seri
 
   // The slope of a(r) (of a(r)^2 for variance) on r, one per trial: independent across trials.
   {
-    Summary slope = statistics::summarize(acc.slope);
-    if (p.deterministic()) slope.standard_error = 0, slope.sd = 0;
-    TestResult t = statistics::t_test(slope, 0.0, p.alpha, variance ? "variance slope t-test" : "slope t-test");
-    t.detail = "least-squares slope " + fmt("%.3g", slope.mean) + " per token" +
-               (p.deterministic() ? " (deterministic)" : " +- " + fmt("%.2g", slope.standard_error) + " over " + std::to_string(slope.n) + " trials") +
-               (t.detail.empty() ? "" : "; " + t.detail);
+    const Summary slope = statistics::summarize(acc.slope);
+    const std::string name = variance ? "variance slope t-test" : "slope t-test";
+    TestResult t;
+    if (p.deterministic()) {
+      // One exact curve: its slope is a number, not an estimate; any non-zero slope is a trend.
+      t.name = name;
+      t.statistic = slope.mean;
+      t.p_value = slope.mean == 0 ? 1.0 : 0.0;
+      t.rejects = t.p_value < p.alpha;
+      t.detail = "least-squares slope " + fmt("%.3g", slope.mean) + " per token (deterministic curve: exact, no sampling error)";
+    } else {
+      t = statistics::t_test(slope, 0.0, p.alpha, name);
+      t.detail = "least-squares slope " + fmt("%.3g", slope.mean) + " per token +- " + fmt("%.2g", slope.standard_error) + " over " +
+                 std::to_string(slope.n) + " trials, t = " + fmt("%.3g", t.statistic) + ", df = " + std::to_string(slope.n - 1);
+    }
     tests.push_back(t);
   }
 

@@ -18,22 +18,26 @@
 namespace ropecheck::montecarlo {
 namespace {
 
-double& fma_peak_flops() {
-  static double peak = 0;
-  return peak;
-}
-
 // 16 independent chains of 8-double FMAs (AVX-512): enough in flight to cover the FMA latency (4
 // cycles) on two pipes. Compiled for AVX-512 by attribute; skipped on CPUs without it.
 __attribute__((target("avx512f,fma"))) double fma_loop(long iterations) {
   typedef double v8 __attribute__((vector_size(64)));
-  v8 acc[16];
-  for (int i = 0; i < 16; ++i) acc[i] = v8{} + 1.0 + i * 1e-3;
+  // Sixteen named accumulators (an array would live on the stack, and store-to-load forwarding
+  // would become the measured latency).
+  v8 c0 = v8{} + 1.00, c1 = v8{} + 1.01, c2 = v8{} + 1.02, c3 = v8{} + 1.03, c4 = v8{} + 1.04, c5 = v8{} + 1.05, c6 = v8{} + 1.06,
+     c7 = v8{} + 1.07, c8 = v8{} + 1.08, c9 = v8{} + 1.09, c10 = v8{} + 1.10, c11 = v8{} + 1.11, c12 = v8{} + 1.12, c13 = v8{} + 1.13,
+     c14 = v8{} + 1.14, c15 = v8{} + 1.15;
   const v8 a = v8{} + 0.999999, b = v8{} + 1e-7;
-  for (long it = 0; it < iterations; ++it)
-    for (int i = 0; i < 16; ++i) acc[i] = __builtin_ia32_vfmaddpd512_mask(acc[i], a, b, -1, 4);
-  v8 s = acc[0];
-  for (int i = 1; i < 16; ++i) s += acc[i];
+#define ROPECHECK_FMA(c)                                      \
+  c = __builtin_ia32_vfmaddpd512_mask(c, a, b, -1, 4);        \
+  asm volatile("" : "+v"(c));  // every FMA runs: no folding of the recurrence
+  for (long it = 0; it < iterations; ++it) {
+    ROPECHECK_FMA(c0) ROPECHECK_FMA(c1) ROPECHECK_FMA(c2) ROPECHECK_FMA(c3) ROPECHECK_FMA(c4) ROPECHECK_FMA(c5) ROPECHECK_FMA(c6)
+    ROPECHECK_FMA(c7) ROPECHECK_FMA(c8) ROPECHECK_FMA(c9) ROPECHECK_FMA(c10) ROPECHECK_FMA(c11) ROPECHECK_FMA(c12)
+    ROPECHECK_FMA(c13) ROPECHECK_FMA(c14) ROPECHECK_FMA(c15)
+  }
+#undef ROPECHECK_FMA
+  const v8 s = ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7)) + ((c8 + c9) + (c10 + c11)) + ((c12 + c13) + (c14 + c15));
   double out = 0;
   for (int i = 0; i < 8; ++i) out += s[i];
   return out;

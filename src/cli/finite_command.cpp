@@ -1,12 +1,11 @@
 #include "cli/finite_command.h"
 
 #include <chrono>
-#include <cstdarg>
-#include <cstdio>
 #include <iostream>
 
 #include "certificate/environment.h"
 #include "io/atomic_write.h"
+#include "io/printf_string.h"
 #include "kernel/finite_verdicts.h"
 #include "spectrum/request.h"
 
@@ -16,15 +15,6 @@ namespace {
 
 using namespace ropecheck::finite;
 
-std::string format(const char* fmt, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return buf;
-}
-
 std::string power_of_two(long long x) {
   int e = 0;
   while ((1LL << e) < x) ++e;
@@ -33,7 +23,7 @@ std::string power_of_two(long long x) {
 
 std::string failure_text(const ArgmaxFailure& f) {
   if (f.r < 0) return "-";
-  return format("r=%lld: key at %lld (distance %lld) %a >= %a", f.r, f.position, f.r - f.position,
+  return printf_string("r=%lld: key at %lld (distance %lld) %a >= %a", f.r, f.position, f.r - f.position,
                 static_cast<double>(f.a_other), static_cast<double>(f.a_target));
 }
 
@@ -43,11 +33,11 @@ void print_argmax(const ArgmaxConstruction& c) {
             << "  must have the strictly largest activation (a tie fails). Exhaustive: every r <= the limit, every key.\n";
   for (size_t t = 0; t < c.dtypes.size(); ++t) {
     const ExactArgmax& e = c.exact[t];
-    std::cout << format("  exact (certified, MPFI; q rounded to %s): %s for every r <= %lld, min margin in [%.6g, %.6g] at offset %lld\n",
+    std::cout << printf_string("  exact (certified, MPFI; q rounded to %s): %s for every r <= %lld, min margin in [%.6g, %.6g] at offset %lld\n",
                         dtype_name(c.dtypes[t]).c_str(), e.holds ? "holds" : "NOT certified", e.limit, e.margin_lower,
                         e.margin_upper, e.runner_up_offset);
   }
-  std::cout << format("  %-10s %-5s %-14s %-12s %-s\n", "rotator", "dtype", "holds up to r", "min margin", "first failure / probes r = 2^e beyond (keys within 64 of target and query; sampled)");
+  std::cout << printf_string("  %-10s %-5s %-14s %-12s %-s\n", "rotator", "dtype", "holds up to r", "min margin", "first failure / probes r = 2^e beyond (keys within 64 of target and query; sampled)");
   for (const ArgmaxScan& s : c.scans) {
     const std::string upto = s.first_failure.r < 0 ? ">= " + std::to_string(s.holds_up_to) : std::to_string(s.holds_up_to);
     std::string tail = failure_text(s.first_failure);
@@ -56,7 +46,7 @@ void print_argmax(const ArgmaxConstruction& c) {
       else if (s.first_probe_failure.r < 0) tail = "no failure; probes to " + power_of_two(s.probed.back()) + ": none failed";
       else tail = "probe failure " + failure_text(s.first_probe_failure);
     }
-    std::cout << format("  %-10s %-5s %-14s %-12.4g %s\n", rotator_name(s.rotator).c_str(), dtype_name(s.dtype).c_str(),
+    std::cout << printf_string("  %-10s %-5s %-14s %-12.4g %s\n", rotator_name(s.rotator).c_str(), dtype_name(s.dtype).c_str(),
                         upto.c_str(), s.min_margin, tail.c_str());
   }
 }
@@ -66,18 +56,18 @@ void print_heads(const HeadConstruction& c) {
             << " fastest pairs, ||psi||^2 = " << c.s << ", rows 1.." << c.N << "]\n"
             << "  strict: a_{i,target} > a_{i,j} for every row i <= N and key j <= i (exhaustive); margin = a_target - a_j\n";
   for (size_t t = 0; t < c.dtypes.size(); ++t)
-    std::cout << format("  exact (certified, MPFI; psi rounded to %s): %s, min margin in [%.6g, %.6g] at offset %lld\n",
+    std::cout << printf_string("  exact (certified, MPFI; psi rounded to %s): %s, min margin in [%.6g, %.6g] at offset %lld\n",
                         dtype_name(c.dtypes[t]).c_str(), c.exact_strict[t] ? "strict" : "NOT certified strict",
                         c.exact_margin_lower[t], c.exact_margin_upper[t], c.exact_offset[t]);
-  std::cout << format("  %-10s %-5s %-7s %-12s %-12s %s\n", "rotator", "dtype", "strict", "min margin", "rows failing", "at (row, key): a_target, a_key");
+  std::cout << printf_string("  %-10s %-5s %-7s %-12s %-12s %s\n", "rotator", "dtype", "strict", "min margin", "rows failing", "at (row, key): a_target, a_key");
   for (const HeadStrictness& r : c.rows)
-    std::cout << format("  %-10s %-5s %-7s %-12.4g %-12lld (%lld, %lld): %a, %a\n", rotator_name(r.rotator).c_str(),
+    std::cout << printf_string("  %-10s %-5s %-7s %-12.4g %-12lld (%lld, %lld): %a, %a\n", rotator_name(r.rotator).c_str(),
                         dtype_name(r.dtype).c_str(), r.strict ? "yes" : "NO", r.min_margin, r.failing_rows, r.min_row,
                         r.min_key, static_cast<double>(r.a_target), static_cast<double>(r.a_other));
 }
 
 void print_cos710(const Cos710& c) {
-  std::cout << format("\nd = 2, g = 1 at 710 (710/113 is a convergent of 2 pi): cos(710) in [%.17g, %.17g] (certified) < 1,\n"
+  std::cout << printf_string("\nd = 2, g = 1 at 710 (710/113 is a convergent of 2 pi): cos(710) in [%.17g, %.17g] (certified) < 1,\n"
                       "  fl32(cos 710) = %s; the kernel's float32 rotation of (1, 0) at position 710 = (%s, %s)\n",
                       c.cos_lower, c.cos_upper, hex(c.cos_f32).c_str(), hex(c.kernel_x).c_str(), hex(c.kernel_y).c_str());
 }
@@ -86,10 +76,10 @@ void print_shift(const ShiftInvariance& s) {
   std::cout << "\nShift invariance: |a(m+s, n+s) - a(m, n)|, m = " << s.m << ", n = " << s.n << "  [" << s.label << ": "
             << s.spectrum << "; q, k seeded dyadic, seed " << s.seed << "]\n";
   for (size_t t = 0; t < s.dtypes.size(); ++t)
-    std::cout << format("  exact a(m, n) (inputs rounded to %s): %.9g\n", dtype_name(s.dtypes[t]).c_str(), s.exact[t]);
+    std::cout << printf_string("  exact a(m, n) (inputs rounded to %s): %.9g\n", dtype_name(s.dtypes[t]).c_str(), s.exact[t]);
   std::cout << "  measured on each s (one deterministic run); kernel rows end with the bound proved from its ulp contract\n";
-  std::cout << format("  %-6s", "s");
-  for (const ShiftSeries& r : s.series) std::cout << format(" %-16s", (rotator_name(r.rotator) + " " + dtype_name(r.dtype)).c_str());
+  std::cout << printf_string("  %-6s", "s");
+  for (const ShiftSeries& r : s.series) std::cout << printf_string(" %-16s", (rotator_name(r.rotator) + " " + dtype_name(r.dtype)).c_str());
   std::cout << "\n";
   size_t longest = 0;
   for (const ShiftSeries& r : s.series) longest = std::max(longest, r.points.size());
@@ -97,15 +87,15 @@ void print_shift(const ShiftInvariance& s) {
     std::string label;
     for (const ShiftSeries& r : s.series)
       if (i < r.points.size()) label = r.points[i].log2_shift < 0 ? "0" : "2^" + std::to_string(r.points[i].log2_shift);
-    std::cout << format("  %-6s", label.c_str());
+    std::cout << printf_string("  %-6s", label.c_str());
     for (const ShiftSeries& r : s.series)
-      std::cout << (i < r.points.size() ? format(" %-16.3e", r.points[i].error) : format(" %-16s", "(int32 limit)"));
+      std::cout << (i < r.points.size() ? printf_string(" %-16.3e", r.points[i].error) : printf_string(" %-16s", "(int32 limit)"));
     std::cout << "\n";
   }
-  std::cout << format("  %-6s", "bound");
+  std::cout << printf_string("  %-6s", "bound");
   for (const ShiftSeries& r : s.series)
-    std::cout << (r.bound >= 0 ? format(" %-16s", format("%.3e %s", r.bound, r.within_bound ? "ok" : "EXCEEDED").c_str())
-                               : format(" %-16s", "-"));
+    std::cout << (r.bound >= 0 ? printf_string(" %-16s", printf_string("%.3e %s", r.bound, r.within_bound ? "ok" : "EXCEEDED").c_str())
+                               : printf_string(" %-16s", "-"));
   std::cout << "\n";
 }
 
@@ -172,7 +162,7 @@ int FiniteCommand::run() {
   const ShiftInvariance shifts = shift_invariance(label, rs.spectrum, dtypes, shift, path);
   print_shift(shifts);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << format("\n(%.1f s)\n", seconds);
+  std::cout << printf_string("\n(%.1f s)\n", seconds);
 
   if (!json_path.empty()) {
     nlohmann::json out = {{"tool", "ropecheck 0.1.0"}, {"arithmetic", arithmetic_environment()},

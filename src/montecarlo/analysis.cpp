@@ -10,6 +10,7 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include "io/input_error.h"
+#include "io/printf_string.h"
 #include "montecarlo/gap_law.h"
 #include "montecarlo/simulate.h"
 #include "statistics/inference.h"
@@ -21,11 +22,8 @@ namespace {
 using statistics::Summary;
 using statistics::TestResult;
 
-std::string fmt(const char* f, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, x);
-  return buf;
-}
+// One number in a C format (the report's %.3g figures).
+std::string fmt(const char* f, double x) { return printf_string(f, x); }
 
 nlohmann::json test_json(const TestResult& t) {
   return {{"name", t.name}, {"statistic", t.statistic}, {"p_value", t.p_value}, {"rejects", t.rejects}, {"detail", t.detail}};
@@ -276,12 +274,7 @@ SeriesOutcome analyse_series(const Params& p, const SeriesSpec& spec, const Seri
   return out;
 }
 
-std::string csv_number(double x) {
-  if (!std::isfinite(x)) return "";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
+std::string csv_number(double x) { return std::isfinite(x) ? printf_string("%.17g", x) : std::string(); }
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "io/input_error.h"
+#include "io/printf_string.h"
 #include "io/sha256.h"
 
 namespace ropecheck::montecarlo {
@@ -38,12 +39,6 @@ namespace {
 
 const char* kFormat = "ropecheck-montecarlo-partial";
 constexpr int kVersion = 1;
-
-std::string hex_double(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", x);
-  return buf;
-}
 
 [[noreturn]] void bad(const std::string& input, const std::string& what) {
   throw InputError(input, "a complete, unedited ropecheck Monte Carlo partial (" + what + ")", "a file that is not");

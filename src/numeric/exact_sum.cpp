@@ -6,6 +6,7 @@
 // propagation every slot but the top one is in [0, 2^32), so 2^30 adds keep every slot below
 // 2^32 + 2^30 (2^32 - 1) < 2^63: carries are propagated every 2^30 adds and before any reading.
 #include "numeric/exact_sum.h"
+#include "numeric/mp_handles.h"
 
 #include <gmp.h>
 #include <mpfr.h>
@@ -25,21 +26,6 @@ constexpr long kUnitExponent = -1074;  // the canonical integer counts units of 
 // most 2^1024 stay below 2^1087) and still inside the top slot (weight 2^1134, int64).
 constexpr long kMaxExponent = 1166;
 
-// RAII for the GMP/MPFR temporaries (exceptions may pass through from_text).
-struct Mpz {
-  mpz_t v;
-  Mpz() { mpz_init(v); }
-  ~Mpz() { mpz_clear(v); }
-  Mpz(const Mpz&) = delete;
-  Mpz& operator=(const Mpz&) = delete;
-};
-struct Mpfr {
-  mpfr_t v;
-  explicit Mpfr(mpfr_prec_t bits) { mpfr_init2(v, std::max<mpfr_prec_t>(bits, MPFR_PREC_MIN)); }
-  ~Mpfr() { mpfr_clear(v); }
-  Mpfr(const Mpfr&) = delete;
-  Mpfr& operator=(const Mpfr&) = delete;
-};
 
 const char* const kAccepted =
     "canonical exact-sum text: \"0\" or [-]HEXpE (lower-case hex integer without leading zeros, odd, "

@@ -23,23 +23,15 @@
 #include <mpfr.h>
 
 #include "io/input_error.h"
+#include "io/printf_string.h"
 #include "statistics/exceedance_count.h"
 #include "statistics/kolmogorov.h"
 
 namespace ropecheck::statistics {
 namespace {
 
-std::string format(const char* fmt, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return buf;
-}
-
 void check_alpha(double alpha) {
-  if (!(alpha > 0 && alpha < 1)) throw InputError("significance level alpha", "a number in (0, 1)", format("%.17g", alpha));
+  if (!(alpha > 0 && alpha < 1)) throw InputError("significance level alpha", "a number in (0, 1)", printf_string("%.17g", alpha));
 }
 
 // R's binom.test tolerance: outcomes up to this factor more likely than the observed one still
@@ -97,7 +89,7 @@ double two_sided_from_log_pmf(std::int64_t k, const std::vector<double>& log_pmf
 }  // namespace
 
 Interval2 mean_interval(const Summary& s, double level) {
-  if (!(level > 0 && level < 1)) throw InputError("confidence level", "a number in (0, 1)", format("%.17g", level));
+  if (!(level > 0 && level < 1)) throw InputError("confidence level", "a number in (0, 1)", printf_string("%.17g", level));
   if (s.n < 2 || s.standard_error == 0) return {s.mean, s.mean};
   const boost::math::students_t_distribution<double> t(static_cast<double>(s.n - 1));
   // The upper tail's quantile from its complement (1 - level)/2, which keeps its relative accuracy.
@@ -108,14 +100,14 @@ Interval2 mean_interval(const Summary& s, double level) {
 TestResult binomial_test(std::int64_t k, std::int64_t n, double p, double alpha) {
   if (n < 0) throw InputError("binomial test n", "an integer >= 0", std::to_string(n));
   if (k < 0 || k > n) throw InputError("binomial test count k", "an integer in [0, n = " + std::to_string(n) + "]", std::to_string(k));
-  if (!(p >= 0 && p <= 1)) throw InputError("binomial test probability p", "a number in [0, 1]", format("%.17g", p));
+  if (!(p >= 0 && p <= 1)) throw InputError("binomial test probability p", "a number in [0, 1]", printf_string("%.17g", p));
   check_alpha(alpha);
   TestResult r;
   r.name = "binomial";
   r.statistic = static_cast<double>(k);
   r.p_value = n == 0 ? 1.0 : binomial_two_sided(k, n, p);
   r.rejects = r.p_value < alpha;
-  r.detail = format("n=%lld p=%.6g expected=%.6g observed=%lld", static_cast<long long>(n), p,
+  r.detail = printf_string("n=%lld p=%.6g expected=%.6g observed=%lld", static_cast<long long>(n), p,
                     static_cast<double>(n) * p, static_cast<long long>(k));
   return r;
 }
@@ -129,7 +121,7 @@ TestResult dependent_exceedance_test(std::int64_t k, std::int64_t n, double leve
   r.statistic = static_cast<double>(k);
   const double inflation = law.variance / law.binomial_variance;
   const std::string common =
-      format("n=%lld p=%.6g expected=%.6g observed=%lld variance=%.6g binomial variance=%.6g inflation=%.6g",
+      printf_string("n=%lld p=%.6g expected=%.6g observed=%lld variance=%.6g binomial variance=%.6g inflation=%.6g",
              static_cast<long long>(n), law.p, law.mean, static_cast<long long>(k), law.variance,
              law.binomial_variance, inflation);
   if (!(law.variance > law.binomial_variance) || n == 1) {
@@ -166,7 +158,7 @@ TestResult dependent_exceedance_test(std::int64_t k, std::int64_t n, double leve
                                              lgamma(id + a) + lgamma(nd - id + b) - lgamma(nd + ab) - log_beta_ab;
     }
     r.name = "dependent exceedance (beta-binomial)";
-    r.detail = common + format(" law=beta-binomial(a=%.6g, b=%.6g)", a, b);
+    r.detail = common + printf_string(" law=beta-binomial(a=%.6g, b=%.6g)", a, b);
   }
   r.p_value = two_sided_from_log_pmf(k, log_pmf);
   r.rejects = r.p_value < alpha;
@@ -188,7 +180,7 @@ TestResult t_test(const Summary& s, double mu0, double alpha, const std::string&
                                         : 2 * boost::math::cdf(boost::math::complement(t, std::fabs(r.statistic)));
   }
   r.rejects = r.p_value < alpha;
-  r.detail = format("n=%lld mean=%.9g mu0=%.9g se=%.6g t=%.6g df=%lld", static_cast<long long>(s.n), s.mean, mu0,
+  r.detail = printf_string("n=%lld mean=%.9g mu0=%.9g se=%.6g t=%.6g df=%lld", static_cast<long long>(s.n), s.mean, mu0,
                     s.standard_error, r.statistic, static_cast<long long>(s.n - 1));
   return r;
 }
@@ -234,10 +226,10 @@ TestResult ks_two_sample(std::span<const double> x, std::span<const double> y, d
     const double root = std::sqrt(ne);
     const double lambda = (root + 0.12 + 0.11 / root) * r.statistic;  // Stephens (1970)
     r.p_value = kolmogorov_survival(lambda);
-    method = format("asymptotic, lambda=%.6g", lambda);
+    method = printf_string("asymptotic, lambda=%.6g", lambda);
   }
   r.rejects = r.p_value < alpha;
-  r.detail = format("n=%lld m=%lld D=%.6g (%s)", static_cast<long long>(n), static_cast<long long>(m), r.statistic,
+  r.detail = printf_string("n=%lld m=%lld D=%.6g (%s)", static_cast<long long>(n), static_cast<long long>(m), r.statistic,
                     method.c_str());
   return r;
 }

@@ -12,6 +12,8 @@
 // Boost's process-wide default precision must not be touched.
 #include "statistics/moments.h"
 
+#include "numeric/mp_handles.h"
+
 #include <gmp.h>
 #include <mpfr.h>
 
@@ -22,20 +24,6 @@
 namespace ropecheck::statistics {
 namespace {
 
-struct Mpz {
-  mpz_t v;
-  Mpz() { mpz_init(v); }
-  ~Mpz() { mpz_clear(v); }
-  Mpz(const Mpz&) = delete;
-  Mpz& operator=(const Mpz&) = delete;
-};
-struct Mpfr {
-  mpfr_t v;
-  explicit Mpfr(mpfr_prec_t bits) { mpfr_init2(v, std::max<mpfr_prec_t>(bits, MPFR_PREC_MIN)); }
-  ~Mpfr() { mpfr_clear(v); }
-  Mpfr(const Mpfr&) = delete;
-  Mpfr& operator=(const Mpfr&) = delete;
-};
 
 // Dekker's error-free product: p + e == a * b exactly when no intermediate overflows or
 // underflows (Veltkamp split with 2^27 + 1; needs -ffp-contract=off, which the project sets).

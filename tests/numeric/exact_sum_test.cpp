@@ -2,6 +2,7 @@
 // of fewer than 2^100 doubles exactly (their bits span 2^-1074 .. 2^1024 plus the carries), so
 // every expectation below is exact: no tolerance anywhere.
 #include "numeric/exact_sum.h"
+#include "io/printf_string.h"
 
 #include <gtest/gtest.h>
 #include <mpfr.h>
@@ -39,11 +40,7 @@ struct Ref {
   void add(double x) { ASSERT_EQ(mpfr_add_d(v, v, x, MPFR_RNDN), 0) << "reference not exact"; }
 };
 
-std::string hex(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", x);
-  return buf;
-}
+std::string hex(double x) { return hex_double(x); }
 
 std::string text_of(const mpfr_t x) {
   char* s = nullptr;

@@ -28,10 +28,7 @@ using kernel::Path;
 
 constexpr std::uint64_t kSeed = 20261121;
 
-static_assert(nd::kS1 == kernel::detail::kS1 && nd::kS2 == kernel::detail::kS2 && nd::kS3 == kernel::detail::kS3 &&
-              nd::kS4 == kernel::detail::kS4 && nd::kS5 == kernel::detail::kS5 && nd::kS6 == kernel::detail::kS6);
-static_assert(nd::kC1 == kernel::detail::kC1 && nd::kC2 == kernel::detail::kC2 && nd::kC3 == kernel::detail::kC3 &&
-              nd::kC4 == kernel::detail::kC4 && nd::kC5 == kernel::detail::kC5 && nd::kC6 == kernel::detail::kC6);
+
 
 r123::Philox4x32::ctr_type reference_block(std::uint64_t seed, std::uint64_t stream, std::uint64_t j) {
   const r123::Philox4x32::key_type key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};

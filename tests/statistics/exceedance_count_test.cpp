@@ -2,6 +2,7 @@
 // in closed form, against a direct numerical integral elsewhere, and the count's variance against a
 // seeded simulation of a Gaussian AR(1) sequence.
 #include "statistics/exceedance_count.h"
+#include "io/printf_string.h"
 
 #include <gtest/gtest.h>
 
@@ -18,11 +19,7 @@
 namespace ropecheck::statistics {
 namespace {
 
-std::string hex(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", x);
-  return buf;
-}
+std::string hex(double x) { return hex_double(x); }
 
 double upper_tail(double x) { return 0.5 * std::erfc(x / std::numbers::sqrt2); }  // 1 - Phi(x)
 

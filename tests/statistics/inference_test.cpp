@@ -2,6 +2,7 @@
 // probabilities (by hand, or R's binom.test algorithm re-done in MPFR at 256 bits), hand-made KS
 // samples and brute-force enumeration, and the slope weights' defining sums.
 #include "statistics/inference.h"
+#include "io/printf_string.h"
 
 #include <gtest/gtest.h>
 #include <mpfr.h>
@@ -20,11 +21,7 @@
 namespace ropecheck::statistics {
 namespace {
 
-std::string hex(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", x);
-  return buf;
-}
+std::string hex(double x) { return hex_double(x); }
 
 Summary summary_with(std::int64_t n, double mean, double standard_error) {
   Summary s;

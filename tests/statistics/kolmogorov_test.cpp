@@ -1,6 +1,7 @@
 // Tests for statistics/kolmogorov.h: the limit law against printed values and against its own two
 // series where both converge, the exact two-sample law against brute-force enumeration.
 #include "statistics/kolmogorov.h"
+#include "io/printf_string.h"
 
 #include <gtest/gtest.h>
 
@@ -16,11 +17,7 @@
 namespace ropecheck::statistics {
 namespace {
 
-std::string hex(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", x);
-  return buf;
-}
+std::string hex(double x) { return hex_double(x); }
 
 TEST(KolmogorovSurvival, PrintedValues) {
   // Tables of Kolmogorov's law (e.g. Smirnov 1948) give Q(1.36) = 0.0495 and the critical values

@@ -3,6 +3,7 @@
 // the contract allows 1 ulp more only when a P-bit (P >= 256) result lies within 2^-P of a rounding
 // midpoint, which none of these values does (each is checked bit for bit: any slip fails).
 #include "statistics/moments.h"
+#include "io/printf_string.h"
 
 #include <gtest/gtest.h>
 #include <mpfr.h>
@@ -18,11 +19,7 @@
 namespace ropecheck::statistics {
 namespace {
 
-std::string hex(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", x);
-  return buf;
-}
+std::string hex(double x) { return hex_double(x); }
 
 #define EXPECT_BITS(actual, expected) EXPECT_EQ(hex(actual), hex(expected)) << #actual
 

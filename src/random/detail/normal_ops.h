@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernel/detail/ops.h"
 #include "kernel/path.h"
 
 namespace ropecheck::detail::normal {
@@ -54,14 +55,10 @@ inline constexpr double kTurnK1 = 0x1.921fb5p-51, kTurnK2 = 0x1.110b4611a6263p-7
 inline constexpr std::uint64_t kOctantBits = 50;        // b = o 2^50 + f
 inline constexpr std::uint64_t kTurnSplitBits = 24;     // rl = r mod 2^24
 
-// FreeBSD k_sin.c / k_cos.c coefficients (the same numbers as kernel/detail/ops.h's kS*, kC*):
+// FreeBSD k_sin.c / k_cos.c coefficients, the kernel's own (kernel/detail/ops.h states their bounds):
 // |sin x - (x + x^3 P(x^2))| < 2^-58 |x|, |cos x - (1 - x^2/2 + x^4 Q(x^2))| < 2^-58 on |x| <= pi/4.
-inline constexpr double kS1 = -1.66666666666666324348e-01, kS2 = 8.33333333332248946124e-03,
-                        kS3 = -1.98412698298579493134e-04, kS4 = 2.75573137070700676789e-06,
-                        kS5 = -2.50507602534068634195e-08, kS6 = 1.58969099521155010221e-10;
-inline constexpr double kC1 = 4.16666666666666019037e-02, kC2 = -1.38888888888741095749e-03,
-                        kC3 = 2.48015872894767294178e-05, kC4 = -2.75573143513906633035e-07,
-                        kC5 = 2.08757232129817482790e-09, kC6 = -1.13596475577881948265e-11;
+using kernel::detail::kC1, kernel::detail::kC2, kernel::detail::kC3, kernel::detail::kC4, kernel::detail::kC5, kernel::detail::kC6;
+using kernel::detail::kS1, kernel::detail::kS2, kernel::detail::kS3, kernel::detail::kS4, kernel::detail::kS5, kernel::detail::kS6;
 
 struct NormalOps {
   // out[i] = deviate (first + i) of (seed, stream), i < n.

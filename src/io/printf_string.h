@@ -1,0 +1,25 @@
+// File: printf_string.h
+// printf-style formatting into a std::string, for report lines whose numbers are printed with C
+// format specifiers (%.3g, %a for exact hex floats).
+#pragma once
+
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+namespace ropecheck {
+
+// Returns: the formatted text, truncated to 511 characters.
+__attribute__((format(printf, 1, 2))) inline std::string printf_string(const char* fmt, ...) {
+  char buf[512];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  return buf;
+}
+
+// Returns: x as a C99 hex float ("%a"): exact, and read back exactly by strtod.
+inline std::string hex_double(double x) { return printf_string("%a", x); }
+
+}  // namespace ropecheck

@@ -1,0 +1,30 @@
+// File: mp_handles.h
+// RAII owners of raw GMP integers and MPFR numbers with an explicit precision, for code that may
+// run in worker threads (Boost's mpfr_float takes its precision from a process-wide default, which
+// is not thread-safe) or that must not leak when an exception passes through.
+#pragma once
+
+#include <gmp.h>
+#include <mpfr.h>
+
+#include <algorithm>
+
+namespace ropecheck {
+
+struct Mpz {
+  mpz_t v;
+  Mpz() { mpz_init(v); }
+  ~Mpz() { mpz_clear(v); }
+  Mpz(const Mpz&) = delete;
+  Mpz& operator=(const Mpz&) = delete;
+};
+
+struct Mpfr {
+  mpfr_t v;
+  explicit Mpfr(mpfr_prec_t bits) { mpfr_init2(v, std::max<mpfr_prec_t>(bits, MPFR_PREC_MIN)); }
+  ~Mpfr() { mpfr_clear(v); }
+  Mpfr(const Mpfr&) = delete;
+  Mpfr& operator=(const Mpfr&) = delete;
+};
+
+}  // namespace ropecheck

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "generators.h"
+#include "io/printf_string.h"
 #include "kernel/apply_rope.h"
 #include "kernel/bf16.h"
 #include "kernel/finite_verdicts.h"
@@ -112,7 +113,7 @@ RC_GTEST_PROP(KernelProperties, WithinTheUlpBoundOfTheReferenceOnEveryPath, ()) 
     const std::vector<float> yp = run_f32(plan, c.positions, c.x, c.heads, p);
     const std::vector<std::uint16_t> ybp = run_bf16(plan, c.positions, xb, c.heads, p);
     for (size_t i = 0; i < y.size(); ++i) {
-      if (bits_of(yp[i]) != bits_of(y[i])) RC_FAIL(kernel::path_name(p) + " f32 element " + std::to_string(i) + ": " + finite::hex(yp[i]) + " vs scalar " + finite::hex(y[i]));
+      if (bits_of(yp[i]) != bits_of(y[i])) RC_FAIL(kernel::path_name(p) + " f32 element " + std::to_string(i) + ": " + hex_float(yp[i]) + " vs scalar " + hex_float(y[i]));
       if (ybp[i] != yb[i]) RC_FAIL(kernel::path_name(p) + " bf16 element " + std::to_string(i) + ": " + std::to_string(ybp[i]) + " vs scalar " + std::to_string(yb[i]));
     }
   }
@@ -137,8 +138,8 @@ RC_GTEST_PROP(KernelProperties, WithinTheUlpBoundOfTheReferenceOnEveryPath, ()) 
           const kernel::ComponentError err = kernel::component_error(y[i], comp->value, comp->f32, ex.norm, kernel::Format::f32);
           if (!(err.ulps <= kF32Bound))
             RC_FAIL("f32 pair " + std::to_string(k) + " at p=" + std::to_string(c.positions[t]) + " of " + plan.describe() +
-                    ": in (" + finite::hex(c.x[ia]) + ", " + finite::hex(c.x[ib]) + ") out " + finite::hex(y[i]) +
-                    " correctly rounded " + finite::hex(comp->f32) + ": " + dhex(err.ulps) + " ulp");
+                    ": in (" + hex_float(c.x[ia]) + ", " + hex_float(c.x[ib]) + ") out " + hex_float(y[i]) +
+                    " correctly rounded " + hex_float(comp->f32) + ": " + dhex(err.ulps) + " ulp");
         }
         const kernel::ExactPair eb = ref.rotate(k, kernel::bf16_to_f32(xb[ia]), kernel::bf16_to_f32(xb[ib]));
         const std::pair<size_t, const kernel::ExactComponent*> bcomps[] = {{ia, &eb.a}, {ib, &eb.b}};
@@ -148,8 +149,8 @@ RC_GTEST_PROP(KernelProperties, WithinTheUlpBoundOfTheReferenceOnEveryPath, ()) 
                                                                      kernel::bf16_to_f32(comp->bf16), eb.norm, kernel::Format::bf16);
           if (!(err.ulps <= kBf16Bound))
             RC_FAIL("bf16 pair " + std::to_string(k) + " at p=" + std::to_string(c.positions[t]) + " of " + plan.describe() +
-                    ": in (" + finite::hex(kernel::bf16_to_f32(xb[ia])) + ", " + finite::hex(kernel::bf16_to_f32(xb[ib])) +
-                    ") out " + finite::hex(kernel::bf16_to_f32(yb[i])) + ": " + dhex(err.ulps) + " bf16-ulp");
+                    ": in (" + hex_float(kernel::bf16_to_f32(xb[ia])) + ", " + hex_float(kernel::bf16_to_f32(xb[ib])) +
+                    ") out " + hex_float(kernel::bf16_to_f32(yb[i])) + ": " + dhex(err.ulps) + " bf16-ulp");
         }
       }
     }
@@ -197,7 +198,7 @@ RC_GTEST_PROP(KernelProperties, InterleavedAndHalfAgreeAfterPermuting, ()) {
   for (size_t r = 0; r < rows; ++r)
     for (int i = 0; i < d; ++i) {
       const float a = yi[r * d + static_cast<size_t>(i)], b = yh[r * d + static_cast<size_t>(perm[static_cast<size_t>(i)])];
-      if (bits_of(a) != bits_of(b)) RC_FAIL("element " + std::to_string(i) + " of row " + std::to_string(r) + ": interleaved " + finite::hex(a) + ", half " + finite::hex(b));
+      if (bits_of(a) != bits_of(b)) RC_FAIL("element " + std::to_string(i) + " of row " + std::to_string(r) + ": interleaved " + hex_float(a) + ", half " + hex_float(b));
     }
 }
 
@@ -235,7 +236,7 @@ RC_GTEST_PROP(KernelProperties, RelativePositionInvarianceWithinTheBound, ()) {
     const float a0 = finite::dot_f32(rq.data(), rk.data(), d), a1 = finite::dot_f32(rq.data() + d, rk.data() + d, d);
     const double bound = finite::shift_invariance_bound(t, qt, kt);
     if (!(std::abs(static_cast<double>(a1) - a0) <= bound))
-      RC_FAIL(finite::dtype_name(t) + ": a(m,n) = " + finite::hex(a0) + ", a(m+s,n+s) = " + finite::hex(a1) + ", bound " + dhex(bound));
+      RC_FAIL(finite::dtype_name(t) + ": a(m,n) = " + hex_float(a0) + ", a(m+s,n+s) = " + hex_float(a1) + ", bound " + dhex(bound));
   }
 }
 
@@ -260,8 +261,8 @@ RC_GTEST_PROP(KernelProperties, NormPreservedWithinTheBound, ()) {
       const double after = std::hypot(static_cast<double>(y[static_cast<size_t>(a)]), static_cast<double>(y[static_cast<size_t>(b)]));
       if (!(std::abs(after - before) <= (std::sqrt(2.0) * eps + 0x1p-48) * before))
         RC_FAIL(finite::dtype_name(t) + " pair " + std::to_string(k) + " at p=" + std::to_string(pos[0]) + ": (" +
-                finite::hex(xt[static_cast<size_t>(a)]) + ", " + finite::hex(xt[static_cast<size_t>(b)]) + ") -> (" +
-                finite::hex(y[static_cast<size_t>(a)]) + ", " + finite::hex(y[static_cast<size_t>(b)]) + ")");
+                hex_float(xt[static_cast<size_t>(a)]) + ", " + hex_float(xt[static_cast<size_t>(b)]) + ") -> (" +
+                hex_float(y[static_cast<size_t>(a)]) + ", " + hex_float(y[static_cast<size_t>(b)]) + ")");
     }
   }
 }

@@ -69,7 +69,7 @@ void print_heads(const HeadConstruction& c) {
 void print_cos710(const Cos710& c) {
   std::cout << printf_string("\nd = 2, g = 1 at 710 (710/113 is a convergent of 2 pi): cos(710) in [%.17g, %.17g] (certified) < 1,\n"
                       "  fl32(cos 710) = %s; the kernel's float32 rotation of (1, 0) at position 710 = (%s, %s)\n",
-                      c.cos_lower, c.cos_upper, hex(c.cos_f32).c_str(), hex(c.kernel_x).c_str(), hex(c.kernel_y).c_str());
+                      c.cos_lower, c.cos_upper, hex_float(c.cos_f32).c_str(), hex_float(c.kernel_x).c_str(), hex_float(c.kernel_y).c_str());
 }
 
 void print_shift(const ShiftInvariance& s) {

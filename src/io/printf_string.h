@@ -3,7 +3,9 @@
 // format specifiers (%.3g, %a for exact hex floats).
 #pragma once
 
+#include <bit>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -21,5 +23,8 @@ __attribute__((format(printf, 1, 2))) inline std::string printf_string(const cha
 
 // Returns: x as a C99 hex float ("%a"): exact, and read back exactly by strtod.
 inline std::string hex_double(double x) { return printf_string("%a", x); }
+
+// Returns: "%a" of a float and its raw bits, e.g. "0x1p+0 (0x3f800000)".
+inline std::string hex_float(float x) { return printf_string("%a (0x%08x)", static_cast<double>(x), std::bit_cast<std::uint32_t>(x)); }
 
 }  // namespace ropecheck

@@ -1,4 +1,5 @@
 #include "kernel/finite_verdicts.h"
+#include "io/printf_string.h"
 
 #include <mpfi.h>
 #include <mpfr.h>
@@ -73,7 +74,7 @@ float round_certified(const Interval& x, Dtype t) {
   mpfr_clear(hi);
   if (std::bit_cast<std::uint32_t>(a) != std::bit_cast<std::uint32_t>(b) && !(a == 0 && b == 0))
     throw std::logic_error("finite verdicts: an exact input lies too close to a " + dtype_name(t) + " rounding boundary: " +
-                           hex(a) + " vs " + hex(b));
+                           hex_float(a) + " vs " + hex_float(b));
   return a == 0 ? 0.0f : a;
 }
 
@@ -156,12 +157,6 @@ std::string rotator_name(Rotator r) {
   return "?";
 }
 
-std::string hex(float x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a (0x%08x)", static_cast<double>(x), std::bit_cast<std::uint32_t>(x));
-  return buf;
-}
-
 float round_to(Dtype t, double x) {
   if (t == Dtype::f32) return static_cast<float>(x);
   mpfr_t m;
@@ -191,7 +186,7 @@ std::vector<float> rotate(Rotator r, Dtype t, const kernel::RopePlan& plan, std:
   for (size_t i = 0; i < in.size(); ++i) {
     bi[i] = kernel::f32_to_bf16_rne(in[i]);
     if (kernel::bf16_to_f32(bi[i]) != in[i] && !std::isnan(in[i]))
-      throw InputError("rotate: input", "values representable in bf16", hex(in[i]));
+      throw InputError("rotate: input", "values representable in bf16", hex_float(in[i]));
   }
   const auto iv = kernel::dense_view(static_cast<const std::uint16_t*>(bi.data()), tokens, heads, d);
   const auto ov = kernel::dense_view(bo.data(), tokens, heads, d);
@@ -558,7 +553,7 @@ namespace {
 nlohmann::json failure_json(const ArgmaxFailure& f) {
   if (f.r < 0) return nullptr;
   return {{"r", f.r}, {"key_position", f.position}, {"distance", f.r - f.position},
-          {"a_target", f.a_target}, {"a_other", f.a_other}, {"a_target_hex", hex(f.a_target)}, {"a_other_hex", hex(f.a_other)}};
+          {"a_target", f.a_target}, {"a_other", f.a_other}, {"a_target_hex", hex_float(f.a_target)}, {"a_other_hex", hex_float(f.a_other)}};
 }
 
 }  // namespace
@@ -598,14 +593,14 @@ nlohmann::json to_json(const HeadConstruction& c) {
   for (const HeadStrictness& r : c.rows)
     j["finite"].push_back({{"rotator", rotator_name(r.rotator)}, {"dtype", dtype_name(r.dtype)}, {"strict", r.strict},
                            {"min_margin", r.min_margin}, {"row", r.min_row}, {"key", r.min_key},
-                           {"a_target_hex", hex(r.a_target)}, {"a_other_hex", hex(r.a_other)}, {"failing_rows", r.failing_rows},
+                           {"a_target_hex", hex_float(r.a_target)}, {"a_other_hex", hex_float(r.a_other)}, {"failing_rows", r.failing_rows},
                            {"kind", "exhaustive over rows 1..N and keys j <= i"}});
   return j;
 }
 
 nlohmann::json to_json(const Cos710& c) {
-  return {{"cos_710_lower", c.cos_lower}, {"cos_710_upper", c.cos_upper}, {"fl32_cos_710", hex(c.cos_f32)},
-          {"kernel_f32_rotation_of_(1,0)_at_710", {hex(c.kernel_x), hex(c.kernel_y)}}};
+  return {{"cos_710_lower", c.cos_lower}, {"cos_710_upper", c.cos_upper}, {"fl32_cos_710", hex_float(c.cos_f32)},
+          {"kernel_f32_rotation_of_(1,0)_at_710", {hex_float(c.kernel_x), hex_float(c.kernel_y)}}};
 }
 
 nlohmann::json to_json(const ShiftInvariance& s) {
@@ -618,7 +613,7 @@ nlohmann::json to_json(const ShiftInvariance& s) {
     nlohmann::json pts = nlohmann::json::array();
     for (const ShiftPoint& p : r.points)
       pts.push_back({{"log2_shift", p.log2_shift < 0 ? nlohmann::json(nullptr) : nlohmann::json(p.log2_shift)},
-                     {"shift", p.shift}, {"a", p.a}, {"a_hex", hex(p.a)}, {"error", p.error}, {"error_vs_exact", p.error_vs_exact}});
+                     {"shift", p.shift}, {"a", p.a}, {"a_hex", hex_float(p.a)}, {"error", p.error}, {"error_vs_exact", p.error_vs_exact}});
     nlohmann::json row = {{"rotator", rotator_name(r.rotator)}, {"dtype", dtype_name(r.dtype)}, {"max_error", r.max_error}, {"points", pts}};
     if (r.bound >= 0) row["proved_bound"] = r.bound, row["within_bound"] = r.within_bound;
     j["series"].push_back(row);

@@ -222,7 +222,4 @@ nlohmann::json to_json(const HeadConstruction& c);
 nlohmann::json to_json(const Cos710& c);
 nlohmann::json to_json(const ShiftInvariance& s);
 
-// Returns: "%a" of a float and its raw bits, e.g. "0x1p+0 (0x3f800000)".
-std::string hex(float x);
-
 }  // namespace ropecheck::finite

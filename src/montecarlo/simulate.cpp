@@ -251,11 +251,9 @@ class Worker {
                          kernel::dense_view<T>(kr.data(), 1, 1, d), one_thread);
     } else {
       kernel::apply_rope(*ctx_.q_table, kernel::dense_view<const T>(q.data(), n, 1, d), kernel::dense_view<T>(qr.data(), n, 1, d), one_thread);
-      const kernel::SinCosTable& kt = *ctx_.k_table;
       if (fresh) {
-        kernel::apply_rope(kt, kernel::dense_view<const T>(k.data(), k_tokens, 1, d), kernel::dense_view<T>(kr.data(), k_tokens, 1, d), one_thread);
+        kernel::apply_rope(*ctx_.k_table, kernel::dense_view<const T>(k.data(), k_tokens, 1, d), kernel::dense_view<T>(kr.data(), k_tokens, 1, d), one_thread);
       } else {
-        // the key table holds n copies of the key's position; one token needs its first row only
         const std::int64_t kpos = p.base_position;
         kernel::apply_rope(*ctx_.plan, std::span<const std::int64_t>(&kpos, 1), kernel::dense_view<const T>(k.data(), 1, 1, d),
                            kernel::dense_view<T>(kr.data(), 1, 1, d), one_thread);
@@ -346,10 +344,15 @@ SeriesContext make_context(const Params& p, const SeriesSpec& s, int threads) {
   } else {
     ctx.plan = std::make_unique<kernel::RopePlan>(s.spectrum, kernel::Layout::interleaved);
     if (p.experiment != Experiment::fig8) {
-      std::vector<std::int64_t> qpos(static_cast<size_t>(ctx.distances)), kpos(static_cast<size_t>(ctx.distances), p.base_position);
+      std::vector<std::int64_t> qpos(static_cast<size_t>(ctx.distances));
       for (std::int64_t r = 0; r < ctx.distances; ++r) qpos[static_cast<size_t>(r)] = p.base_position + r;
       ctx.q_table = std::make_unique<kernel::SinCosTable>(*ctx.plan, qpos, kernel::default_path(), threads);
-      ctx.k_table = std::make_unique<kernel::SinCosTable>(*ctx.plan, kpos, kernel::default_path(), threads);
+      // fig2b/variance: one key per distance, every one at the base position. (fig2a/fig9 rotate
+      // their single key directly.)
+      if (p.experiment == Experiment::fig2b || p.experiment == Experiment::variance) {
+        const std::vector<std::int64_t> kpos(static_cast<size_t>(ctx.distances), p.base_position);
+        ctx.k_table = std::make_unique<kernel::SinCosTable>(*ctx.plan, kpos, kernel::default_path(), threads);
+      }
     }
   }
   return ctx;

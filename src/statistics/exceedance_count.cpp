@@ -9,15 +9,12 @@
 #include <string>
 
 #include "io/input_error.h"
+#include "io/printf_string.h"
 
 namespace ropecheck::statistics {
 namespace {
 
-std::string text_of(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
+std::string text_of(double x) { return printf_string("%.17g", x); }
 
 // Phi2(h, h; rho) = P(Z1 <= h, Z2 <= h).
 double diagonal_orthant(double h, double rho) {

@@ -3,6 +3,7 @@
 // semantics, and show the error the issue measures: the float32 angle drifts with position, the
 // double angle does not (at these positions).
 #include "kernel/baselines.h"
+#include "io/printf_string.h"
 
 #include <gtest/gtest.h>
 
@@ -16,12 +17,6 @@
 
 namespace ropecheck::kernel {
 namespace {
-
-std::string hex(float x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a (0x%08x)", static_cast<double>(x), std::bit_cast<std::uint32_t>(x));
-  return buf;
-}
 
 std::vector<float> ramp(int n, float scale) {
   std::vector<float> v(static_cast<size_t>(n));
@@ -56,9 +51,9 @@ TEST(Baselines, F32AngleIsTheFloatFormula) {
       const float ya = p1 - p2, yb = p3 + p4;
       const float ga = y[static_cast<size_t>(t * d + 2 * k)], gb = y[static_cast<size_t>(t * d + 2 * k + 1)];
       EXPECT_EQ(std::bit_cast<std::uint32_t>(ga), std::bit_cast<std::uint32_t>(ya))
-          << "p=" << positions[static_cast<size_t>(t)] << " k=" << k << " xa=" << hex(xa) << " xb=" << hex(xb) << " got " << hex(ga) << " want " << hex(ya);
+          << "p=" << positions[static_cast<size_t>(t)] << " k=" << k << " xa=" << hex_float(xa) << " xb=" << hex_float(xb) << " got " << hex_float(ga) << " want " << hex_float(ya);
       EXPECT_EQ(std::bit_cast<std::uint32_t>(gb), std::bit_cast<std::uint32_t>(yb))
-          << "p=" << positions[static_cast<size_t>(t)] << " k=" << k << " xa=" << hex(xa) << " xb=" << hex(xb) << " got " << hex(gb) << " want " << hex(yb);
+          << "p=" << positions[static_cast<size_t>(t)] << " k=" << k << " xa=" << hex_float(xa) << " xb=" << hex_float(xb) << " got " << hex_float(gb) << " want " << hex_float(yb);
     }
 }
 
@@ -79,8 +74,8 @@ TEST(Baselines, F64AngleIsTheDoubleFormulaRoundedOnce) {
       const size_t ia = static_cast<size_t>(t * d + k), ib = static_cast<size_t>(t * d + k + d / 2);
       const double p1 = x[ia] * c, p2 = x[ib] * s, p3 = x[ia] * s, p4 = x[ib] * c;
       const auto ya = static_cast<float>(p1 - p2), yb = static_cast<float>(p3 + p4);
-      EXPECT_EQ(std::bit_cast<std::uint32_t>(y[ia]), std::bit_cast<std::uint32_t>(ya)) << "k=" << k << " got " << hex(y[ia]) << " want " << hex(ya);
-      EXPECT_EQ(std::bit_cast<std::uint32_t>(y[ib]), std::bit_cast<std::uint32_t>(yb)) << "k=" << k << " got " << hex(y[ib]) << " want " << hex(yb);
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(y[ia]), std::bit_cast<std::uint32_t>(ya)) << "k=" << k << " got " << hex_float(y[ia]) << " want " << hex_float(ya);
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(y[ib]), std::bit_cast<std::uint32_t>(yb)) << "k=" << k << " got " << hex_float(y[ib]) << " want " << hex_float(yb);
     }
 }
 
@@ -104,8 +99,8 @@ TEST(Baselines, FloatAngleDriftsWithPositionDoubleAngleDoesNot) {
   const long double c = std::cos(angle), s = std::sin(angle);
   const double err32 = static_cast<double>(std::fmax(std::fabs(y32[2] - c), std::fabs(y32[3] - s)));
   const double err64 = static_cast<double>(std::fmax(std::fabs(y64[2] - c), std::fabs(y64[3] - s)));
-  EXPECT_GT(err32, 1e-3) << "f32-angle got " << hex(y32[2]) << ", " << hex(y32[3]);
-  EXPECT_LT(err64, 1e-6) << "f64-angle got " << hex(y64[2]) << ", " << hex(y64[3]);
+  EXPECT_GT(err32, 1e-3) << "f32-angle got " << hex_float(y32[2]) << ", " << hex_float(y32[3]);
+  EXPECT_LT(err64, 1e-6) << "f64-angle got " << hex_float(y64[2]) << ", " << hex_float(y64[3]);
 }
 
 // bf16 in and out: the f32 arithmetic on the widened inputs, then one RNE rounding (bf16.h). Every
@@ -129,7 +124,7 @@ TEST(Baselines, Bf16IsF32RoundedToBf16) {
       apply_rope_baseline(b, plan, positions, dense_view<const std::uint16_t>(xb.data(), tokens, heads, d), dense_view<std::uint16_t>(yb.data(), tokens, heads, d));
       apply_rope_baseline(b, plan, positions, dense_view<const float>(xf.data(), tokens, heads, d), dense_view<float>(yf.data(), tokens, heads, d));
       for (size_t i = 0; i < yb.size(); ++i)
-        ASSERT_EQ(yb[i], f32_to_bf16_rne(yf[i])) << baseline_name(b) << " " << layout_name(layout) << " element " << i << " f32 " << hex(yf[i]);
+        ASSERT_EQ(yb[i], f32_to_bf16_rne(yf[i])) << baseline_name(b) << " " << layout_name(layout) << " element " << i << " f32 " << hex_float(yf[i]);
     }
 }
 
@@ -150,7 +145,7 @@ TEST(Baselines, IdentityAndPassThroughAreBitCopies) {
       const int first_copied = v == Variant::nope ? 0 : 2 * plan.block_pairs();
       for (int i = first_copied; i < d; ++i)
         EXPECT_EQ(std::bit_cast<std::uint32_t>(y[static_cast<size_t>(i)]), std::bit_cast<std::uint32_t>(x[static_cast<size_t>(i)]))
-            << baseline_name(b) << " " << variant_name(v) << " element " << i << " " << hex(x[static_cast<size_t>(i)]);
+            << baseline_name(b) << " " << variant_name(v) << " element " << i << " " << hex_float(x[static_cast<size_t>(i)]);
     }
   }
 }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "../cli/run_cli.h"
+#include "io/printf_string.h"
 #include "io/input_error.h"
 #include "kernel/finite_verdicts.h"
 #include "spectrum/request.h"
@@ -48,7 +49,7 @@ TEST(FiniteDot, RoundsEveryProductAndSumToFloat32) {
   const double fused = static_cast<double>(x) * x - 1.0;
   const float got = dot_f32(xs, ys, 2);
   EXPECT_EQ(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(expected))
-      << "x = " << hex(x) << ", got " << hex(got) << ", expected " << hex(expected);
+      << "x = " << hex_float(x) << ", got " << hex_float(got) << ", expected " << hex_float(expected);
   EXPECT_NE(static_cast<double>(got), fused) << "the test values do not distinguish a fused product: " << bits(fused);
 }
 
@@ -56,7 +57,7 @@ TEST(FiniteRounding, Bf16RoundsOnceFromDouble) {
   // 1 + 2^-8 + 2^-40 is just above the bf16 tie 1 + 2^-8: nearest is 1 + 2^-7. Going through float
   // first would drop the 2^-40 and round the tie to even, 1.
   const double x = 1.0 + 0x1p-8 + 0x1p-40;
-  EXPECT_EQ(round_to(Dtype::bf16, x), 1.0f + 0x1p-7f) << "x = " << bits(x) << ", got " << hex(round_to(Dtype::bf16, x));
+  EXPECT_EQ(round_to(Dtype::bf16, x), 1.0f + 0x1p-7f) << "x = " << bits(x) << ", got " << hex_float(round_to(Dtype::bf16, x));
   EXPECT_EQ(round_to(Dtype::bf16, 1.0 + 0x1p-8), 1.0f) << "a tie rounds to even";
   EXPECT_EQ(round_to(Dtype::bf16, -(1.0 + 3 * 0x1p-9)), -(1.0f + 0x1p-7f));
   EXPECT_EQ(round_to(Dtype::f32, 1.0 + 0x1p-24 + 0x1p-50), 1.0f + 0x1p-23f);
@@ -87,13 +88,13 @@ TEST(FiniteCos710, RoundsToOneInFloat32) {
     const Cos710 c = cos_710(path);
     EXPECT_LT(c.cos_upper, 1.0) << "certified upper bound " << bits(c.cos_upper);
     EXPECT_GT(c.cos_lower, 1.0 - 2e-9) << bits(c.cos_lower);
-    EXPECT_EQ(c.cos_f32, 1.0f) << hex(c.cos_f32);
-    EXPECT_EQ(c.kernel_x, 1.0f) << kernel::path_name(path) << ": " << hex(c.kernel_x);
+    EXPECT_EQ(c.cos_f32, 1.0f) << hex_float(c.cos_f32);
+    EXPECT_EQ(c.kernel_x, 1.0f) << kernel::path_name(path) << ": " << hex_float(c.kernel_x);
     // The kernel's contract for the second component: within (1/2 + 2^-25) max(ulp, 2^-24 ||(1,0)||)
     // of sin(710) = 6.0288e-5 (the floor dominates: 2^-24 > ulp(6e-5) = 2^-37).
     const double sin710 = std::sin(710.0);  // libm, error ~1e-16, far below the tolerance
     EXPECT_LE(std::abs(static_cast<double>(c.kernel_y) - sin710), (0.5 + 0x1p-25) * 0x1p-24 + 1e-15)
-        << kernel::path_name(path) << ": " << hex(c.kernel_y) << " vs " << bits(sin710);
+        << kernel::path_name(path) << ": " << hex_float(c.kernel_y) << " vs " << bits(sin710);
   }
 }
 
@@ -111,7 +112,7 @@ TEST(FiniteThm53, SinglePairDiagonalBreaksAt710InFloat32) {
   ASSERT_TRUE(ok.exact_strict[0]);
   for (const HeadStrictness& r : ok.rows) {
     if (r.rotator != Rotator::kernel) continue;
-    EXPECT_TRUE(r.strict) << "N=700: row " << r.min_row << " key " << r.min_key << ": " << hex(r.a_target) << " vs " << hex(r.a_other);
+    EXPECT_TRUE(r.strict) << "N=700: row " << r.min_row << " key " << r.min_key << ": " << hex_float(r.a_target) << " vs " << hex_float(r.a_other);
   }
   h.N = 1024;
   const HeadConstruction broken = thm_5_3_finite("d=2", single, false, {Dtype::f32}, h, kernel::default_path());
@@ -122,8 +123,8 @@ TEST(FiniteThm53, SinglePairDiagonalBreaksAt710InFloat32) {
   for (const HeadStrictness& r : broken.rows) {
     if (r.rotator != Rotator::kernel) continue;
     EXPECT_FALSE(r.strict);
-    EXPECT_EQ(r.min_row - r.min_key, 710) << "row " << r.min_row << " key " << r.min_key << ": " << hex(r.a_target) << " vs "
-                                          << hex(r.a_other);
+    EXPECT_EQ(r.min_row - r.min_key, 710) << "row " << r.min_row << " key " << r.min_key << ": " << hex_float(r.a_target) << " vs "
+                                          << hex_float(r.a_other);
     EXPECT_LE(r.min_margin, 0.0);
   }
 }
@@ -145,9 +146,9 @@ TEST(FiniteProp31, SinglePairFailsAtPosition710InFloat32) {
   for (const ArgmaxScan& s : c.scans) {
     if (s.rotator != Rotator::kernel) continue;
     EXPECT_GE(s.first_failure.r, 710) << "holds up to " << s.holds_up_to << "; key " << s.first_failure.position << ": "
-                                      << hex(s.first_failure.a_other) << " >= " << hex(s.first_failure.a_target);
-    EXPECT_EQ(s.first_failure.position, 710) << "context " << s.first_failure.r << ": " << hex(s.first_failure.a_other)
-                                             << " >= " << hex(s.first_failure.a_target);
+                                      << hex_float(s.first_failure.a_other) << " >= " << hex_float(s.first_failure.a_target);
+    EXPECT_EQ(s.first_failure.position, 710) << "context " << s.first_failure.r << ": " << hex_float(s.first_failure.a_other)
+                                             << " >= " << hex_float(s.first_failure.a_target);
     EXPECT_EQ(s.holds_up_to, s.first_failure.r - 1);
   }
 }
@@ -165,8 +166,8 @@ TEST(FiniteProp31, KernelHoldsOnAManyPairSpectrum) {
     if (x.rotator != Rotator::kernel) continue;
     {
       EXPECT_EQ(x.holds_up_to, 128) << dtype_name(x.dtype) << ": fails at r=" << x.first_failure.r << " key "
-                                    << x.first_failure.position << ": " << hex(x.first_failure.a_other) << " >= "
-                                    << hex(x.first_failure.a_target);
+                                    << x.first_failure.position << ": " << hex_float(x.first_failure.a_other) << " >= "
+                                    << hex_float(x.first_failure.a_target);
       EXPECT_LT(x.first_probe_failure.r, 0) << dtype_name(x.dtype) << " probe r=" << x.first_probe_failure.r;
       EXPECT_EQ(x.probed.size(), 3u);  // 256, 512, 1024
     }
@@ -184,22 +185,22 @@ TEST(FiniteShift, KernelWithinBoundBaselineGrows) {
     const ShiftSeries& k = series_of(s, Rotator::kernel, t);
     ASSERT_GT(k.bound, 0.0);
     for (const ShiftPoint& p : k.points)
-      EXPECT_LE(p.error, k.bound) << dtype_name(t) << " s=2^" << p.log2_shift << ": a = " << hex(p.a) << ", a(m,n) = "
-                                  << hex(k.points[0].a) << ", bound " << bits(k.bound);
+      EXPECT_LE(p.error, k.bound) << dtype_name(t) << " s=2^" << p.log2_shift << ": a = " << hex_float(p.a) << ", a(m,n) = "
+                                  << hex_float(k.points[0].a) << ", bound " << bits(k.bound);
     EXPECT_EQ(point_at(k, 40).shift, std::int64_t{1} << 40);
     EXPECT_LE(point_at(k, 31).error, k.bound);
     const ShiftSeries& b = series_of(s, Rotator::f32_angle, t);
     const ShiftPoint& one = point_at(b, 0);
     const ShiftPoint& far = point_at(b, 24);
     EXPECT_GT(far.error, 100 * std::max(one.error, 1e-7)) << dtype_name(t) << ": f32-angle error at 2^24 " << bits(far.error)
-                                                         << " (a = " << hex(far.a) << ") vs at 1 " << bits(one.error);
+                                                         << " (a = " << hex_float(far.a) << ") vs at 1 " << bits(one.error);
     // Beyond the kernel's proved bound too: in f32 already at 2^24 (the bound is ~1e-5 S there,
     // S = sum_k ||q_k|| ||k_k||); the bf16 bound is ~0.022 S (dominated by bf16 rounding of the
     // rotated vectors, 2 * 2 sqrt2 * 2^-8), which the baseline passes once fl32(p) has lost every
     // digit of the angle: at 2^28 positions are spaced 32 apart in float32, the angles are noise and
     // the error is of the order of S itself.
     const ShiftPoint& lost = point_at(b, t == Dtype::f32 ? 24 : 28);
-    EXPECT_GT(lost.error, k.bound) << dtype_name(t) << " s=2^" << lost.log2_shift << ": a = " << hex(lost.a) << ", bound " << bits(k.bound);
+    EXPECT_GT(lost.error, k.bound) << dtype_name(t) << " s=2^" << lost.log2_shift << ": a = " << hex_float(lost.a) << ", bound " << bits(k.bound);
     EXPECT_EQ(b.points.back().log2_shift, 31) << "baselines stop at 2^31";
   }
   // The bound is not vacuous: well below the size of the activation itself.
@@ -220,7 +221,7 @@ TEST(FiniteShift, EveryPathAgreesBitForBit) {
       for (size_t j = 0; j < ref.series[i].points.size(); ++j)
         EXPECT_EQ(std::bit_cast<std::uint32_t>(got.series[i].points[j].a), std::bit_cast<std::uint32_t>(ref.series[i].points[j].a))
             << kernel::path_name(p) << " vs " << kernel::path_name(paths.front()) << " at s=2^" << ref.series[i].points[j].log2_shift
-            << ": " << hex(got.series[i].points[j].a) << " vs " << hex(ref.series[i].points[j].a);
+            << ": " << hex_float(got.series[i].points[j].a) << " vs " << hex_float(ref.series[i].points[j].a);
     }
   }
 }

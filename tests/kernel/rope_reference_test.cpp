@@ -4,6 +4,7 @@
 // subnormal and overflow boundaries worked out by hand, and an exact bf16 tie that must be
 // reported as undecided rather than guessed.
 #include "kernel/rope_reference.h"
+#include "io/printf_string.h"
 
 #include <gtest/gtest.h>
 
@@ -19,12 +20,6 @@
 
 namespace ropecheck::kernel {
 namespace {
-
-std::string hex(float x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a (0x%08x)", static_cast<double>(x), std::bit_cast<std::uint32_t>(x));
-  return buf;
-}
 
 std::uint32_t bits(float x) { return std::bit_cast<std::uint32_t>(x); }
 
@@ -61,12 +56,12 @@ TEST(RopeReference, PositionZeroIsTheIdentity) {
   for (std::uint64_t i = 0; i < 2000; ++i) {
     const float xa = finite_from_bits(rng.bits(2 * i)), xb = finite_from_bits(rng.bits(2 * i + 1));
     const ExactPair e = ref.rotate(static_cast<int>(i % 8), xa, xb);
-    ASSERT_TRUE(e.a.f32_decided && e.b.f32_decided) << hex(xa) << " " << hex(xb);
-    ASSERT_EQ(e.a.f32, xa) << hex(xa) << " " << hex(xb) << " got " << hex(e.a.f32);
-    ASSERT_EQ(e.b.f32, xb) << hex(xa) << " " << hex(xb) << " got " << hex(e.b.f32);
+    ASSERT_TRUE(e.a.f32_decided && e.b.f32_decided) << hex_float(xa) << " " << hex_float(xb);
+    ASSERT_EQ(e.a.f32, xa) << hex_float(xa) << " " << hex_float(xb) << " got " << hex_float(e.a.f32);
+    ASSERT_EQ(e.b.f32, xb) << hex_float(xa) << " " << hex_float(xb) << " got " << hex_float(e.b.f32);
     ASSERT_EQ(e.a.value, static_cast<double>(xa));
     if (e.a.bf16_decided) {
-      ASSERT_EQ(bf16_to_f32(e.a.bf16), bf16_to_f32(f32_to_bf16_rne(xa))) << hex(xa);
+      ASSERT_EQ(bf16_to_f32(e.a.bf16), bf16_to_f32(f32_to_bf16_rne(xa))) << hex_float(xa);
     }
   }
 }
@@ -91,10 +86,10 @@ TEST(RopeReference, RotationBy710RadiansMatchesMpfrFloatAt300Bits) {
     const ExactPair e = ref.rotate(0, xa, xb);
     const float wa = mpfr_get_flt(ya.backend().data(), MPFR_RNDN), wb = mpfr_get_flt(yb.backend().data(), MPFR_RNDN);
     ASSERT_TRUE(e.a.f32_decided && e.b.f32_decided && e.a.bf16_decided && e.b.bf16_decided);
-    EXPECT_EQ(bits(e.a.f32), bits(wa)) << "x_a " << hex(xa) << " x_b " << hex(xb) << " got " << hex(e.a.f32) << " want " << hex(wa);
-    EXPECT_EQ(bits(e.b.f32), bits(wb)) << "x_a " << hex(xa) << " x_b " << hex(xb) << " got " << hex(e.b.f32) << " want " << hex(wb);
-    EXPECT_EQ(e.a.bf16, mpfr_emulated_bf16(ya)) << "x_a " << hex(xa) << " x_b " << hex(xb);
-    EXPECT_EQ(e.b.bf16, mpfr_emulated_bf16(yb)) << "x_a " << hex(xa) << " x_b " << hex(xb);
+    EXPECT_EQ(bits(e.a.f32), bits(wa)) << "x_a " << hex_float(xa) << " x_b " << hex_float(xb) << " got " << hex_float(e.a.f32) << " want " << hex_float(wa);
+    EXPECT_EQ(bits(e.b.f32), bits(wb)) << "x_a " << hex_float(xa) << " x_b " << hex_float(xb) << " got " << hex_float(e.b.f32) << " want " << hex_float(wb);
+    EXPECT_EQ(e.a.bf16, mpfr_emulated_bf16(ya)) << "x_a " << hex_float(xa) << " x_b " << hex_float(xb);
+    EXPECT_EQ(e.b.bf16, mpfr_emulated_bf16(yb)) << "x_a " << hex_float(xa) << " x_b " << hex_float(xb);
     EXPECT_EQ(e.a.value, ya.convert_to<double>());
   }
   // float32 of cos(710) is 1.0 (the Theorem 5.3 remark): the rotation of (1, 0).
@@ -233,7 +228,7 @@ TEST(RopeReference, RoundingBoundaries) {
     set(f, rng.bits(200000 + i) % 4 == 0 ? 0.5 * std::ldexp(1.0, std::ilogb(f == 0 ? 0x1p-149f : f) - 23) : extra);
     const float want = mpfr_get_flt(y, MPFR_RNDN);
     const double got = round_to_binary(y, 24, -126, 127);
-    ASSERT_EQ(got, static_cast<double>(want)) << "f " << hex(f) << " want " << hex(want);
+    ASSERT_EQ(got, static_cast<double>(want)) << "f " << hex_float(f) << " want " << hex_float(want);
     ASSERT_EQ(std::signbit(got), std::signbit(want));
   }
   mpfr_clear(y);
@@ -251,7 +246,7 @@ TEST(RopeReference, Bf16RoundingAgreesWithIntegerRne) {
     if (i % 5 == 0) u &= 0x807FFFFFu;                 // subnormal
     const float f = finite_from_bits(u);
     mpfr_set_flt(y, f, MPFR_RNDN);
-    ASSERT_EQ(round_to_bf16(y), f32_to_bf16_rne(f)) << hex(f);
+    ASSERT_EQ(round_to_bf16(y), f32_to_bf16_rne(f)) << hex_float(f);
   }
   mpfr_clear(y);
 }

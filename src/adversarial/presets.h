@@ -1,0 +1,37 @@
+// File: presets.h
+// Named heads for `ropecheck fuzz --config NAME` and the required cases.
+//
+//   gemma-7b-apostrophe   gemma-7b (d = 256, theta 10000), pair 119 only, the Appendix E.1 vectors
+//                         as printed (binary64 of the decimals): query q_notBOS = (-4.1, 11.3),
+//                         target key k_BOS = (-2.5, 1.3), distractor key k_notBOS = (11.2, -3.5).
+//                         The target is the BOS token of the paper's head, modelled as a target
+//                         that swaps may move (the thm-6.1 two-type channel); no fixed sink.
+//   gemma-7b-band8        the same three 2-vectors in each of the 8 lowest-frequency pairs (120..127)
+//                         with the keys scaled by 1/8 (exact), so the activation at distance 0 equals
+//                         the single channel's; the 8 pairs then dephase at their own speeds.
+//   llama-3.1-8b-band8    the same over llama-3.1-8b's 8 lowest pairs (56..63, llama3 scaling).
+//   NAME-p-rope-0.75      any of the above with the spectrum's variant set to p-rope 0.75: the
+//                         channel's pairs then have g = 0 exactly.
+// epsilon 0.1, break_at 1/2, notion attention (the thm-6.1 claim's defaults).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "adversarial/head.h"
+
+namespace ropecheck::adversarial {
+
+std::vector<std::string> preset_names();
+
+// Returns: the named head. Throws InputError("--config", <the preset list or a head JSON file>, name).
+Head preset_head(const std::string& name);
+
+// Returns: a preset by name, or the head in a JSON file ({"head": {...}} or a bare head object)
+// when `name_or_file` names an existing file.
+Head load_head(const std::string& name_or_file);
+
+// Returns: the indices of the k lowest-frequency rotating pairs of a spectrum, ascending.
+std::vector<int> lowest_pairs(const Spectrum& spectrum, int k);
+
+}  // namespace ropecheck::adversarial

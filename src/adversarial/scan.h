@@ -41,6 +41,12 @@ struct ScanCandidate {
 // 1 <= from_context <= max_context <= 2^31.
 ScanCandidate guided_scan(const Head& head, long long max_context, long long from_context = 1);
 
+// Returns: the target distance s in [1, context] (BOS heads: [1, context - 1]) that minimises the
+// target's attention in the fill family at this context (binary64 estimate; the argmax notion:
+// minimises a_target(s) - max over the other distances of a_distractor). The one swap of
+// Theorem 6.1's proof moves the target there. Preconditions: as guided_scan; context >= 2.
+long long most_breaking_distance(const Head& head, long long context);
+
 struct ScanResult {
   bool found = false;             // a certified counterexample
   ScanCandidate candidate;        // the float candidate that certified

@@ -45,17 +45,21 @@ int FuzzCommand::run() {
 
 void ReplayCommand::attach(CLI::App& app) {
   command = app.add_subcommand("replay", "re-check counterexample files by value in certified arithmetic");
+  command->add_option("--expect", expect, "still-breaks (default) or no-longer-breaks (a corpus of fixed cases)");
   command->add_option("files", files, "counterexample JSON files")->required();
 }
 
 int ReplayCommand::run() {
+  if (expect != "still-breaks" && expect != "no-longer-breaks") throw InputError("--expect", "still-breaks or no-longer-breaks", expect);
+  const adversarial::ReplayVerdict expected =
+      expect == "still-breaks" ? adversarial::ReplayVerdict::still_breaks : adversarial::ReplayVerdict::no_longer_breaks;
   int status = 0;
   std::string first_error;
   for (const std::string& f : files) {
     try {
       const adversarial::ReplayOutcome r = adversarial::replay_file(f);
       std::cout << adversarial::verdict_name(r.verdict) << "  " << f << "  (" << r.target << ") " << r.detail << "\n";
-      if (r.verdict != adversarial::ReplayVerdict::still_breaks && status == 0) status = 1;
+      if (r.verdict != expected && status == 0) status = 1;
     } catch (const InputError& e) {
       std::cout << "malformed  " << f << "\n";
       if (first_error.empty()) first_error = e.what();

@@ -80,6 +80,7 @@ FuzzSummary run_fuzz(const FuzzOptions& o, std::ostream& log) {
     ko.seed = o.seed;
     ko.max_candidates = o.max_candidates;
     prepare_out_dir(o.out_dir, target);
+    log << "ropecheck fuzz: seed " << o.seed << "\n";
     const KernelFuzzResult kr = fuzz_kernel(ko, log);
     sum.tried = kr.tried;
     sum.found = static_cast<long long>(kr.counterexamples.size());
@@ -99,6 +100,7 @@ FuzzSummary run_fuzz(const FuzzOptions& o, std::ostream& log) {
   SpectrumRequest request;
   const std::optional<Head> base = base_head(o.config, request);
   prepare_out_dir(o.out_dir, target);
+  log << "ropecheck fuzz: seed " << o.seed << "\n";
   const HeadFamily family = o.target == FuzzTarget::channel ? HeadFamily::channel : HeadFamily::band;
   bool reason_noted = false;
   for (long long i = 0; (o.max_candidates == 0 || i < o.max_candidates) && elapsed() < o.budget_seconds; ++i) {

@@ -37,7 +37,6 @@ int FuzzCommand::run() {
   if (!max_candidates.empty()) o.max_candidates = parse_integer("--max-candidates", max_candidates, 0, 1LL << 40);
   if (!max_context.empty()) o.max_context = parse_integer("--max-context", max_context, 2, 1LL << 31);
   o.certify_minimal = !no_minimal;
-  std::cerr << "ropecheck fuzz: seed " << o.seed << "\n";
   const adversarial::FuzzSummary s = adversarial::run_fuzz(o, std::cerr);
   std::cout << adversarial::format_summary(o, s);
   return 0;

@@ -410,14 +410,21 @@ json read_json_file(const std::string& path) {
   try {
     j = json::parse(text, callback);
   } catch (const json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: <reason>".
+    // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: <reason>";
+    // e.byte counts from 1, and is one past the end when the input ended early.
     std::string reason = e.what();
     const std::size_t bracket = reason.find("] ");
     if (bracket != std::string::npos) reason = reason.substr(bracket + 2);
-    const bool truncated = e.byte >= text.size();
+    const bool truncated = e.byte > text.size();
     throw InputError(path, accepted,
                      std::string(truncated ? "truncated" : "malformed") + " JSON at byte " + std::to_string(e.byte) + " of " +
                          std::to_string(text.size()) + ": " + reason);
+  } catch (const json::exception& e) {
+    // A number beyond the binary64 range (out_of_range.406) is the parser's other refusal.
+    std::string reason = e.what();
+    const std::size_t bracket = reason.find("] ");
+    if (bracket != std::string::npos) reason = reason.substr(bracket + 2);
+    throw InputError(path, accepted, "malformed JSON: " + reason);
   }
   if (!duplicate.empty()) throw InputError(path, accepted, "malformed JSON: the key \"" + duplicate + "\" twice in one object");
   return j;

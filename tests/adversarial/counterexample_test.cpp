@@ -138,7 +138,7 @@ TEST(Component, RejectsNonFiniteGarbageAndTrailingCharacters) {
                                  json("-1e400"), json("1e-400"), json("0x1p-1080"), json(""), json(" 1"), json("1 "),
                                  json("1.5x"), json("0x"), json("0x1p"), json("1e"), json("--1"), json("+-1"), json("."),
                                  json("1,5"), json("0x1.g"), json("1e+"), json(true), json(nullptr), json::array(), json::object(),
-                                 json::parse("1e400")};
+                                 json(std::numeric_limits<double>::infinity()), json(std::numeric_limits<double>::quiet_NaN())};
   for (const auto& j : bad) {
     SCOPED_TRACE(j.dump());
     expect_input_error([&] { component_from_json(j, "f.json: head.query[3]"); }, "f.json: head.query[3]", {"a finite number"});
@@ -382,7 +382,7 @@ TEST(ReadJsonFile, MissingMalformedTruncatedAndDuplicateKeysAreInputErrors) {
   expect_input_error([&] { read_json_file(dir.path.string()); }, dir.path.string(), {"a directory"});
   const fs::path malformed = dir.path / "malformed.json";
   write_bytes(malformed, "{\"a\": 1,, \"b\": 2}");
-  expect_input_error([&] { read_json_file(malformed.string()); }, malformed.string(), {"malformed JSON at byte 9 of 17"});
+  expect_input_error([&] { read_json_file(malformed.string()); }, malformed.string(), {"malformed JSON at byte 9 of 17", "unexpected ','"});
   const fs::path truncated = dir.path / "truncated.json";
   const std::string whole = canonical_text(small_doc());
   write_bytes(truncated, whole.substr(0, whole.size() / 2));
@@ -398,13 +398,8 @@ TEST(ReadJsonFile, MissingMalformedTruncatedAndDuplicateKeysAreInputErrors) {
   expect_input_error([&] { read_json_file(twice.string()); }, twice.string(), {"\"query\" twice"});
   const fs::path number = dir.path / "huge.json";
   write_bytes(number, "[1e400]");
-  // Either the parser refuses 1e400 or the component check does; both name the place.
-  try {
-    const json j = read_json_file(number.string());
-    expect_input_error([&] { component_from_json(j[0], "huge.json: x[0]"); }, "huge.json: x[0]");
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.input(), number.string()) << e.what();
-  }
+  // The parser refuses a number beyond binary64 (nlohmann's out_of_range, not a parse_error).
+  expect_input_error([&] { read_json_file(number.string()); }, number.string(), {"malformed JSON", "1e400"});
   const fs::path good = dir.path / "good.json";
   write_bytes(good, whole);
   EXPECT_EQ(read_json_file(good.string()), small_doc());

@@ -10,6 +10,10 @@
 // 44, 710, 103993, 104348 of g = 1), every pair of the spectrum, inputs from bit patterns and edge
 // values (signed zeros, subnormals, the largest finite, +-1) and pairs built near cancellation for
 // the exact angle, in f32 and bf16, interleaved and half layouts.
+// kernel_candidates.h draws them: blocks of one position times every pair; one block in eight runs
+// the configuration as p-rope 0.75, whose identity pairs must copy -0 and NaN payloads bit for bit.
+// A run keeps at most 64 documents (the first in candidate order); its log counts every violation.
+// Tests substitute a faulty kernel through detail/kernel_fuzz_seam.h.
 //
 // Counterexample file (stored with counterexample.h's store_counterexample under "kernel/"):
 //   {"format": "ropecheck-kernel-counterexample/1", "target": "kernel",

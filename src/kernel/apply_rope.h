@@ -32,6 +32,11 @@
 
 namespace ropecheck::kernel {
 
+// The accuracy contract above as numbers, in the floored metric of ulp_error.h: every output of
+// every path is within these many ulp (UPPER BOUNDS, proved in detail/ops.h).
+inline constexpr double kProvedUlpBoundF32 = 0.5 + 0x1p-25;
+inline constexpr double kProvedUlpBoundBf16 = 0.5 + 0x1p-14;
+
 template <typename T>
 struct TensorView {
   T* data = nullptr;

@@ -1,5 +1,6 @@
 #include "kernel/audit.h"
 
+#include "kernel/detail/ieee_rotation.h"
 #include "kernel/detail/mpfr_workers.h"
 #include "kernel/report_format.h"
 
@@ -21,13 +22,8 @@ float value_of(std::uint16_t x) { return bf16_to_f32(x); }
 std::uint32_t bits_of(float x) { return std::bit_cast<std::uint32_t>(x); }
 std::uint32_t bits_of(std::uint16_t x) { return x; }
 
-// The IEEE result of a non-finite input, rounded to the format (rope_reference.h: specials).
-double ieee_round(double y, Format f) {
-  const auto y32 = static_cast<float>(y);
-  return f == Format::f32 ? static_cast<double>(y32) : static_cast<double>(bf16_to_f32(f32_to_bf16_rne(y32)));
-}
-
-bool special_matches(double expected, double got) { return (std::isnan(expected) && std::isnan(got)) || expected == got; }
+using detail::ieee_rotation;
+using detail::special_matches;
 
 // Measures tokens [t0, t1) of every output into `acc` (one accumulator per output).
 template <typename T>
@@ -61,8 +57,7 @@ void measure_chunk(const RopePlan& plan, Format f, std::span<const std::int64_t>
           if (!plan.identity(k)) {
             double c = 1, s = 0;
             ref.cos_sin_double(k, c, s);
-            ea = ieee_round(static_cast<double>(xa) * c - static_cast<double>(xb) * s, f);
-            eb = ieee_round(static_cast<double>(xa) * s + static_cast<double>(xb) * c, f);
+            ieee_rotation(xa, xb, c, s, f, ea, eb);
           }
           for (size_t o = 0; o < outs.size(); ++o) {
             acc[o * groups + group].add_special(special_matches(ea, value_of(outs[o][row + ia])));

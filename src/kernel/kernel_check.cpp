@@ -1,6 +1,7 @@
 #include "kernel/kernel_check.h"
 
 #include "kernel/detail/mpfr_workers.h"
+#include "kernel/detail/sample_values.h"
 #include "kernel/report_format.h"
 
 #include <bit>
@@ -34,29 +35,12 @@ struct Draw {
   std::uint64_t operator()(int j) const { return rng.bits(element * 8 + static_cast<std::uint64_t>(j)); }
 };
 
-float finite_f32(std::uint64_t b) {
-  auto u = static_cast<std::uint32_t>(b);
-  if ((u & 0x7F800000u) == 0x7F800000u) u &= ~0x40000000u;  // inf/NaN pattern -> a finite one
-  return std::bit_cast<float>(u);
-}
-
-std::uint16_t finite_bf16(std::uint64_t b) {
-  auto u = static_cast<std::uint16_t>(b);
-  if ((u & 0x7F80u) == 0x7F80u) u = static_cast<std::uint16_t>(u & ~0x4000u);
-  return u;
-}
-
-// Sign, exponent in [-8, 8], random significand.
-float moderate(std::uint64_t b) {
-  const auto exponent = static_cast<std::uint32_t>(119 + (b >> 40) % 17);
-  return std::bit_cast<float>((static_cast<std::uint32_t>(b) & 0x807FFFFFu) | (exponent << 23));
-}
-
-const float kEdgeF32[] = {0.0f, -0.0f, 0x1p-149f, -0x1p-149f, 0x1.fffffcp-127f, 0x1p-126f, -0x1p-126f, 1.0f, -1.0f,
-                          FLT_MAX, -FLT_MAX, 0x1.fffffep-1f, 0x1p-100f, 0x1p100f};
-const std::uint16_t kEdgeBf16[] = {0x0000, 0x8000, 0x0001, 0x8001, 0x007F, 0x0080, 0x8080, 0x3F80, 0xBF80,
-                                   0x7F7F, 0xFF7F, 0x3F7F, 0x0D80, 0x7180};
-constexpr std::size_t kEdges = sizeof(kEdgeF32) / sizeof(kEdgeF32[0]);
+using detail::finite_bf16;
+using detail::finite_f32;
+using detail::kEdgeBf16;
+using detail::kEdgeF32;
+using detail::kEdgeValues;
+using detail::moderate_f32;
 const float kSpecials[] = {INFINITY, -INFINITY, std::numeric_limits<float>::quiet_NaN(), 1.0f, -2.0f, 0.0f, -0.0f, FLT_MAX};
 
 struct Samples {
@@ -74,14 +58,14 @@ void element(int kind, const Draw& d32, const Draw& d16, float& f, std::uint16_t
       b = finite_bf16(d16(0));
       return;
     case 3:
-      if (d32(1) % 4 != 0) f = kEdgeF32[d32(0) % kEdges];
+      if (d32(1) % 4 != 0) f = kEdgeF32[d32(0) % kEdgeValues];
       else f = finite_f32(d32(2));
-      if (d16(1) % 4 != 0) b = kEdgeBf16[d16(0) % kEdges];
+      if (d16(1) % 4 != 0) b = kEdgeBf16[d16(0) % kEdgeValues];
       else b = finite_bf16(d16(2));
       return;
     default:
-      f = moderate(d32(0));
-      b = f32_to_bf16_rne(moderate(d16(0)));
+      f = moderate_f32(d32(0));
+      b = f32_to_bf16_rne(moderate_f32(d16(0)));
       return;
   }
 }
@@ -112,8 +96,8 @@ void generate(const RopePlan& plan, const KernelCheckOptions& o, std::int64_t sp
         float& f = s.f32[static_cast<size_t>(row + e)];
         std::uint16_t& b = s.bf16[static_cast<size_t>(row + e)];
         if (special) {
-          f = d32(1) % 2 == 0 ? kSpecials[d32(0) % 8] : moderate(d32(2));
-          b = f32_to_bf16_rne(d16(1) % 2 == 0 ? kSpecials[d16(0) % 8] : moderate(d16(2)));
+          f = d32(1) % 2 == 0 ? kSpecials[d32(0) % 8] : moderate_f32(d32(2));
+          b = f32_to_bf16_rne(d16(1) % 2 == 0 ? kSpecials[d16(0) % 8] : moderate_f32(d16(2)));
         } else {
           element(h, d32, d16, f, b);
         }
@@ -128,7 +112,7 @@ void generate(const RopePlan& plan, const KernelCheckOptions& o, std::int64_t sp
         const auto ia = static_cast<size_t>(row + plan.first_element(k)), ib = static_cast<size_t>(row + plan.second_element(k));
         const Draw d32{r32, static_cast<std::uint64_t>(row + plan.first_element(k))};
         const Draw d16{r16, static_cast<std::uint64_t>(row + plan.first_element(k))};
-        const double s32 = moderate(d32(3)), s16 = moderate(d16(3));
+        const double s32 = moderate_f32(d32(3)), s16 = moderate_f32(d16(3));
         const bool on_b = d32(4) % 2 == 1;
         s.f32[ia] = static_cast<float>(on_b ? s32 * c : s32 * sn);
         s.f32[ib] = static_cast<float>(on_b ? -s32 * sn : s32 * c);
@@ -146,6 +130,7 @@ std::string position_label(std::int64_t p) {
 }
 
 
+// The text of apply_rope.h's kProvedUlpBoundF32 / kProvedUlpBoundBf16.
 std::string proved_bound(Format f) { return f == Format::f32 ? "0.5+2^-25" : "0.5+2^-14"; }
 
 // Compares every kernel path's output with the first path's, bit for bit.

@@ -54,7 +54,8 @@ AttackCheck check_attack(const Head& head, const Sequence& before, const std::ve
 // L in [1, context - 1]: for every such L either no target distance makes the head work or none
 // makes it break. yes = certified for every L; no = some L certainly has both (the first such L
 // is returned in `first_break`); undecided otherwise. One O(context) interval pass with running
-// extrema. Preconditions: the head has exactly one distractor type; notion attention or argmax.
+// extrema. Preconditions: context >= 1. Only notion attention with one distractor type is decided (argmax and
+// several distractor types return undecided: their arrangement is not a single distance).
 struct MinimalityCheck {
   Decision none_shorter = Decision::undecided;
   long long first_break = 0;   // when none_shorter == no: a certified shorter context

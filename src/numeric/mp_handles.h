@@ -1,10 +1,11 @@
 // File: mp_handles.h
-// RAII owners of raw GMP integers and MPFR numbers with an explicit precision, for code that may
+// RAII owners of raw GMP integers, MPFR numbers and MPFI intervals with an explicit precision, for code that may
 // run in worker threads (Boost's mpfr_float takes its precision from a process-wide default, which
 // is not thread-safe) or that must not leak when an exception passes through.
 #pragma once
 
 #include <gmp.h>
+#include <mpfi.h>
 #include <mpfr.h>
 
 #include <algorithm>
@@ -25,6 +26,14 @@ struct Mpfr {
   ~Mpfr() { mpfr_clear(v); }
   Mpfr(const Mpfr&) = delete;
   Mpfr& operator=(const Mpfr&) = delete;
+};
+
+struct Mpfi {
+  mpfi_t v;
+  explicit Mpfi(mpfr_prec_t bits) { mpfi_init2(v, std::max<mpfr_prec_t>(bits, MPFR_PREC_MIN)); }
+  ~Mpfi() { mpfi_clear(v); }
+  Mpfi(const Mpfi&) = delete;
+  Mpfi& operator=(const Mpfi&) = delete;
 };
 
 }  // namespace ropecheck

@@ -1,0 +1,193 @@
+#include "adversarial/scan.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "io/input_error.h"
+#include "kernel/detail/mxcsr.h"
+#include "kernel/detail/ops.h"
+#include "kernel/rope_plan.h"
+
+namespace ropecheck::adversarial {
+namespace {
+
+// log(e^x + e^y) without overflow.
+inline double log_add_exp(double x, double y) {
+  if (x == -std::numeric_limits<double>::infinity()) return y;
+  if (y == -std::numeric_limits<double>::infinity()) return x;
+  const double m = x > y ? x : y;
+  return m + std::log1p(std::exp(-std::fabs(x - y)));
+}
+
+// The head's active chunks as a compact kernel plan: the production kernel's turn-exact sin/cos
+// (sincos_table.h, error <= 2^-50) evaluated for those chunks only, and the pair products of
+// each type, so a distance costs (chunks) sincos + 2 (chunks) products per type.
+class FloatActivations {
+ public:
+  explicit FloatActivations(const Head& head)
+      : plan_(head.spectrum, kernel::Layout::interleaved), ops_(&kernel::detail::ops_for(kernel::default_path())) {
+    chunks_ = active_chunks(head);
+    for (int i = 0; i < 4; ++i) {
+      limbs_[i].resize(chunks_.size());
+      for (size_t p = 0; p < chunks_.size(); ++p) limbs_[i][p] = plan_.limb(i)[chunks_[p]];
+    }
+    turn_ = kernel::detail::TurnLimbs{{limbs_[0].data(), limbs_[1].data(), limbs_[2].data(), limbs_[3].data()}};
+    for (TypeId t : {kTarget, distractor(0), kBos}) {
+      if (!head.has_type(t)) continue;
+      const std::vector<double>& k = head.key(t);
+      std::vector<double> u, w;
+      for (int p : chunks_) {
+        const double q1 = head.query[2 * p], q2 = head.query[2 * p + 1], k1 = k[2 * p], k2 = k[2 * p + 1];
+        u.push_back(q1 * k1 + q2 * k2);
+        w.push_back(q2 * k1 - q1 * k2);
+      }
+      u_.push_back(u);
+      w_.push_back(w);
+    }
+    c_.resize(chunks_.size() + 1);
+    s_.resize(chunks_.size() + 1);
+  }
+  // Moves to distance s; activation(i) for i = 0 target, 1 distractor 0, 2 bos (if any).
+  void at(long long s) {
+    kernel::detail::MxcsrGuard guard;
+    if (!chunks_.empty()) ops_->sincos_row(turn_, static_cast<int>(chunks_.size()), s, c_.data(), s_.data());
+  }
+  double activation(size_t i) const {
+    double a = 0;
+    for (size_t p = 0; p < chunks_.size(); ++p) a += c_[p] * u_[i][p] - s_[p] * w_[i][p];
+    return a;
+  }
+
+ private:
+  kernel::RopePlan plan_;
+  const kernel::detail::PathOps* ops_;
+  std::vector<int> chunks_;
+  std::vector<std::uint64_t> limbs_[4];
+  kernel::detail::TurnLimbs turn_{};
+  std::vector<std::vector<double>> u_, w_;
+  std::vector<double> c_, s_;
+};
+
+void check_scannable(const Head& head) {
+  if (head.distractors.size() != 1)
+    throw InputError("head.distractors", "one distractor type for the guided scan (replay accepts any number)",
+                     std::to_string(head.distractors.size()) + " types");
+  if (head.notion != Notion::attention) throw InputError("head.notion", "attention for the guided scan (replay accepts argmax)", "argmax");
+}
+
+double ratio(const std::string& eps_or_b, bool works) {
+  const double x = std::strtod(eps_or_b.c_str(), nullptr);
+  return works ? x / (1 - x) : (1 - x) / x;
+}
+
+// alpha = E_t / (E_t + S - E_o), from logs.
+double alpha_of(double a_t, double a_o, double log_s) {
+  const double rest = std::exp(log_s - a_t) * -std::expm1(a_o - log_s);
+  return 1 / (1 + rest);
+}
+
+}  // namespace
+
+ScanCandidate guided_scan(const Head& head, long long max_context, long long from_context) {
+  check_scannable(head);
+  if (from_context < 1 || max_context < from_context || max_context > (1LL << 31))
+    throw InputError("context range", "1 <= from <= max <= 2^31", std::to_string(from_context) + ".." + std::to_string(max_context));
+  const double ninf = -std::numeric_limits<double>::infinity();
+  const double log_rw = std::log(ratio(head.epsilon, true));
+  const double b = std::strtod(head.break_at.c_str(), nullptr);
+  const double log_rc = b > 0 ? std::log(ratio(head.break_at, false)) : std::numeric_limits<double>::infinity();
+  const bool bos = head.bos.has_value();
+  FloatActivations act(head);
+  ScanCandidate cand;
+  double log_prefix = ninf, best_w = ninf, best_c = std::numeric_limits<double>::infinity();
+  long long s_w = 0, s_c = 0;
+  double at_w = 0, ao_w = 0, at_c = 0, ao_c = 0;
+  auto add_candidate = [&](long long s, double a_t, double a_o) {
+    const double lw = log_add_exp(a_t + log_rw, a_o), lc = log_add_exp(a_t + log_rc, a_o);
+    if (lw > best_w) best_w = lw, s_w = s, at_w = a_t, ao_w = a_o;
+    if (lc < best_c) best_c = lc, s_c = s, at_c = a_t, ao_c = a_o;
+  };
+  auto test = [&](long long L, double log_s) {
+    if (L < from_context || s_w == 0) return false;
+    if (best_w > log_s && best_c <= log_s) {
+      cand.found = true;
+      cand.context = L;
+      cand.distance_before = s_w;
+      cand.distance_after = s_c;
+      cand.alpha_before = alpha_of(at_w, ao_w, log_s);
+      cand.alpha_after = alpha_of(at_c, ao_c, log_s);
+      return true;
+    }
+    return false;
+  };
+  for (long long s = 0; s <= max_context; ++s) {
+    act.at(s);
+    const double a_t = act.activation(0), a_o = act.activation(1);
+    cand.distances_evaluated++;
+    if (bos) {
+      const double log_s = log_add_exp(log_prefix, act.activation(2));
+      if (s >= 1 && test(s, log_s)) return cand;
+      log_prefix = log_add_exp(log_prefix, a_o);
+      if (s >= 1) add_candidate(s, a_t, a_o);
+    } else {
+      log_prefix = log_add_exp(log_prefix, a_o);
+      if (s >= 1) add_candidate(s, a_t, a_o);
+      if (s >= 1 && test(s, log_prefix)) return cand;
+    }
+  }
+  return cand;
+}
+
+long long most_breaking_distance(const Head& head, long long context) {
+  check_scannable(head);
+  if (context < 2 || context > (1LL << 31)) throw InputError("context", "an integer in [2, 2^31]", std::to_string(context));
+  const bool bos = head.bos.has_value();
+  FloatActivations act(head);
+  const long long last = bos ? context - 1 : context;  // distractor distances 0..last
+  double log_s = -std::numeric_limits<double>::infinity();
+  for (long long s = 0; s <= last; ++s) {
+    act.at(s);
+    log_s = log_add_exp(log_s, act.activation(1));
+  }
+  if (bos) {
+    act.at(context);
+    log_s = log_add_exp(log_s, act.activation(2));
+  }
+  long long best = 1;
+  double best_alpha = std::numeric_limits<double>::infinity();
+  for (long long s = 1; s <= last; ++s) {
+    act.at(s);
+    const double alpha = alpha_of(act.activation(0), act.activation(1), log_s);
+    if (alpha < best_alpha) best_alpha = alpha, best = s;
+  }
+  return best;
+}
+
+ScanResult scan_and_certify(const Head& head, long long max_context, bool certify_minimal, int max_dropped) {
+  ScanResult result;
+  long long from = 1;
+  while (from <= max_context) {
+    const ScanCandidate cand = guided_scan(head, max_context, from);
+    result.distances_evaluated += cand.distances_evaluated;
+    if (!cand.found) return result;
+    const long long L = cand.context;
+    Sequence before = fill_sequence(head, L, cand.distance_before);
+    std::vector<Swap> swaps = {{L - cand.distance_before, L - cand.distance_after}};
+    AttackCheck check = check_attack(head, before, swaps);
+    if (check.verdict == ReplayVerdict::still_breaks) {
+      result.found = true;
+      result.candidate = cand;
+      result.before = std::move(before);
+      result.swaps = std::move(swaps);
+      result.check = std::move(check);
+      if (certify_minimal) result.minimal = certify_no_shorter_break(head, L);
+      return result;
+    }
+    if (++result.dropped > max_dropped) return result;
+    from = L + 1;
+  }
+  return result;
+}
+
+}  // namespace ropecheck::adversarial

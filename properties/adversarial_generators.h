@@ -4,7 +4,7 @@
 //
 // Every vector component is a binary64 value built from a chosen decimal, a bit pattern or an
 // exact construction (never RapidCheck's float generator). Edge values are weighted in:
-//   - channels at the lowest frequencies (adversarial::lowest_pairs of a generated rope spectrum),
+//   - channels at the lowest frequencies (the k lowest rotating pairs of a generated rope spectrum),
 //   - phases near +-pi/2: 2-vectors (r cos t, r sin t) with cos t = delta a small dyadic or decimal
 //     and sin t = +-sqrt(1 - delta^2), each component rounded once to binary64 (sqrt and * are
 //     correctly rounded, so the vector is a deterministic function of the chosen r and delta),
@@ -26,7 +26,6 @@
 #include <vector>
 
 #include "adversarial/head.h"
-#include "adversarial/presets.h"
 #include "adversarial/sequence.h"
 #include "generators.h"
 #include "numeric/precision.h"
@@ -106,8 +105,22 @@ inline adversarial::Head empty_head(const SpectrumRequest& request, int distract
   return h;
 }
 
-// The k lowest-frequency rotating pairs (adversarial/presets.h).
-inline std::vector<int> lowest(const Spectrum& s, int k) { return adversarial::lowest_pairs(s, k); }
+// The k lowest-frequency rotating pairs in ascending index order: a private equivalent of
+// adversarial::lowest_pairs (presets.h), whose implementation had not landed when these generators
+// were written. Frequencies are enclosed in MPFI at 128 bits and ordered by their lower endpoints
+// (ties, which distinct exponents never produce, by index): no libm, the same on every machine.
+inline std::vector<int> lowest(const Spectrum& s, int k) {
+  ScopedPrecision p(128);
+  const std::vector<Interval> g = frequencies<Interval>(s);
+  std::vector<int> rotating;
+  for (int c = 0; c < s.pairs(); ++c)
+    if (s.rotated(c)) rotating.push_back(c);
+  std::stable_sort(rotating.begin(), rotating.end(),
+                   [&](int a, int b) { return lower_of(g[static_cast<size_t>(a)]) < lower_of(g[static_cast<size_t>(b)]); });
+  rotating.resize(std::min<size_t>(rotating.size(), static_cast<size_t>(std::max(k, 0))));
+  std::sort(rotating.begin(), rotating.end());
+  return rotating;
+}
 
 }  // namespace detail
 
@@ -306,7 +319,7 @@ inline std::vector<adversarial::TypeId> distractor_types(const adversarial::Head
 
 // Returns: a position in [lo, hi]: lo, hi and uniform ones; shrinks toward lo.
 inline rc::Gen<long long> positions_in(long long lo, long long hi) {
-  return rc::gen::weightedOneOf<long long>({{3, rc::gen::inRange<long long>(lo, hi + 1)}, {1, rc::gen::element<long long>(lo, hi)}});
+  return rc::gen::weightedOneOf<long long>({{3, rc::gen::inRange<long long>(lo, hi + 1)}, {1, rc::gen::elementOf(std::vector<long long>{lo, hi})}});
 }
 
 // Returns: sequences for `head` with length in [3, max_length] (context 2..max_length-1, weighted

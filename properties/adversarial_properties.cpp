@@ -31,7 +31,6 @@
 namespace ropecheck {
 namespace {
 
-using adversarial::Decision;
 using adversarial::Head;
 using adversarial::Sequence;
 using adversarial::Swap;
@@ -86,15 +85,21 @@ Vector<Interval> to_interval_vector(const std::vector<double>& v) {
 // taken from released models. gemma-7b's lowest pairs have bounds of ~1.2e5 (one case costs a few
 // seconds); llama-3.1-8b's need ~1e7 and are rejected by this cap (they would take minutes each).
 constexpr long long kMaxChannelBound = 130000;
-constexpr int kModelWeight = 1;
+constexpr int kModelWeight = 4;
 
 // An independent certified evaluation of the fill family (sequence.h) of a one-distractor head at
-// every context L' = 1..L, from the closed forms (no library softmax, no scan code):
-//   works at L'   iff some s in 1..L' has eps E_t(s) + (1 - eps) E_o(s) > (1 - eps) S_L',
-//   breaks at L'  iff some s in 1..L' has (1 - b) E_t(s) + b E_o(s) <= b S_L',
-// with E_x(s) = exp(a_x(s)), S_L' = sum_{s = 0..L'} E_o(s) (the query itself is a distractor at
-// distance 0): alpha_L'(s) = E_t(s) / (E_t(s) + S_L' - E_o(s)) rearranged without a subtraction.
-// Running extrema of the endpoints decide every context in one pass.
+// every context L' = 1..L, from the closed forms (no library softmax, no scan or sweep code). With
+// E_x(s) = exp(a_x(s)) and R_s = sum of E_o over the distances 0..L' other than s (the query is a
+// distractor at distance 0), alpha_L'(s) = E_t(s) / (E_t(s) + R_s), so
+//   works at L'   iff some s in 1..L' has eps E_t(s) > (1 - eps) R_s,
+//   breaks at L'  iff some s in 1..L' has (1 - b) E_t(s) <= b R_s.
+// R_s = S_L' - E_o(s) must not be formed by a subtraction when E_o(s) dominates S_L' (activations
+// reach +-1e6: no precision survives that cancellation). At most one distance, the argmax m of E_o,
+// can hold more than half of S_L'; it is kept apart with R_m = the sum of every other term (a sum of
+// positives). For every other s, R_s >= S_L' / 2 and the tests are evaluated without a subtraction
+// as eps E_t(s) + (1 - eps) E_o(s) > (1 - eps) S_L' (and likewise for breaks), whose running extrema
+// over s decide every context in one pass. Which distance is kept apart is chosen by midpoints: the
+// choice affects only tightness, never correctness.
 struct FillFamilyTruth {
   std::vector<char> works_yes, works_no, breaks_yes, breaks_no;  // indexed by L' (0 unused)
   long long first_certain = 0;  // the first L' certified to both work and break (0: none)
@@ -123,26 +128,43 @@ FillFamilyTruth fill_family_truth(const Head& head, long long L, unsigned bits) 
   FillFamilyTruth t;
   const auto n = static_cast<size_t>(L + 1);
   t.works_yes.assign(n, 0), t.works_no.assign(n, 0), t.breaks_yes.assign(n, 0), t.breaks_no.assign(n, 0);
-  Interval et, eo;
-  activations(0, et, eo);
-  Interval S = eo;
+  Interval et_m, eo_m;  // the distance m kept apart
+  activations(0, et_m, eo_m);
+  long long m = 0;
+  Interval rest(0);  // R_m: every E_o at distances 0..L' except m's
+  bool have_regular = false;
   Real lw_lo_max, lw_hi_max, lb_lo_min, lb_hi_min;
-  for (long long l = 1; l <= L; ++l) {
-    activations(l, et, eo);
-    S += eo;
+  auto add_regular = [&](const Interval& et, const Interval& eo) {
     const Interval lw = Interval(eps * et + one_minus_eps * eo), lb = Interval(one_minus_b * et + b * eo);
-    if (l == 1) {
+    if (!have_regular) {
       lw_lo_max = lower_of(lw), lw_hi_max = upper_of(lw), lb_lo_min = lower_of(lb), lb_hi_min = upper_of(lb);
+      have_regular = true;
     } else {
       lw_lo_max = std::max<Real>(lw_lo_max, lower_of(lw)), lw_hi_max = std::max<Real>(lw_hi_max, upper_of(lw));
       lb_lo_min = std::min<Real>(lb_lo_min, lower_of(lb)), lb_hi_min = std::min<Real>(lb_hi_min, upper_of(lb));
     }
+  };
+  Interval et, eo;
+  for (long long l = 1; l <= L; ++l) {
+    activations(l, et, eo);
+    if (midpoint(eo) > midpoint(eo_m)) {  // a new argmax: the old one becomes a regular term
+      if (m >= 1) add_regular(et_m, eo_m);
+      rest += eo_m;
+      m = l, et_m = et, eo_m = eo;
+    } else {
+      rest += eo;
+      add_regular(et, eo);
+    }
+    const Interval S = Interval(rest + eo_m);
     const Interval ws = Interval(one_minus_eps * S), bs = Interval(b * S);
+    const Interval wm = Interval(eps * et_m), wr = Interval(one_minus_eps * rest);
+    const Interval bm = Interval(one_minus_b * et_m), br = Interval(b * rest);
+    const bool m_candidate = m >= 1;
     const auto i = static_cast<size_t>(l);
-    t.works_yes[i] = lw_lo_max > upper_of(ws);
-    t.works_no[i] = lw_hi_max <= lower_of(ws);
-    t.breaks_yes[i] = lb_hi_min <= lower_of(bs);
-    t.breaks_no[i] = lb_lo_min > upper_of(bs);
+    t.works_yes[i] = (have_regular && lw_lo_max > upper_of(ws)) || (m_candidate && lower_of(wm) > upper_of(wr));
+    t.works_no[i] = (!have_regular || lw_hi_max <= lower_of(ws)) && (!m_candidate || upper_of(wm) <= lower_of(wr));
+    t.breaks_yes[i] = (have_regular && lb_hi_min <= lower_of(bs)) || (m_candidate && upper_of(bm) <= lower_of(br));
+    t.breaks_no[i] = (!have_regular || lb_lo_min > upper_of(bs)) && (!m_candidate || lower_of(bm) > upper_of(br));
     if (!(t.works_yes[i] || t.works_no[i]) || !(t.breaks_yes[i] || t.breaks_no[i])) t.all_decided = false;
     if (t.first_certain == 0 && t.works_yes[i] && t.breaks_yes[i]) t.first_certain = l;
   }
@@ -153,7 +175,8 @@ RC_GTEST_PROP(AdversarialProperties, LowFrequencyChannelBreaksWithinTheLemmaA3Bo
   const Head head = *gen::low_frequency_channel_heads(kMaxChannelBound, kModelWeight);
   const int chunk = adversarial::active_chunks(head).at(0);
   const long long L = gen::channel_context_bound(head.spectrum, chunk);
-  RC_TAG(L <= 64 ? "bound <= 64" : L <= 4096 ? "bound <= 4096" : "bound > 4096");
+  RC_TAG(head.spectrum_request.config ? *head.spectrum_request.config : std::string("small rope"),
+         L <= 64 ? "bound <= 64" : L <= 4096 ? "bound <= 4096" : "bound > 4096");
   const std::string who = head_text(head) + ", chunk " + std::to_string(chunk) + ", bound L = " + std::to_string(L);
 
   // Lemma A.3 at the bound: the float argmin of alpha over the target distance, certified.
@@ -463,11 +486,11 @@ RC_GTEST_PROP(AdversarialProperties, GeneratedHeadsSequencesAndSwapsAreValid, ()
   const std::vector<int> active = adversarial::active_chunks(head);
   if (family == 0) {
     RC_ASSERT(active.size() == 1u);
-    const std::vector<int> low = adversarial::lowest_pairs(head.spectrum, 8);
+    const std::vector<int> low = gen::detail::lowest(head.spectrum, 8);
     RC_ASSERT(std::find(low.begin(), low.end(), active[0]) != low.end());
   }
   if (family == 1) {
-    const std::vector<int> low = adversarial::lowest_pairs(head.spectrum, 8);
+    const std::vector<int> low = gen::detail::lowest(head.spectrum, 8);
     for (int c : active) RC_ASSERT(std::find(low.begin(), low.end(), c) != low.end());
   }
   if (family >= 2) RC_ASSERT(adversarial::position_free(head));

@@ -14,9 +14,14 @@
 //    "found": {... informational: context, distances, alpha estimates, seed, config, candidate,
 //              search statistics; replay never trusts it ...}}
 // Vector components: a JSON number, a decimal string or a C99 hex-float string ("0x1.8p+1"); all
-// are read as the binary64 value they denote (decimal strings correctly rounded by strtod). Written
+// are read as the binary64 value they denote (decimal strings correctly rounded, std::from_chars). Written
 // as the shortest decimal string that reads back to the same binary64 (std::to_chars), so a file
-// round-trips exactly. Unknown keys are rejected (a typo must not silently change a head).
+// round-trips exactly. Unknown keys are rejected (a typo must not silently change a head), except
+// inside "found". Optional: "bos", and "notion", "epsilon", "break_at" (defaults attention, "0.1",
+// "0.5"), and "found"; every other field is required. Spectrum "fraction" is required with, and
+// only allowed with, p-rope, reversed and partial; theta and fraction are decimal strings (or JSON
+// integers), never JSON floats. A JSON integer component -0 reads as +0 (JSON parsers keep no sign
+// for integer zero): write "-0" or -0.0 for the negative zero.
 #pragma once
 
 #include <string>

@@ -7,9 +7,10 @@
 //            decimals (k/4, |k| <= 64), powers of two, and the Appendix E.1 values, with norms from
 //            1 to ~1e3; every other chunk is zero.
 //   band     2..8 of the 8 lowest pairs carry the channel, each its own random 2-vectors.
-// Candidate 0 is the base head itself when one is given (--config); later candidates perturb it
-// (components rescaled by 2^k, |k| <= 2, signs flipped, chunks dropped) half of the time and are
-// fresh random heads on the base spectrum otherwise.
+// With a base head (--config names a preset or a head file), candidate 0 is the base itself and
+// later candidates perturb it (components rescaled by 2^k, |k| <= 2, signs flipped, chunks
+// dropped): the search stays around the question asked (a p-RoPE base stays in its removed band).
+// Without one, every candidate is a fresh random head on the base spectrum.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,7 @@ enum class HeadFamily { channel, band };
 
 // Returns: candidate `index` of the family on `base_spectrum` (or around `base`). Every head has
 // one distractor type and no BOS, notion attention, epsilon 0.1, break_at 1/2; validate() passes.
-Head sample_head(HeadFamily family, const Spectrum& base_spectrum, const std::optional<Head>& base, std::uint64_t seed,
+Head sample_head(HeadFamily family, const SpectrumRequest& base_spectrum, const std::optional<Head>& base, std::uint64_t seed,
                  std::uint64_t index);
 
 }  // namespace ropecheck::adversarial

@@ -1,6 +1,7 @@
 // ropecheck: the command line. A thin layer over the library: parse flags, call, print.
 // Exit codes: 0 success (verify, montecarlo, merge: every verdict as the paper states), 1 a verdict
-// differs (kernel-check: a kernel path misses its accuracy goal; audit: --max-ulp exceeded), 2 bad
+// differs (kernel-check: a kernel path misses its accuracy goal; audit: --max-ulp exceeded; replay: a
+// counterexample no longer breaks or is inconclusive), 2 bad
 // input (one line naming the input and its accepted range), 3 internal error.
 #include <CLI/CLI.hpp>
 
@@ -10,6 +11,7 @@
 #include "cli/audit_command.h"
 #include "cli/finite_command.h"
 #include "cli/flags.h"
+#include "cli/fuzz_command.h"
 #include "cli/kernel_check_command.h"
 #include "cli/montecarlo_command.h"
 #include "cli/spectrum_command.h"
@@ -30,6 +32,8 @@ int main(int argc, char** argv) {
   cli::FiniteCommand finite;
   cli::MontecarloCommand montecarlo;
   cli::MergeCommand merge;
+  cli::FuzzCommand fuzz;
+  cli::ReplayCommand replay;
   spectrum.attach(app);
   verify.attach(app);
   apply.attach(app);
@@ -38,6 +42,8 @@ int main(int argc, char** argv) {
   finite.attach(app);
   montecarlo.attach(app);
   merge.attach(app);
+  fuzz.attach(app);
+  replay.attach(app);
 
   try {
     app.parse(argc, argv);
@@ -61,6 +67,8 @@ int main(int argc, char** argv) {
     if (finite.command->parsed()) return finite.run();
     if (montecarlo.command->parsed()) return montecarlo.run();
     if (merge.command->parsed()) return merge.run();
+    if (fuzz.command->parsed()) return fuzz.run();
+    if (replay.command->parsed()) return replay.run();
   } catch (const InputError& e) {
     std::cerr << "ropecheck: " << e.what() << "\n";
     return 2;

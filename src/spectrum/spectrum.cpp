@@ -18,6 +18,12 @@ std::string variant_name(Variant v) {
   return "rope";
 }
 
+Variant parse_variant(const std::string& name, const std::string& input) {
+  for (Variant v : {Variant::rope, Variant::nope, Variant::p_rope, Variant::reversed, Variant::partial})
+    if (variant_name(v) == name) return v;
+  throw InputError(input, "one of rope, nope, p-rope, reversed, partial", name);
+}
+
 namespace {
 
 std::string fraction_flag(Variant v) {

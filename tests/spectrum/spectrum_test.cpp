@@ -125,5 +125,19 @@ TEST(Spectrum, BadInputNamesTheFlagAndTheRange) {
   EXPECT_NO_THROW(Spectrum(8, "1.00000000000000000001"));
 }
 
+TEST(Spectrum, ParseVariantInvertsVariantName) {
+  for (Variant v : {Variant::rope, Variant::nope, Variant::p_rope, Variant::reversed, Variant::partial})
+    EXPECT_EQ(parse_variant(variant_name(v)), v) << variant_name(v);
+  for (const char* bad : {"", "RoPE", "p_rope", "p-rope ", "alibi"}) {
+    try {
+      parse_variant(bad, "head.spectrum.variant");
+      ADD_FAILURE() << "no error for '" << bad << "'";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.input(), "head.spectrum.variant") << e.what();
+      EXPECT_NE(std::string(e.what()).find("p-rope"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ropecheck

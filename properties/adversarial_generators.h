@@ -4,7 +4,7 @@
 //
 // Every vector component is a binary64 value built from a chosen decimal, a bit pattern or an
 // exact construction (never RapidCheck's float generator). Edge values are weighted in:
-//   - channels at the lowest frequencies (the k lowest rotating pairs of a generated rope spectrum),
+//   - channels at the lowest frequencies (adversarial::lowest_pairs of a generated rope spectrum),
 //   - phases near +-pi/2: 2-vectors (r cos t, r sin t) with cos t = delta a small dyadic or decimal
 //     and sin t = +-sqrt(1 - delta^2), each component rounded once to binary64 (sqrt and * are
 //     correctly rounded, so the vector is a deterministic function of the chosen r and delta),
@@ -21,13 +21,16 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "adversarial/head.h"
+#include "adversarial/presets.h"
 #include "adversarial/sequence.h"
 #include "generators.h"
+#include "io/printf_string.h"
 #include "numeric/precision.h"
 #include "proofs/thm-6.1.h"
 #include "random/counter_rng.h"
@@ -105,22 +108,8 @@ inline adversarial::Head empty_head(const SpectrumRequest& request, int distract
   return h;
 }
 
-// The k lowest-frequency rotating pairs in ascending index order: a private equivalent of
-// adversarial::lowest_pairs (presets.h), whose implementation had not landed when these generators
-// were written. Frequencies are enclosed in MPFI at 128 bits and ordered by their lower endpoints
-// (ties, which distinct exponents never produce, by index): no libm, the same on every machine.
-inline std::vector<int> lowest(const Spectrum& s, int k) {
-  ScopedPrecision p(128);
-  const std::vector<Interval> g = frequencies<Interval>(s);
-  std::vector<int> rotating;
-  for (int c = 0; c < s.pairs(); ++c)
-    if (s.rotated(c)) rotating.push_back(c);
-  std::stable_sort(rotating.begin(), rotating.end(),
-                   [&](int a, int b) { return lower_of(g[static_cast<size_t>(a)]) < lower_of(g[static_cast<size_t>(b)]); });
-  rotating.resize(std::min<size_t>(rotating.size(), static_cast<size_t>(std::max(k, 0))));
-  std::sort(rotating.begin(), rotating.end());
-  return rotating;
-}
+// The k lowest-frequency rotating pairs, ascending indices (presets.h).
+inline std::vector<int> lowest(const Spectrum& s, int k) { return adversarial::lowest_pairs(s, std::min(k, s.rotated_pairs())); }
 
 }  // namespace detail
 
@@ -386,3 +375,29 @@ inline rc::Gen<std::vector<adversarial::Swap>> permutation_swaps(const adversari
 }
 
 }  // namespace ropecheck::gen
+
+namespace ropecheck::adversarial {
+
+// RapidCheck's printers (found by argument-dependent lookup) for the counterexamples it reports:
+// every component as %a, so a printed case is the exact case.
+inline void showValue(const Head& h, std::ostream& os) {
+  auto vec = [&](const char* name, const std::vector<double>& v) {
+    os << "; " << name << " (";
+    for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << hex_double(v[i]);
+    os << ")";
+  };
+  os << "head{" << h.spectrum.describe() << "; notion " << notion_name(h.notion) << ", epsilon " << h.epsilon << ", break_at " << h.break_at;
+  vec("query", h.query);
+  vec("target", h.target);
+  for (size_t i = 0; i < h.distractors.size(); ++i) vec(type_name(distractor(static_cast<int>(i))).c_str(), h.distractors[i]);
+  if (h.bos) vec("bos", *h.bos);
+  os << "}";
+}
+
+inline void showValue(const Sequence& q, std::ostream& os) {
+  os << "sequence{length " << q.length << ", fill " << type_name(q.fill) << ", tokens";
+  for (const auto& [p, t] : q.tokens) os << " " << p << ":" << type_name(t);
+  os << "}";
+}
+
+}  // namespace ropecheck::adversarial

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <limits>
 
 #include "attention/softmax.h"
@@ -47,6 +48,18 @@ Vector<Interval> two_type_activations(const TwoTypeChannel& ch, long long L, lon
 Interval attention_to(const TwoTypeChannel& ch, long long L, long long s) {
   const Vector<Interval> alpha = softmax(two_type_activations(ch, L, s));
   return alpha[L - s];
+}
+
+long long lemma_a3_context_bound(const Interval& g) {
+  const Interval pi = pi_value<Interval>();
+  if (!(lower_of(g) > 0) || !certainly_less(g, pi))
+    throw InputError("g", "an interval certainly inside (0, pi)",
+                     "[" + lower_of(g).str(20) + ", " + upper_of(g).str(20) + "]");
+  const Real turns = upper_of(Interval(2 * pi / g));
+  const Real t = ceil(turns) + 1;
+  if (!(t <= Real(static_cast<double>(std::int64_t{1} << 61))))
+    throw InputError("g", "a frequency whose Lemma A.3 bound 2 ceil(2 pi/g) + 2 is at most 2^62", "g = " + lower_of(g).str(20));
+  return 2 * t.convert_to<long long>();
 }
 
 BreakingSwap shortest_breaking_context(const TwoTypeChannel& ch, const Interval& epsilon, long long max_L) {

@@ -65,6 +65,27 @@ struct BreakingSwap {
 };
 BreakingSwap shortest_breaking_context(const TwoTypeChannel& ch, const Interval& epsilon, long long max_L);
 
+// Lemma A.3's context bound for a single rotating pair of frequency g, 0 < g < pi: at every context
+// L >= lemma_a3_context_bound(g), in the fill family of BreakingSwap (one target, the same
+// distractor everywhere else, query at distance 0), some target distance s' in 1..L has
+// alpha_L(s') < 1/2, whatever the query and key vectors of the pair are (not both products zero).
+//
+// Proof. In one pair, a_x(s) = A_x cos(s g - phi_x) with A_x >= 0 (the pair products u, w of
+// channel_activation: A_x = sqrt(u^2 + w^2)), A_t + A_o > 0. Let T = ceil(2 pi / g) + 1, so
+// (T - 1) g >= 2 pi. The T angles s g of T consecutive distances are spaced by g and span at least
+// a full turn, so every angle is within g/2 (mod 2 pi) of one of them. Distances 1..T therefore
+// hold an s' with |s' g - (phi_t + pi)| <= g/2 (mod 2 pi), i.e. a_t(s') <= -A_t cos(g/2), and the
+// disjoint distances T+1..2T hold an s'' != s' with a_o(s'') >= A_o cos(g/2). As g/2 < pi/2,
+// cos(g/2) > 0, hence a_o(s'') >= a_t(s'): the distractor at s'' is at least as active as the
+// target at s'. With L >= 2T, both are in 0..L, and Lemma A.3 gives alpha_L(s') <= 1/2 (strictly
+// below: the query's own token at distance 0 adds a positive term to the denominator). The
+// swap target@s0 <-> distractor@s' makes it so from any arrangement.
+// Returns: 2 * ceil(2 pi / g) + 2, with 2 pi / g enclosed in MPFI (at the current precision) and the
+// ceiling taken of its upper endpoint, so the returned bound is never below the exact one.
+// Throws InputError("g", "an interval certainly inside (0, pi)", ...) when g is not certainly in
+// (0, pi), or when the bound exceeds 2^62.
+long long lemma_a3_context_bound(const Interval& g);
+
 // The apostrophe head's situation: a sink token (BOS) at position 0 that never moves, the same
 // distractor token at positions 1..L, the query (a distractor) at L. The query's attention to the
 // sink is alpha_L = e^{a_b(L)} / (e^{a_b(L)} + sum_{s=0..L-1} e^{a_o(s)}); no swap is needed, the

@@ -8,6 +8,7 @@
 
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -90,5 +91,62 @@ inline rc::Gen<float> components() {
 
 // Returns: d components.
 inline rc::Gen<std::vector<float>> vectors(int d) { return rc::gen::container<std::vector<float>>(static_cast<std::size_t>(d), components()); }
+
+// Returns: +-m * 2^e exactly as a binary64 value, for a normal exponent e and a 52-bit mantissa
+// field: the bit pattern itself, never a libm or float-generator value.
+inline double binary64_from_fields(bool negative, int exponent, std::uint64_t mantissa) {
+  const std::uint64_t biased = static_cast<std::uint64_t>(exponent + 1023);
+  return std::bit_cast<double>((negative ? std::uint64_t{1} << 63 : 0) | (biased << 52) | (mantissa & ((std::uint64_t{1} << 52) - 1)));
+}
+
+// Returns: an exponent in [min_exp, max_exp] (which contains 0), shrinking toward 0 along 0, 1, -1,
+// 2, -2, ...
+inline rc::Gen<int> exponents(int min_exp, int max_exp) {
+  const int span = max_exp - min_exp;
+  return rc::gen::map(rc::gen::suchThat(rc::gen::inRange(0, 2 * span + 1), [=](int k) {
+                        const int e = (k % 2 == 1) ? (k + 1) / 2 : -k / 2;
+                        return e >= min_exp && e <= max_exp;
+                      }),
+                      [](int k) { return (k % 2 == 1) ? (k + 1) / 2 : -k / 2; });
+}
+
+// Returns: a binary64 value +-(1.f) * 2^e from its bit pattern, e in [min_exp, max_exp] (normal
+// exponents containing 0), any 52-bit fraction; shrinks toward +1 (fraction 0, exponent 0).
+inline rc::Gen<double> binary64_with_exponents(int min_exp, int max_exp) {
+  return rc::gen::map(rc::gen::tuple(rc::gen::arbitrary<bool>(), exponents(min_exp, max_exp), rc::gen::arbitrary<std::uint64_t>()),
+                      [](const auto& t) { return binary64_from_fields(std::get<0>(t), std::get<1>(t), std::get<2>(t)); });
+}
+
+// Returns: a binary32 value +-(1.f) * 2^e from its bit pattern, e in [min_exp, max_exp] (normal
+// exponents containing 0), any 23-bit fraction; shrinks toward +1.
+inline rc::Gen<float> binary32_with_exponents(int min_exp, int max_exp) {
+  return rc::gen::map(rc::gen::tuple(rc::gen::arbitrary<bool>(), exponents(min_exp, max_exp), rc::gen::arbitrary<std::uint32_t>()),
+                      [](const auto& t) {
+                        const std::uint32_t biased = static_cast<std::uint32_t>(std::get<1>(t) + 127);
+                        return std::bit_cast<float>((std::get<0>(t) ? 0x80000000u : 0u) | (biased << 23) | (std::get<2>(t) & 0x7fffffu));
+                      });
+}
+
+// Returns: the simple numbers a shrunk case should read like: 0, 1, -1, 1/2, -1/2, 2, -2, ..., and
+// quarters k/4 with |k| <= 64. Shrinks toward 0 (then 1, -1, 1/2, ...).
+inline rc::Gen<double> simple_doubles() {
+  return rc::gen::weightedOneOf<double>({
+      {3, rc::gen::element<double>(0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 0.25, -0.25, 3.0, -3.0, 4.0, -4.0)},
+      {1, rc::gen::map(rc::gen::inRange(-64, 65), [](int k) { return k / 4.0; })},
+  });
+}
+
+// Returns: a context length (the query's distance to position 0) in [2, max_context], weighted so
+// that most cases are short: 2..64 often, up to 4096 sometimes, the full range rarely, and the two
+// ends as edges. Shrinks toward 2. Preconditions: max_context >= 2.
+inline rc::Gen<long long> contexts(long long max_context) {
+  const long long small = std::min<long long>(64, max_context), medium = std::min<long long>(4096, max_context);
+  return rc::gen::weightedOneOf<long long>({
+      {6, rc::gen::inRange<long long>(2, small + 1)},
+      {3, rc::gen::inRange<long long>(2, medium + 1)},
+      {1, rc::gen::element<long long>(2, 3, max_context)},
+      {1, rc::gen::inRange<long long>(2, max_context + 1)},
+  });
+}
 
 }  // namespace ropecheck::gen

@@ -171,5 +171,54 @@ TEST(Thm61, BadEpsilonIsAnInputError) {
   }
 }
 
+TEST(Thm61, LemmaA3ContextBoundIsTwoCeilTwoPiOverGPlusTwo) {
+  ScopedPrecision p(256);
+  // 2 pi = 6.283..., 2 pi / 0.5 = 12.566..., 2 pi / 3 = 2.094...: ceilings 7, 13, 3.
+  EXPECT_EQ(lemma_a3_context_bound(Interval(1)), 16);
+  EXPECT_EQ(lemma_a3_context_bound(from_decimal<Interval>("0.5")), 28);
+  EXPECT_EQ(lemma_a3_context_bound(Interval(3)), 8);
+  // g = pi/2 exactly has 2 pi / g = 4, but no enclosure of pi/2 is a point: the upper endpoint of
+  // 2 pi / g lies above 4, so the ceiling is 5 (the bound may only err upward).
+  EXPECT_EQ(lemma_a3_context_bound(Interval(pi_value<Interval>() / 2)), 12);
+  EXPECT_THROW(lemma_a3_context_bound(Interval(0)), InputError);
+  EXPECT_THROW(lemma_a3_context_bound(Interval(4)), InputError);
+  EXPECT_THROW(lemma_a3_context_bound(Interval(pi_value<Interval>())), InputError);
+  Interval straddles_zero(-1, 1);
+  EXPECT_THROW(lemma_a3_context_bound(straddles_zero), InputError);
+  EXPECT_THROW(lemma_a3_context_bound(from_decimal<Interval>("1e-30")), InputError);  // bound > 2^62
+}
+
+// The bound's claim checked against the closed form a_x(s) = A_x cos(s g - phi_x) at 300 bits in
+// MPFR, independently of the pair-product code: at L = the bound, min over s' in 1..L of alpha_L(s')
+// is below 1/2 for amplitudes and phases chosen at the proof's edges (one amplitude zero, tiny or
+// large amplitudes, g near pi, phases that put the maxima at the ends of the ranges).
+TEST(Thm61, LemmaA3ContextBoundBreaksEveryChannelOfAGrid) {
+  struct Channel { const char *g, *at, *pt, *ao, *po; };
+  const Channel grid[] = {{"1", "24.94", "0", "85.47", "3.14159"}, {"1", "0", "0", "0.001", "1"},
+                          {"1", "0.001", "2", "0", "0"},           {"3", "50", "-1.5", "50", "1.5"},
+                          {"3.1", "1000", "0.5", "1", "0.5"},      {"0.05", "7", "1", "700", "-2"},
+                          {"0.01", "300", "-3", "0.5", "0"}};
+  for (const Channel& c : grid) {
+    long long L = 0;
+    {
+      ScopedPrecision p(128);
+      L = lemma_a3_context_bound(from_decimal<Interval>(c.g));
+    }
+    ScopedPrecision p(300);
+    const Real g(c.g), at(c.at), pt(c.pt), ao(c.ao), po(c.po);
+    std::vector<Real> eo(static_cast<size_t>(L + 1));
+    Real total = 0;
+    for (long long s = 0; s <= L; ++s) total += eo[static_cast<size_t>(s)] = exp(ao * cos(Real(s) * g - po));
+    Real best = 1;
+    for (long long s = 1; s <= L; ++s) {
+      const Real et = exp(at * cos(Real(s) * g - pt));
+      const Real alpha = et / (et + total - eo[static_cast<size_t>(s)]);
+      if (alpha < best) best = alpha;
+    }
+    EXPECT_LT(best, Real("0.5")) << "g=" << c.g << " A_t=" << c.at << " phi_t=" << c.pt << " A_o=" << c.ao << " phi_o=" << c.po
+                                 << " L=" << L << " min alpha=" << best.str(20);
+  }
+}
+
 }  // namespace
 }  // namespace ropecheck::proofs

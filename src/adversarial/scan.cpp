@@ -89,6 +89,26 @@ double alpha_of(double a_t, double a_o, double log_s) {
 
 }  // namespace
 
+// Running extrema of one score over the target candidates, keeping the best two (with their
+// distances) so the candidate that is also the largest distractor term can be set aside.
+struct TopTwo {
+  double v1, v2;
+  long long s1 = 0, s2 = 0;
+  double at1 = 0, ao1 = 0, at2 = 0, ao2 = 0;
+  bool larger;  // true: keep the largest values, false: the smallest
+  explicit TopTwo(bool keep_larger)
+      : v1(keep_larger ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity()), v2(v1), larger(keep_larger) {}
+  bool better(double a, double b) const { return larger ? a > b : a < b; }
+  void add(double v, long long s, double a_t, double a_o) {
+    if (better(v, v1)) {
+      v2 = v1, s2 = s1, at2 = at1, ao2 = ao1;
+      v1 = v, s1 = s, at1 = a_t, ao1 = a_o;
+    } else if (better(v, v2)) {
+      v2 = v, s2 = s, at2 = a_t, ao2 = a_o;
+    }
+  }
+};
+
 ScanCandidate guided_scan(const Head& head, long long max_context, long long from_context) {
   check_scannable(head);
   if (from_context < 1 || max_context < from_context || max_context > (1LL << 31))
@@ -100,40 +120,71 @@ ScanCandidate guided_scan(const Head& head, long long max_context, long long fro
   const bool bos = head.bos.has_value();
   FloatActivations act(head);
   ScanCandidate cand;
-  double log_prefix = ninf, best_w = ninf, best_c = std::numeric_limits<double>::infinity();
-  long long s_w = 0, s_c = 0;
-  double at_w = 0, ao_w = 0, at_c = 0, ao_c = 0;
-  auto add_candidate = [&](long long s, double a_t, double a_o) {
-    const double lw = log_add_exp(a_t + log_rw, a_o), lc = log_add_exp(a_t + log_rc, a_o);
-    if (lw > best_w) best_w = lw, s_w = s, at_w = a_t, ao_w = a_o;
-    if (lc < best_c) best_c = lc, s_c = s, at_c = a_t, ao_c = a_o;
+  // Why the largest distractor term is kept apart: "works" at distance s compares
+  // E_t(s) eps/(1-eps) + E_o(s) with S_L, i.e. E_t(s) eps/(1-eps) with S_L - E_o(s). When E_o(s)
+  // is most of S_L the two sides agree to the last bits of a double and the test cancels away
+  // (the adversarial property (1) found such a head). For every distance but the one, m, with
+  // the largest E_o, S_L - E_o(s) >= S_L / 2, so the direct test is safe; for m itself the scan
+  // compares E_t(m) eps/(1-eps) with R_m = S_L - E_o(m), the log-sum of every other term, kept
+  // separately (the same for "breaks" with (1-b)/b). The best two candidates of each score are
+  // kept, so the best candidate other than m is always at hand.
+  double log_max_o = ninf, log_rest_o = ninf;  // largest candidate E_o (at m), log-sum of the other distractor terms
+  long long m = 0;
+  double at_m = 0;
+  TopTwo w(true), c(false);
+  auto log_sum_all = [&](double log_bos) { return log_add_exp(log_add_exp(log_max_o, log_rest_o), log_bos); };
+  auto test = [&](long long L, double log_bos) {
+    if (L < from_context || w.s1 == 0) return false;
+    const double log_s = log_sum_all(log_bos);
+    const double log_rest_m = log_add_exp(log_rest_o, log_bos);  // S_L - E_o(m)
+    // works: the best candidate other than m by the direct test, or m by its own.
+    long long s0 = 0;
+    double at0 = 0, ao0 = 0;
+    if (w.s1 != m && w.v1 > log_s) s0 = w.s1, at0 = w.at1, ao0 = w.ao1;
+    else if (w.s1 == m && w.s2 != 0 && w.v2 > log_s) s0 = w.s2, at0 = w.at2, ao0 = w.ao2;
+    else if (m != 0 && at_m + log_rw > log_rest_m) s0 = m, at0 = at_m, ao0 = log_max_o;
+    if (s0 == 0) return false;
+    long long s1 = 0;
+    double at1 = 0, ao1 = 0;
+    if (m != 0 && at_m + log_rc <= log_rest_m) s1 = m, at1 = at_m, ao1 = log_max_o;
+    else if (c.s1 != m && c.v1 <= log_s) s1 = c.s1, at1 = c.at1, ao1 = c.ao1;
+    else if (c.s1 == m && c.s2 != 0 && c.v2 <= log_s) s1 = c.s2, at1 = c.at2, ao1 = c.ao2;
+    if (s1 == 0) return false;
+    cand.found = true;
+    cand.context = L;
+    cand.distance_before = s0;
+    cand.distance_after = s1;
+    cand.alpha_before = alpha_of(at0, ao0, log_s);
+    cand.alpha_after = alpha_of(at1, ao1, log_s);
+    return true;
   };
-  auto test = [&](long long L, double log_s) {
-    if (L < from_context || s_w == 0) return false;
-    if (best_w > log_s && best_c <= log_s) {
-      cand.found = true;
-      cand.context = L;
-      cand.distance_before = s_w;
-      cand.distance_after = s_c;
-      cand.alpha_before = alpha_of(at_w, ao_w, log_s);
-      cand.alpha_after = alpha_of(at_c, ao_c, log_s);
-      return true;
+  auto add_distractor = [&](long long s, double a_o, bool candidate) {
+    if (candidate && a_o > log_max_o) {
+      log_rest_o = log_add_exp(log_rest_o, log_max_o);
+      log_max_o = a_o, m = s;
+    } else {
+      log_rest_o = log_add_exp(log_rest_o, a_o);
     }
-    return false;
   };
   for (long long s = 0; s <= max_context; ++s) {
     act.at(s);
     const double a_t = act.activation(0), a_o = act.activation(1);
     cand.distances_evaluated++;
+    auto add_candidate = [&] {
+      w.add(log_add_exp(a_t + log_rw, a_o), s, a_t, a_o);
+      c.add(log_add_exp(a_t + log_rc, a_o), s, a_t, a_o);
+    };
     if (bos) {
-      const double log_s = log_add_exp(log_prefix, act.activation(2));
-      if (s >= 1 && test(s, log_s)) return cand;
-      log_prefix = log_add_exp(log_prefix, a_o);
-      if (s >= 1) add_candidate(s, a_t, a_o);
+      // Context L = s: bos at distance s, distractors at 0..s-1, candidates 1..s-1.
+      if (s >= 1 && test(s, act.activation(2))) return cand;
+      add_distractor(s, a_o, s >= 1);
+      if (m == s) at_m = a_t;
+      if (s >= 1) add_candidate();
     } else {
-      log_prefix = log_add_exp(log_prefix, a_o);
-      if (s >= 1) add_candidate(s, a_t, a_o);
-      if (s >= 1 && test(s, log_prefix)) return cand;
+      add_distractor(s, a_o, s >= 1);
+      if (m == s) at_m = a_t;
+      if (s >= 1) add_candidate();
+      if (s >= 1 && test(s, ninf)) return cand;
     }
   }
   return cand;

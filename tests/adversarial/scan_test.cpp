@@ -36,3 +36,32 @@ TEST(GuidedScan, ApostropheChannelBreaksAndCertifies) {
 
 }  // namespace
 }  // namespace ropecheck::adversarial
+
+namespace ropecheck::adversarial {
+namespace {
+
+// Found by the adversarial property (1) (seed 20241008): the largest distractor term sits at the
+// target's own distance and dominates S_L (e^16.2 against e^-38.8), so the direct float test
+// "E_t eps/(1-eps) + E_o(s) > S_L" cancelled and the scan missed a certified break at context 2.
+// The scan now keeps that term apart (scan.cpp).
+TEST(GuidedScan, DominantDistractorTermAtTheTargetDistanceDoesNotCancel) {
+  Head h;
+  h.spectrum_request.dim = 2;
+  h.spectrum_request.theta = "2";
+  h.spectrum_request.scaling = "linear:2";
+  h.spectrum = resolve(h.spectrum_request).spectrum;
+  h.query = {0x1p-2, -0x1.efbdeb14f4edap-1};
+  h.target = {-0x1p+4, 0x1p+2};
+  h.distractors = {{0x1.9p+5, 0x1.9p+6}};
+  validate(h);
+  const ScanCandidate c = guided_scan(h, 28);
+  ASSERT_TRUE(c.found);
+  EXPECT_EQ(c.context, 2);
+  const ScanResult r = scan_and_certify(h, 28, true);
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(r.check.verdict, ReplayVerdict::still_breaks) << r.check.detail;
+  EXPECT_EQ(r.candidate.context, 2);
+}
+
+}  // namespace
+}  // namespace ropecheck::adversarial

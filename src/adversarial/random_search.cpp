@@ -7,9 +7,7 @@
 
 #include "adversarial/scan.h"
 #include "io/input_error.h"
-#include "kernel/detail/mxcsr.h"
-#include "kernel/detail/ops.h"
-#include "kernel/rope_plan.h"
+#include "adversarial/detail/float_activations.h"
 #include "random/counter_rng.h"
 #include "random/uniform_below.h"
 
@@ -21,30 +19,14 @@ RandomSearchResult random_search(const Head& head, long long max_context, std::u
   if (max_context < 2 || max_context > (1LL << 27)) throw InputError("max_context", "an integer in [2, 2^27]", std::to_string(max_context));
   // The same per-distance activations the scan computes (production kernel sin/cos), tabulated once,
   // with prefix sums of E_o in log space: every candidate is then decided in O(1).
-  const kernel::RopePlan plan(head.spectrum, kernel::Layout::interleaved);
-  const std::vector<int> chunks = active_chunks(head);
-  std::vector<std::uint64_t> limbs[4];
-  for (int i = 0; i < 4; ++i)
-    for (int p : chunks) limbs[i].push_back(plan.limb(i)[p]);
-  const kernel::detail::TurnLimbs turn{{limbs[0].data(), limbs[1].data(), limbs[2].data(), limbs[3].data()}};
-  const kernel::detail::PathOps& ops = kernel::detail::ops_for(kernel::default_path());
-  std::vector<double> c(chunks.size() + 1), s(chunks.size() + 1), ut, wt, uo, wo;
-  for (int p : chunks) {
-    const double q1 = head.query[2 * p], q2 = head.query[2 * p + 1];
-    ut.push_back(q1 * head.target[2 * p] + q2 * head.target[2 * p + 1]);
-    wt.push_back(q2 * head.target[2 * p] - q1 * head.target[2 * p + 1]);
-    uo.push_back(q1 * head.distractors[0][2 * p] + q2 * head.distractors[0][2 * p + 1]);
-    wo.push_back(q2 * head.distractors[0][2 * p] - q1 * head.distractors[0][2 * p + 1]);
-  }
+  detail::FloatActivations act(head);
   const size_t n = static_cast<size_t>(max_context) + 1;
   std::vector<double> at(n), ao(n), log_prefix(n);
   {
-    kernel::detail::MxcsrGuard guard;
     double lp = -std::numeric_limits<double>::infinity();
     for (size_t d = 0; d < n; ++d) {
-      if (!chunks.empty()) ops.sincos_row(turn, static_cast<int>(chunks.size()), static_cast<std::int64_t>(d), c.data(), s.data());
-      double a = 0, b = 0;
-      for (size_t p = 0; p < chunks.size(); ++p) a += c[p] * ut[p] - s[p] * wt[p], b += c[p] * uo[p] - s[p] * wo[p];
+      act.at(static_cast<long long>(d));
+      const double a = act.activation(0), b = act.activation(1);
       at[d] = a, ao[d] = b;
       const double m = lp > b ? lp : b;
       lp = lp == -std::numeric_limits<double>::infinity() ? b : m + std::log1p(std::exp(-std::fabs(lp - b)));

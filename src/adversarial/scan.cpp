@@ -5,9 +5,7 @@
 #include <limits>
 
 #include "io/input_error.h"
-#include "kernel/detail/mxcsr.h"
-#include "kernel/detail/ops.h"
-#include "kernel/rope_plan.h"
+#include "adversarial/detail/float_activations.h"
 
 namespace ropecheck::adversarial {
 namespace {
@@ -19,55 +17,6 @@ inline double log_add_exp(double x, double y) {
   const double m = x > y ? x : y;
   return m + std::log1p(std::exp(-std::fabs(x - y)));
 }
-
-// The head's active chunks as a compact kernel plan: the production kernel's turn-exact sin/cos
-// (sincos_table.h, error <= 2^-50) evaluated for those chunks only, and the pair products of
-// each type, so a distance costs (chunks) sincos + 2 (chunks) products per type.
-class FloatActivations {
- public:
-  explicit FloatActivations(const Head& head)
-      : plan_(head.spectrum, kernel::Layout::interleaved), ops_(&kernel::detail::ops_for(kernel::default_path())) {
-    chunks_ = active_chunks(head);
-    for (int i = 0; i < 4; ++i) {
-      limbs_[i].resize(chunks_.size());
-      for (size_t p = 0; p < chunks_.size(); ++p) limbs_[i][p] = plan_.limb(i)[chunks_[p]];
-    }
-    turn_ = kernel::detail::TurnLimbs{{limbs_[0].data(), limbs_[1].data(), limbs_[2].data(), limbs_[3].data()}};
-    for (TypeId t : {kTarget, distractor(0), kBos}) {
-      if (!head.has_type(t)) continue;
-      const std::vector<double>& k = head.key(t);
-      std::vector<double> u, w;
-      for (int p : chunks_) {
-        const double q1 = head.query[2 * p], q2 = head.query[2 * p + 1], k1 = k[2 * p], k2 = k[2 * p + 1];
-        u.push_back(q1 * k1 + q2 * k2);
-        w.push_back(q2 * k1 - q1 * k2);
-      }
-      u_.push_back(u);
-      w_.push_back(w);
-    }
-    c_.resize(chunks_.size() + 1);
-    s_.resize(chunks_.size() + 1);
-  }
-  // Moves to distance s; activation(i) for i = 0 target, 1 distractor 0, 2 bos (if any).
-  void at(long long s) {
-    kernel::detail::MxcsrGuard guard;
-    if (!chunks_.empty()) ops_->sincos_row(turn_, static_cast<int>(chunks_.size()), s, c_.data(), s_.data());
-  }
-  double activation(size_t i) const {
-    double a = 0;
-    for (size_t p = 0; p < chunks_.size(); ++p) a += c_[p] * u_[i][p] - s_[p] * w_[i][p];
-    return a;
-  }
-
- private:
-  kernel::RopePlan plan_;
-  const kernel::detail::PathOps* ops_;
-  std::vector<int> chunks_;
-  std::vector<std::uint64_t> limbs_[4];
-  kernel::detail::TurnLimbs turn_{};
-  std::vector<std::vector<double>> u_, w_;
-  std::vector<double> c_, s_;
-};
 
 void check_scannable(const Head& head) {
   if (head.distractors.size() != 1)
@@ -118,7 +67,7 @@ ScanCandidate guided_scan(const Head& head, long long max_context, long long fro
   const double b = std::strtod(head.break_at.c_str(), nullptr);
   const double log_rc = b > 0 ? std::log(ratio(head.break_at, false)) : std::numeric_limits<double>::infinity();
   const bool bos = head.bos.has_value();
-  FloatActivations act(head);
+  detail::FloatActivations act(head);
   ScanCandidate cand;
   // Why the largest distractor term is kept apart: "works" at distance s compares
   // E_t(s) eps/(1-eps) + E_o(s) with S_L, i.e. E_t(s) eps/(1-eps) with S_L - E_o(s). When E_o(s)
@@ -194,7 +143,7 @@ long long most_breaking_distance(const Head& head, long long context) {
   check_scannable(head);
   if (context < 2 || context > (1LL << 31)) throw InputError("context", "an integer in [2, 2^31]", std::to_string(context));
   const bool bos = head.bos.has_value();
-  FloatActivations act(head);
+  detail::FloatActivations act(head);
   const long long last = bos ? context - 1 : context;  // distractor distances 0..last
   double log_s = -std::numeric_limits<double>::infinity();
   for (long long s = 0; s <= last; ++s) {

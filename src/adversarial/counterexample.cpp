@@ -167,31 +167,6 @@ std::string field_of_flag(const std::string& flag) {
   throw InputError(input, "a valid spectrum", what);
 }
 
-SpectrumRequest spectrum_request_from_json(const json& j, const std::string& input) {
-  static const std::set<std::string> keys = {"config", "dim", "theta", "variant", "fraction", "scaling"};
-  require_object(j, input, keys);
-  SpectrumRequest r;
-  if (j.contains("config")) r.config = string_field(j["config"], input + ".config", "a configuration name (string)");
-  if (j.contains("dim")) {
-    const long long d = integer_field(j["dim"], input + ".dim", "an even integer >= 2");
-    if (d < 2 || d > INT_MAX) throw InputError(input + ".dim", "an even integer >= 2", std::to_string(d));
-    r.dim = static_cast<int>(d);
-  }
-  if (j.contains("theta")) r.theta = decimal_field(j["theta"], input + ".theta", "a decimal > 1");
-  if (j.contains("variant"))
-    r.variant = parse_variant(string_field(j["variant"], input + ".variant", "a variant name (string)"), input + ".variant");
-  if (j.contains("fraction")) {
-    if (!r.variant || !takes_fraction(*r.variant))
-      throw InputError(input + ".fraction", "absent unless variant is p-rope, reversed or partial", shown(j["fraction"]));
-    r.fraction = decimal_field(j["fraction"], input + ".fraction", "a decimal in [0, 1]");
-  } else if (r.variant && takes_fraction(*r.variant)) {
-    throw InputError(input + ".fraction", "a decimal in [0, 1] (required with variant " + variant_name(*r.variant) + ")", "");
-  }
-  if (j.contains("scaling")) r.scaling = string_field(j["scaling"], input + ".scaling", "none, linear:F or llama3");
-  if (!r.config && !r.dim) throw InputError(input + ".dim", "an even integer >= 2 (or give config)", "");
-  return r;
-}
-
 std::vector<double> vector_from_json(const json& j, const std::string& input, int dim) {
   const std::string accepted = "a list of " + std::to_string(dim) + " finite numbers (the spectrum's dim)";
   if (!j.is_array()) throw InputError(input, accepted, shown(j));
@@ -231,6 +206,40 @@ TypeId head_type_from_json(const json& j, const Head& head, const std::string& i
 }
 
 }  // namespace
+
+SpectrumRequest spectrum_request_from_json(const json& j, const std::string& input) {
+  static const std::set<std::string> keys = {"config", "dim", "theta", "variant", "fraction", "scaling"};
+  require_object(j, input, keys);
+  SpectrumRequest r;
+  if (j.contains("config")) r.config = string_field(j["config"], input + ".config", "a configuration name (string)");
+  if (j.contains("dim")) {
+    const long long d = integer_field(j["dim"], input + ".dim", "an even integer >= 2");
+    if (d < 2 || d > INT_MAX) throw InputError(input + ".dim", "an even integer >= 2", std::to_string(d));
+    r.dim = static_cast<int>(d);
+  }
+  if (j.contains("theta")) r.theta = decimal_field(j["theta"], input + ".theta", "a decimal > 1");
+  if (j.contains("variant"))
+    r.variant = parse_variant(string_field(j["variant"], input + ".variant", "a variant name (string)"), input + ".variant");
+  if (j.contains("fraction")) {
+    if (!r.variant || !takes_fraction(*r.variant))
+      throw InputError(input + ".fraction", "absent unless variant is p-rope, reversed or partial", shown(j["fraction"]));
+    r.fraction = decimal_field(j["fraction"], input + ".fraction", "a decimal in [0, 1]");
+  } else if (r.variant && takes_fraction(*r.variant)) {
+    throw InputError(input + ".fraction", "a decimal in [0, 1] (required with variant " + variant_name(*r.variant) + ")", "");
+  }
+  if (j.contains("scaling")) r.scaling = string_field(j["scaling"], input + ".scaling", "none, linear:F or llama3");
+  if (!r.config && !r.dim) throw InputError(input + ".dim", "an even integer >= 2 (or give config)", "");
+  return r;
+}
+
+Spectrum spectrum_from_json(const json& j, const std::string& where) {
+  const SpectrumRequest r = spectrum_request_from_json(j, where);
+  try {
+    return resolve(r).spectrum;
+  } catch (const InputError& e) {
+    rethrow_at(e, where);
+  }
+}
 
 double component_from_json(const json& j, const std::string& where) {
   double x = 0;
@@ -278,12 +287,9 @@ Head head_from_json(const json& j, const std::string& where) {
   const std::string input = at(where, "head");
   require_object(j, input, keys);
   Head head;
-  head.spectrum_request = spectrum_request_from_json(required(j, "spectrum", input, "a spectrum object"), input + ".spectrum");
-  try {
-    head.spectrum = resolve(head.spectrum_request).spectrum;
-  } catch (const InputError& e) {
-    rethrow_at(e, input + ".spectrum");
-  }
+  const json& spectrum = required(j, "spectrum", input, "a spectrum object");
+  head.spectrum_request = spectrum_request_from_json(spectrum, input + ".spectrum");
+  head.spectrum = spectrum_from_json(spectrum, input + ".spectrum");
   const int dim = head.spectrum.dim();
   const std::string vec = "a list of " + std::to_string(dim) + " finite numbers";
   head.query = vector_from_json(required(j, "query", input, vec), input + ".query", dim);

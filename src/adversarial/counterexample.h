@@ -54,6 +54,13 @@ Sequence sequence_from_json(const nlohmann::json& j, const Head& head, const std
 nlohmann::json to_json(const Counterexample& c);
 Counterexample counterexample_from_json(const nlohmann::json& j, const std::string& where);
 
+// Returns: the spectrum object every counterexample format uses ("spectrum" above; kernel files
+// too): the request, and the spectrum it resolves to. Throws InputError naming `where` + the field
+// ("<where>.dim", "<where>.fraction") for a wrong type, an unknown key, a fraction without a
+// variant that takes one (or missing with one), and anything resolve() refuses.
+SpectrumRequest spectrum_request_from_json(const nlohmann::json& j, const std::string& where);
+Spectrum spectrum_from_json(const nlohmann::json& j, const std::string& where);
+
 // Returns: the binary64 a component names (number, decimal string or hex-float string).
 // Throws InputError(where, "a finite number (JSON number, decimal or hex-float string)", text).
 double component_from_json(const nlohmann::json& j, const std::string& where);

@@ -10,6 +10,7 @@
 #include <ostream>
 #include <optional>
 
+#include "adversarial/counterexample.h"
 #include "adversarial/detail/kernel_fuzz_seam.h"
 #include "adversarial/kernel_candidates.h"
 #include "io/input_error.h"
@@ -477,42 +478,6 @@ std::string string_field(const nlohmann::json& doc, const std::string& name, con
   return j.get<std::string>();
 }
 
-Variant parse_variant(const std::string& name, const std::string& input) {
-  for (Variant v : {Variant::rope, Variant::nope, Variant::p_rope, Variant::reversed, Variant::partial})
-    if (variant_name(v) == name) return v;
-  throw InputError(input, "rope, nope, p-rope, reversed or partial", name);
-}
-
-Spectrum parse_spectrum(const nlohmann::json& j, const std::string& where) {
-  const std::string at = where + ": spectrum";
-  const std::string accepted = "an object with \"config\" and/or \"dim\", and optional \"theta\", \"variant\", \"fraction\", \"scaling\"";
-  if (!j.is_object()) throw InputError(at, accepted, got_text(j));
-  SpectrumRequest r;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string& key = it.key();
-    const nlohmann::json& v = it.value();
-    const std::string in = at + "." + key;
-    if (key == "dim") {
-      if (!v.is_number_integer()) throw InputError(in, "an even integer >= 2", got_text(v));
-      r.dim = static_cast<int>(std::clamp<long long>(v.get<long long>(), -1, 1 << 30));
-      continue;
-    }
-    if (key != "config" && key != "theta" && key != "variant" && key != "fraction" && key != "scaling")
-      throw InputError(in, "one of the keys config, dim, theta, variant, fraction, scaling", key);
-    if (!v.is_string()) throw InputError(in, "a string", got_text(v));
-    const std::string s = v.get<std::string>();
-    if (key == "config") r.config = s;
-    else if (key == "theta") r.theta = s;
-    else if (key == "variant") r.variant = parse_variant(s, in);
-    else if (key == "fraction") r.fraction = s;
-    else r.scaling = s;
-  }
-  try {
-    return resolve(r).spectrum;
-  } catch (const InputError& e) {
-    throw InputError(at, "a spectrum that resolves (" + std::string(e.what()) + ")", got_text(j));
-  }
-}
 
 std::int64_t parse_position(const nlohmann::json& j, const std::string& where) {
   const std::string accepted = "an int64 as a decimal string (e.g. \"-9223372036854775808\")";
@@ -552,7 +517,7 @@ ParsedDocument parse_document(const nlohmann::json& doc, const std::string& wher
   const std::string target = string_field(doc, "target", where, "\"kernel\"");
   if (target != "kernel") throw InputError(where + ": target", "\"kernel\"", target);
   ParsedDocument d;
-  d.spectrum = parse_spectrum(field(doc, "spectrum", where, "a spectrum object"), where);
+  d.spectrum = spectrum_from_json(field(doc, "spectrum", where, "a spectrum object"), where + ": spectrum");
   d.layout = kernel::parse_layout(string_field(doc, "layout", where, "\"interleaved\" or \"half\""), where + ": layout");
   d.format = kernel::parse_format(string_field(doc, "dtype", where, "\"f32\" or \"bf16\""), where + ": dtype");
   const std::string path_accepted = "scalar, avx2, avx512 or avx512-bf16";

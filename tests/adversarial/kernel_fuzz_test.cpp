@@ -230,7 +230,7 @@ TEST(KernelFuzz, MalformedDocumentsNameTheField) {
   expect_field_error(with("target", "channel"), "target");
   expect_field_error(with("extra", 1), "extra");
   expect_field_error(with("found", "text"), "found");
-  expect_field_error(with("spectrum", {{"config", "gpt-5"}}), "spectrum");
+  expect_field_error(with("spectrum", {{"config", "gpt-5"}}), "spectrum.config");  // the shared spectrum reader names the field
   expect_field_error(with("spectrum", {{"dimm", 4}}), "spectrum.dimm");
   expect_field_error(with("spectrum", {{"dim", "256"}}), "spectrum.dim");
   expect_field_error(with("spectrum", {{"config", "gemma-7b"}, {"variant", "wavy"}}), "spectrum.variant");

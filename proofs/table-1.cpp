@@ -31,10 +31,7 @@ constexpr int kSpreadPairs = 16;      // thm-5.3's tame spreading: the 16 fastes
 // thm-5.3's bracket width: the cell needs a finite certified upper end only; 1e-6 is its default.
 constexpr double kBracketTolerance = 1e-6;
 
-std::string dec(const Interval& x, int digits = 8) {
-  const DecimalBounds b = decimal_bounds(x, digits);
-  return "[" + b.lower + ", " + b.upper + "]";
-}
+std::string dec(const Interval& x, int digits = 8) { return decimal_interval_text(x, digits); }
 
 struct Settings {
   Interval epsilon;

@@ -112,11 +112,6 @@ std::vector<AttentionEnclosure> evaluate(const Head& head, const std::vector<Seq
   return out;
 }
 
-std::string bounds_text(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 8);
-  return "[" + b.lower + ", " + b.upper + "]";
-}
-
 }  // namespace
 
 std::string verdict_name(ReplayVerdict v) {
@@ -139,15 +134,14 @@ AttackCheck check_attack(const Head& head, const Sequence& before, const std::ve
     check.verdict = v == Verdict::holds ? ReplayVerdict::still_breaks : v == Verdict::fails ? ReplayVerdict::no_longer_breaks : ReplayVerdict::inconclusive;
     if (check.verdict != ReplayVerdict::inconclusive) break;
   }
-  const std::string what = head.notion == Notion::attention ? "alpha" : "a_target - max a_other";
   if (head.notion == Notion::attention) {
-    check.detail = "context " + std::to_string(before.context()) + ": alpha before " + bounds_text(check.before.alpha) + " (works: " +
-                   decision_name(check.before.works) + ", > 1 - " + head.epsilon + "), after " + bounds_text(check.after.alpha) +
+    check.detail = "context " + std::to_string(before.context()) + ": alpha before " + decimal_interval_text(check.before.alpha, 8) + " (works: " +
+                   decision_name(check.before.works) + ", > 1 - " + head.epsilon + "), after " + decimal_interval_text(check.after.alpha, 8) +
                    " (breaks: " + decision_name(check.after.breaks) + ", <= " + head.break_at + "), " + std::to_string(check.bits) + " bits";
   } else {
-    check.detail = "context " + std::to_string(before.context()) + ": a_target before " + bounds_text(check.before.a_target) + " vs others " +
-                   bounds_text(check.before.a_other_max) + " (works: " + decision_name(check.before.works) + "), after " +
-                   bounds_text(check.after.a_target) + " vs " + bounds_text(check.after.a_other_max) + " (breaks: " +
+    check.detail = "context " + std::to_string(before.context()) + ": a_target before " + decimal_interval_text(check.before.a_target, 8) + " vs others " +
+                   decimal_interval_text(check.before.a_other_max, 8) + " (works: " + decision_name(check.before.works) + "), after " +
+                   decimal_interval_text(check.after.a_target, 8) + " vs " + decimal_interval_text(check.after.a_other_max, 8) + " (breaks: " +
                    decision_name(check.after.breaks) + "), " + std::to_string(check.bits) + " bits";
   }
   return check;
@@ -251,7 +245,7 @@ PositionFreeCertificate certify_position_free(const Head& head, long long probe,
   const bool disjoint = lower_of(th.one_minus_eps) > upper_of(th.break_at);
   cert.holds = identical && disjoint ? Decision::yes : Decision::undecided;
   std::string acts;
-  for (size_t i = 0; i < types.size(); ++i) acts += (i ? ", " : "") + type_name(types[i]) + " " + bounds_text(cert.activation[i]);
+  for (size_t i = 0; i < types.size(); ++i) acts += (i ? ", " : "") + type_name(types[i]) + " " + decimal_interval_text(cert.activation[i], 8);
   cert.reason = std::string(identical ? "position-free (certified)" : "position-free by its spectrum, but the enclosures differ") +
                 ": every active chunk has g = 0 exactly, so each type's activation is the same at every distance (" + acts +
                 "); alpha depends only on the multiset of tokens, no permutation changes it, and 'works' (alpha > 1 - " + head.epsilon +

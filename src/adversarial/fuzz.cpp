@@ -13,6 +13,7 @@
 #include "adversarial/shrink.h"
 #include "io/input_error.h"
 #include "io/printf_string.h"
+#include "numeric/decimal.h"
 #include "spectrum/config.h"
 
 namespace ropecheck::adversarial {
@@ -47,10 +48,7 @@ std::optional<Head> base_head(const std::optional<std::string>& config, Spectrum
   throw InputError("--config", accepted, *config);
 }
 
-std::string alpha_text(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 10);
-  return "[" + b.lower + ", " + b.upper + "]";
-}
+std::string alpha_text(const Interval& x) { return decimal_interval_text(x, 10); }
 
 }  // namespace
 
@@ -120,7 +118,7 @@ FuzzSummary run_fuzz(const FuzzOptions& o, std::ostream& log) {
     Head final_head = head;
     int shrink_steps = 0;
     if (!(base && i == 0)) {
-      ShrinkResult s = shrink(head, o.max_context, 12);
+      ShrinkResult s = shrink(head, std::move(r), o.max_context, 12);
       final_head = s.head;
       r = std::move(s.scan);
       shrink_steps = s.steps;

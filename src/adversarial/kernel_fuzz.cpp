@@ -61,15 +61,6 @@ std::string claim_name(Claim c) {
   return "";
 }
 
-std::string replay_verdict_text(ReplayVerdict v) {
-  switch (v) {
-    case ReplayVerdict::still_breaks: return "still-breaks";
-    case ReplayVerdict::no_longer_breaks: return "no-longer-breaks";
-    case ReplayVerdict::inconclusive: return "inconclusive";
-  }
-  return "";
-}
-
 double proved_bound(Format f) { return f == Format::f32 ? kernel::kProvedUlpBoundF32 : kernel::kProvedUlpBoundBf16; }
 
 std::string bits_hex(std::uint32_t bits, Format f) { return f == Format::f32 ? printf_string("0x%08x", bits) : printf_string("0x%04x", bits); }
@@ -582,7 +573,7 @@ KernelReplay replay_kernel_with(const nlohmann::json& doc, const std::string& wh
     const bool same = got[ia] == twin[ia] && got[ib] == twin[ib];
     out.verdict = same ? ReplayVerdict::no_longer_breaks : ReplayVerdict::still_breaks;
     out.detail = head + "got (" + bits_hex(got[ia], f) + ", " + bits_hex(got[ib], f) + "), scalar twin (" + bits_hex(twin[ia], f) + ", " +
-                 bits_hex(twin[ib], f) + "): " + (same ? "identical" : "DIFFERENT") + " -> " + replay_verdict_text(out.verdict);
+                 bits_hex(twin[ib], f) + "): " + (same ? "identical" : "DIFFERENT") + " -> " + verdict_name(out.verdict);
     return out;
   }
   const std::vector<std::uint32_t> outv = run_rows(kut, plan, positions, row, f, run_path);
@@ -608,7 +599,7 @@ KernelReplay replay_kernel_with(const nlohmann::json& doc, const std::string& wh
     }
     const bool matches = got[0] == e.bits[0] && got[1] == e.bits[1];
     out.verdict = matches ? ReplayVerdict::no_longer_breaks : ReplayVerdict::still_breaks;
-    out.detail = text + " -> " + replay_verdict_text(out.verdict);
+    out.detail = text + " -> " + verdict_name(out.verdict);
     return out;
   }
   if (!finite)
@@ -621,7 +612,7 @@ KernelReplay replay_kernel_with(const nlohmann::json& doc, const std::string& wh
   out.detail = head + printf_string("y_a got %a exact %a: %.9g ulp; y_b got %a exact %a: %.9g ulp; proved bound %.9g ulp (+- %a for the figure's own error)",
                                     value_of(got[0], f), exact.a.value, check.error[0].ulps, value_of(got[1], f), exact.b.value,
                                     check.error[1].ulps, bound, kFigureSlack) +
-               " -> " + replay_verdict_text(out.verdict);
+               " -> " + verdict_name(out.verdict);
   return out;
 }
 

@@ -33,10 +33,10 @@ double round_power_of_two(double x) {
 
 }  // namespace
 
-ShrinkResult shrink(const Head& head, long long max_context, int max_tries) {
+ShrinkResult shrink(const Head& head, ScanResult found, long long max_context, int max_tries) {
   ShrinkResult r;
   r.head = head;
-  r.scan = scan_and_certify(head, max_context, false);
+  r.scan = std::move(found);
   // Accepts `candidate` when it still breaks, certified, within max_context.
   auto attempt = [&](const Head& candidate) {
     if (r.tried >= max_tries || active_chunks(candidate).empty()) return false;

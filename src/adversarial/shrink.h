@@ -16,7 +16,8 @@ struct ShrinkResult {
   int tried = 0;
 };
 
-// Preconditions: scan_and_certify(head, max_context, false).found.
-ShrinkResult shrink(const Head& head, long long max_context, int max_tries = 64);
+// `found` is the head's own certified break (scan_and_certify(head, max_context, false)), kept
+// when no simplification survives. Preconditions: found.found.
+ShrinkResult shrink(const Head& head, ScanResult found, long long max_context, int max_tries = 64);
 
 }  // namespace ropecheck::adversarial

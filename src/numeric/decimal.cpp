@@ -36,4 +36,9 @@ DecimalBounds decimal_bounds(const Interval& x, int digits) {
   return {to_decimal(lower_of(x), digits, Rounding::down), to_decimal(upper_of(x), digits, Rounding::up)};
 }
 
+std::string decimal_interval_text(const Interval& x, int digits) {
+  const DecimalBounds b = decimal_bounds(x, digits);
+  return "[" + b.lower + ", " + b.upper + "]";
+}
+
 }  // namespace ropecheck

@@ -25,4 +25,8 @@ struct DecimalBounds {
 // Returns: decimal bounds of x: lower rounded down, upper rounded up, `digits` significant digits.
 DecimalBounds decimal_bounds(const Interval& x, int digits = 20);
 
+// Returns: "[lower, upper]" from decimal_bounds(x, digits): how certificates and reports print an
+// enclosure.
+std::string decimal_interval_text(const Interval& x, int digits);
+
 }  // namespace ropecheck

@@ -9,6 +9,7 @@
 #include "io/input_error.h"
 #include "montecarlo/analysis.h"
 #include "montecarlo/simulate.h"
+#include "montecarlo/standard_params.h"
 #include "montecarlo/streams.h"
 
 namespace ropecheck::cli {
@@ -64,19 +65,19 @@ int write_results(const Analysis& a, const std::string& out, const std::string& 
 }  // namespace
 
 int MontecarloCommand::run() {
-  Params p;
-  p.experiment = parse_experiment(experiment);
-  if (!arith.empty()) p.arith = parse_arith(arith);
-  if (!seed.empty()) p.seed = parse_seed(seed);
+  ExperimentChoice choice;
+  choice.experiment = parse_experiment(experiment);
+  if (!arith.empty()) choice.arith = parse_arith(arith);
+  if (!seed.empty()) choice.seed = parse_seed(seed);
   if (!base_position.empty()) {
-    if (p.arith == Arith::f64) throw InputError("--base-position", "used with --arith f32 or bf16 only", base_position);
-    p.base_position = parse_integer("--base-position", base_position, 0, std::int64_t{1} << 62);
+    if (choice.arith == Arith::f64) throw InputError("--base-position", "used with --arith f32 or bf16 only", base_position);
+    choice.base_position = parse_integer("--base-position", base_position, 0, std::int64_t{1} << 62);
   }
-  const bool fig8 = p.experiment == Experiment::fig8;
+  const bool fig8 = choice.experiment == Experiment::fig8;
   if (!fig8 && (!fig8_n.empty() || !fig8_L.empty() || !vectors.empty()))
     throw InputError(!fig8_n.empty() ? "--fig8-n" : !fig8_L.empty() ? "--fig8-L" : "--vectors", "used with --experiment fig8 only", "--experiment " + experiment);
   if (fig8 && !max_distance.empty()) throw InputError("--max-distance", "not used by fig8 (its distances are 0..n-1: use --fig8-n)", max_distance);
-  if (p.deterministic() && !trials.empty() && trials != "1") throw InputError("--trials", "1 for the deterministic fig2a (or omitted)", trials);
+  if (choice.experiment == Experiment::fig2a && !trials.empty() && trials != "1") throw InputError("--trials", "1 for the deterministic fig2a (or omitted)", trials);
   const int thread_count = threads.empty() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
                                            : static_cast<int>(parse_integer("--threads", threads, 1, 256));
   const Shard sh = shard.empty() ? Shard{} : parse_shard(shard);
@@ -85,44 +86,19 @@ int MontecarloCommand::run() {
   if (!out.empty()) check_writable_target(out, "--out");
   if (!csv.empty()) check_writable_target(csv, "--csv");
 
-  // The spectrum: --config/--dim, else the paper's d = 256 (its second run: --dim 128).
-  SpectrumRequest request = to_request(flags);
-  if (!request.config && !request.dim) request.dim = 256;
-  const std::vector<SpectrumRequest> requests{request};
-  const int code_base = static_cast<int>(p.experiment) * 16;
+  choice.spectrum = to_request(flags);
   if (fig8) {
-    p.fig8_n = fig8_n.empty() ? 1000 : parse_integer("--fig8-n", fig8_n, 11, kMaxDistance + 1);
-    p.max_distance = p.fig8_n - 1;
-    const std::vector<std::int64_t> Ls =
-        fig8_L.empty() ? std::vector<std::int64_t>{p.fig8_n, 2 * p.fig8_n, 4 * p.fig8_n, 8 * p.fig8_n}
-                       : parse_list("--fig8-L", fig8_L, p.fig8_n, std::int64_t{1} << 40);
-    std::vector<Vectors> kinds;
-    if (vectors.empty() || vectors == "both") kinds = {Vectors::ones, Vectors::gaussian};
-    else if (vectors == "ones") kinds = {Vectors::ones};
-    else if (vectors == "gaussian") kinds = {Vectors::gaussian};
-    else throw InputError("--vectors", "ones, gaussian or both", vectors);
-    const ResolvedSpectrum rs = resolve(requests.front());
-    for (Vectors v : kinds)
-      for (std::int64_t L : Ls) {
-        SeriesSpec s{"L=" + std::to_string(L) + (v == Vectors::ones ? " ones" : " gaussian"), rs.name, rs.spectrum};
-        s.vectors = v;
-        s.L = L;
-        p.series.push_back(std::move(s));
-      }
-  } else {
-    p.max_distance = max_distance.empty() ? 5000 : parse_integer("--max-distance", max_distance, 10, kMaxDistance);
-    for (const SpectrumRequest& r : requests) {
-      const ResolvedSpectrum rs = resolve(r);
-      SeriesSpec s{short_label(rs), rs.name, rs.spectrum};
-      s.vectors = p.experiment == Experiment::fig2a ? Vectors::ones : Vectors::gaussian;
-      p.series.push_back(std::move(s));
-    }
+    if (!fig8_n.empty()) choice.fig8_n = parse_integer("--fig8-n", fig8_n, 11, kMaxDistance + 1);
+    const std::int64_t n = choice.fig8_n.value_or(1000);
+    if (!fig8_L.empty()) choice.fig8_L = parse_list("--fig8-L", fig8_L, n, std::int64_t{1} << 40);
+    if (vectors == "ones") choice.fig8_vectors = {Vectors::ones};
+    else if (vectors == "gaussian") choice.fig8_vectors = {Vectors::gaussian};
+    else if (!vectors.empty() && vectors != "both") throw InputError("--vectors", "ones, gaussian or both", vectors);
+  } else if (!max_distance.empty()) {
+    choice.max_distance = parse_integer("--max-distance", max_distance, 10, kMaxDistance);
   }
-  for (size_t i = 0; i < p.series.size(); ++i) {
-    SeriesSpec& s = p.series[i];
-    s.code = static_cast<std::uint32_t>(code_base + static_cast<int>(i));
-    s.trials = p.deterministic() ? 1 : trials.empty() ? default_trials(s.spectrum.dim()) : parse_integer("--trials", trials, 2, kMaxTrials);
-  }
+  if (!trials.empty() && choice.experiment != Experiment::fig2a) choice.trials = parse_integer("--trials", trials, 2, kMaxTrials);
+  const Params p = standard_params(choice);
 
   const RunOptions options{thread_count, true};
   validate(p, sh, options);

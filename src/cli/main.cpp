@@ -1,7 +1,7 @@
 // ropecheck: the command line. A thin layer over the library: parse flags, call, print.
 // Exit codes: 0 success (verify, montecarlo, merge: every verdict as the paper states), 1 a verdict
 // differs (kernel-check: a kernel path misses its accuracy goal; audit: --max-ulp exceeded; replay: a
-// counterexample no longer breaks or is inconclusive), 2 bad
+// counterexample no longer breaks or is inconclusive; report: a verdict differs or a part is missing; report --compare: a change), 2 bad
 // input (one line naming the input and its accepted range), 3 internal error.
 #include <CLI/CLI.hpp>
 
@@ -14,6 +14,7 @@
 #include "cli/fuzz_command.h"
 #include "cli/kernel_check_command.h"
 #include "cli/montecarlo_command.h"
+#include "cli/report_command.h"
 #include "cli/spectrum_command.h"
 #include "cli/verify_command.h"
 #include "io/input_error.h"
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   cli::MergeCommand merge;
   cli::FuzzCommand fuzz;
   cli::ReplayCommand replay;
+  cli::ReportCommand report;
   spectrum.attach(app);
   verify.attach(app);
   apply.attach(app);
@@ -44,6 +46,8 @@ int main(int argc, char** argv) {
   merge.attach(app);
   fuzz.attach(app);
   replay.attach(app);
+  report.attach(app);
+  for (int i = 0; i < argc; ++i) report.command_line += (i ? " " : "") + std::string(argv[i]);
 
   try {
     app.parse(argc, argv);
@@ -69,6 +73,7 @@ int main(int argc, char** argv) {
     if (merge.command->parsed()) return merge.run();
     if (fuzz.command->parsed()) return fuzz.run();
     if (replay.command->parsed()) return replay.run();
+    if (report.command->parsed()) return report.run();
   } catch (const InputError& e) {
     std::cerr << "ropecheck: " << e.what() << "\n";
     return 2;

@@ -1,0 +1,129 @@
+// `ropecheck report` as a user runs it, at CI's size (--smoke): two runs with the same seed (one
+// thread, then two, the second replacing the first with --force) give the same run.json apart
+// from times and timings, `--compare` says "no change" and catches an edited verdict; bad input
+// exits 2 with one line and creates nothing.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "run_cli.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ropecheck::test::CliStreams;
+CliStreams run(const std::string& args) { return ropecheck::test::run_cli_streams(args); }
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("ropecheck_report_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string slurp(const fs::path& p) {
+  std::stringstream ss;
+  ss << std::ifstream(p).rdbuf();
+  return ss.str();
+}
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// run.json without what the issue allows to differ: the run's identity and clock ("run"), the
+// timings, any number named seconds/*_seconds, and the hashes of artifacts that hold timings.
+nlohmann::json without_times(nlohmann::json j) {
+  j.erase("run");
+  j.erase("timings");
+  if (j.contains("artifacts"))
+    for (auto it = j["artifacts"].begin(); it != j["artifacts"].end();)
+      it = (*it)["deterministic"] == false ? j["artifacts"].erase(it) : std::next(it);
+  std::function<void(nlohmann::json&)> strip = [&](nlohmann::json& v) {
+    if (v.is_object()) {
+      for (auto it = v.begin(); it != v.end();) {
+        const std::string k = it.key();
+        const bool timing = k == "seconds" || (k.size() > 8 && k.compare(k.size() - 8, 8, "_seconds") == 0);
+        if (timing) it = v.erase(it);
+        else {
+          strip(*it);
+          ++it;
+        }
+      }
+    } else if (v.is_array()) {
+      for (auto& x : v) strip(x);
+    }
+  };
+  strip(j);
+  return j;
+}
+
+TEST(ReportCommand, SameSeedSameContentAndCompareSeesNoChange) {
+  const fs::path d = fresh_dir("same");
+  const fs::path a = d / "a", first = d / "first", edited = d / "edited";
+  const CliStreams r1 = run("report --smoke --seed 7 --threads 1 --out " + a.string());
+  ASSERT_EQ(r1.status, 0) << r1.out << r1.err << slurp(a / "report.md");
+  for (const char* f : {"report.md", "run.json", "figures/fig2b.csv", "evidence/claims/ledger.json"}) EXPECT_TRUE(fs::exists(a / f)) << f;
+  fs::copy(a, first, fs::copy_options::recursive);
+
+  // The same seed on two threads, replacing the first report (--force).
+  const CliStreams r2 = run("report --smoke --seed 7 --threads 2 --force --out " + a.string());
+  ASSERT_EQ(r2.status, 0) << r2.out << r2.err;
+  const nlohmann::json j1 = nlohmann::json::parse(slurp(first / "run.json"));
+  const nlohmann::json j2 = nlohmann::json::parse(slurp(a / "run.json"));
+  EXPECT_NE(j1["run"]["id"], j2["run"]["id"]) << "--force must have replaced the report";
+  EXPECT_EQ(j1["seed"], 7);
+  const nlohmann::json s1 = without_times(j1), s2 = without_times(j2);
+  EXPECT_EQ(s1, s2) << nlohmann::json::diff(s1, s2).dump(1);
+  EXPECT_FALSE(s1["artifacts"].empty());
+
+  const CliStreams same = run("report --compare " + first.string() + " " + a.string());
+  EXPECT_EQ(same.status, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("no change"), std::string::npos) << same.out;
+
+  // An edited verdict is a change, named by its path.
+  fs::copy(a, edited, fs::copy_options::recursive);
+  nlohmann::json j3 = j2;
+  ASSERT_TRUE(j3["claims"].is_array() && !j3["claims"].empty());
+  j3["claims"][0]["verdict"] = "inconclusive";
+  std::ofstream(edited / "run.json") << j3.dump(1) << "\n";
+  const CliStreams changed = run("report --compare " + a.string() + " " + edited.string());
+  EXPECT_EQ(changed.status, 1) << changed.out << changed.err;
+  EXPECT_NE(changed.out.find("/claims/0/verdict"), std::string::npos) << changed.out;
+  fs::remove_all(d);
+}
+
+TEST(ReportCommand, BadInputExitsTwoWithOneLineAndCreatesNothing) {
+  const fs::path d = fresh_dir("bad");
+  const fs::path existing = d / "existing";
+  fs::create_directories(existing);
+  const fs::path not_report = d / "not-report";
+  fs::create_directories(not_report);
+  const std::vector<std::string> cases = {
+      "report --smoke --out " + existing.string(),                   // exists, no --force
+      "report --quick --full --out " + (d / "x").string(),           // two modes
+      "report --smoke --seed -1 --out " + (d / "x").string(),        // seed out of range
+      "report --smoke --threads 0 --out " + (d / "x").string(),      // threads out of range
+      "report --timing-tolerance 1 --out " + (d / "x").string(),     // tolerance without --compare
+      "report --compare " + not_report.string() + " " + existing.string(),  // not reports
+      "report --compare " + (d / "missing").string() + " " + (d / "missing2").string(),
+      "report --compare " + existing.string(),                        // one directory
+      "report --compare " + existing.string() + " " + existing.string() + " --timing-tolerance -1",
+      "report --compare " + existing.string() + " " + existing.string() + " --smoke",
+  };
+  for (const std::string& args : cases) {
+    const CliStreams r = run(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.out << r.err;
+    EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
+    std::set<std::string> entries;
+    for (const auto& e : fs::directory_iterator(d)) entries.insert(e.path().filename().string());
+    EXPECT_EQ(entries, (std::set<std::string>{"existing", "not-report"})) << args;
+    EXPECT_TRUE(fs::is_empty(existing)) << args;
+  }
+  fs::remove_all(d);
+}
+
+}  // namespace

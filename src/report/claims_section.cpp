@@ -6,6 +6,9 @@
 #include <regex>
 #include <set>
 
+#include "numeric/decimal.h"
+#include "numeric/precision.h"
+#include "numeric/scalar.h"
 #include "proofs/registry.h"
 
 namespace ropecheck::report {
@@ -77,6 +80,18 @@ std::string claim_verdict(const std::vector<Certificate>& got) {
   return inconclusive ? "inconclusive" : "holds";
 }
 
+// The ledger's 50-digit enclosure {lower, upper} shown with 10 digits, rounded outward so the
+// shorter text still encloses the value (truncating the upper end would not).
+std::string short_enclosure(const nlohmann::json& bounds) {
+  try {
+    ScopedPrecision precision(256);
+    const Interval lo = from_decimal<Interval>(bounds.value("lower", "")), hi = from_decimal<Interval>(bounds.value("upper", ""));
+    return decimal_interval_text(Interval(lower_of(lo), upper_of(hi)), 10);
+  } catch (const std::exception&) {
+    return bounds.dump();
+  }
+}
+
 std::string table_1_markdown(const Certificate& c) {
   std::string md = "## Table 1, reproduced\n\n";
   if (!c.details.is_object() || !c.details.contains("cells")) return md + "The table-1 check left no cells (see its evidence file).\n\n";
@@ -113,10 +128,7 @@ std::string errata_markdown(const Certificate& ledger, nlohmann::json& errata) {
     const std::string v = e.value("verdict", "");
     if (v != "erratum" && v != "approximate") continue;
     std::string recomputed = "-";
-    if (e.contains("recomputed") && e["recomputed"].is_object())
-      recomputed = e["recomputed"].value("lower", "") == e["recomputed"].value("upper", "")
-                       ? e["recomputed"].value("lower", "")
-                       : "[" + e["recomputed"].value("lower", "").substr(0, 14) + ", " + e["recomputed"].value("upper", "").substr(0, 14) + "]";
+    if (e.contains("recomputed") && e["recomputed"].is_object()) recomputed = short_enclosure(e["recomputed"]);
     errata["numbers"].push_back({{"id", e.value("id", "")}, {"verdict", v}, {"role", e.value("role", "")}, {"stated", e.value("stated", "")},
                                  {"recomputed", e.value("recomputed", nlohmann::json())}, {"location", e.value("location", "")}});
     rows.push_back({e.value("id", ""), v + (e.value("role", "") == "reading" ? " (alternative reading)" : ""), e.value("location", ""),

@@ -187,6 +187,8 @@ RenderedFigure render_figure(const Figure& figure, const std::string& report_dir
     if (warnings.empty()) warnings = first_lines(run.err, stem + ".gp");
   }
   result.rendered = true;
+  for (const std::string prefix : {"Warning: ", "warning: "})
+    if (warnings.rfind(prefix, 0) == 0) warnings = warnings.substr(prefix.size());
   if (!warnings.empty()) result.problem = "gnuplot warning: " + warnings;
   return result;
 }

@@ -186,6 +186,20 @@ TEST(RenderFigure, BrokenPlotLeavesNoImage) {
   EXPECT_EQ(listing(dir.path() / "figures"), (std::vector<std::string>{"decay-test.csv", "decay-test.gp"}));
 }
 
+// A constant series makes gnuplot widen the empty y range and say so; the figure is drawn, and the
+// warning is kept for the reader.
+TEST(RenderFigure, WarningKeepsTheFigureAndIsReported) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed (scripts/setup installs gnuplot-nox)";
+  TempDir dir;
+  Figure f = sample();
+  f.csv = "r,mean\n1,1\n2,1\n4,1\n";
+  f.logy = false;
+  const RenderedFigure r = render_figure(f, dir.path().string());
+  EXPECT_TRUE(r.rendered) << r.problem;
+  EXPECT_EQ(r.files.size(), 4u);
+  EXPECT_EQ(r.problem.rfind("gnuplot warning: empty y range", 0), 0u) << r.problem;
+}
+
 TEST(RenderFigure, GnuplotNotOnPath) {
   TempDir dir, empty_bin;
   const char* old = std::getenv("PATH");

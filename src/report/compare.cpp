@@ -118,7 +118,9 @@ class Walker {
   void leaf(const nlohmann::json& a, const nlohmann::json& b, const std::string& path, Rule rule) {
     if (rule == Rule::timing && a.is_number() && b.is_number()) {
       ++result_.compared_timings;
-      if (!within_tolerance(a.get<double>(), b.get<double>(), options_.timing_tolerance)) differ(&a, &b, path, rule);
+      const std::string key = path.substr(path.rfind('/') + 1);
+      const bool floor = is_seconds_key(key) && std::fabs(a.get<double>() - b.get<double>()) <= options_.timing_floor_seconds;
+      if (!floor && !within_tolerance(a.get<double>(), b.get<double>(), options_.timing_tolerance)) differ(&a, &b, path, rule);
       return;
     }
     if (rule == Rule::timing) ++result_.compared_timings;

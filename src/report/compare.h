@@ -8,7 +8,8 @@
 //     machine differs; the numbers below are what must agree);
 //   - timing values -- everything under a key "timings", and any number under a key named
 //     "seconds" or ending in "_seconds" -- are compared within a relative tolerance
-//     (default 1.0: the larger at most twice the smaller: the machine is shared and noisy);
+//     (default 3.0: the larger at most 4 times the smaller: the machine is shared and noisy), and
+//     wall times within timing_floor_seconds of each other always agree;
 //   - artifacts whose entry says "deterministic": false are ignored (their bytes depend on timings);
 //   - everything else is compared exactly: strings, integers, booleans, and numbers as written
 //     (certified bounds are decimal strings; seeded estimates are exact doubles), keys added or
@@ -24,7 +25,13 @@
 namespace ropecheck::report {
 
 struct CompareOptions {
-  double timing_tolerance = 1.0;  // relative: max/min - 1 <= tolerance; >= 0
+  // Relative: max/min - 1 <= tolerance; >= 0. The default, a factor 4, is what one shared 2-core
+  // machine showed between two quick reports (a section's wall time doubles when another job
+  // builds beside it); a reviewer comparing across machines passes a larger one.
+  double timing_tolerance = 3.0;
+  // Wall times (a key "seconds" or "*_seconds") that differ by at most this many seconds agree
+  // whatever their ratio: 3 ms against 7 ms is scheduling noise, not a slower build.
+  double timing_floor_seconds = 1.0;
 };
 
 struct Difference {

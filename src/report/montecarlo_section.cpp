@@ -110,7 +110,7 @@ SectionResult montecarlo_section(const Context& context) {
                  << std::flush;
     const auto start = std::chrono::steady_clock::now();
     run.analysis = analyse(simulate(p, Shard{}, RunOptions{std::max(1, context.threads), false}));
-    r.timings[run.name] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    r.timings[run.name + "_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const Analysis& a = run.analysis;
     const std::string evidence = "evidence/montecarlo/" + run.name + ".json";
     r.artifacts.push_back({evidence, a.json.dump(1) + "\n", true});

@@ -108,14 +108,16 @@ TEST(CompareRuns, NumbersAreComparedAsWritten) {
 TEST(CompareRuns, TimingsWithinAndOutsideTolerance) {
   const nlohmann::json a = sample_run();
   nlohmann::json b = a;
+  // Tolerance 1 (a factor 2), floor 0: the relative rule alone.
+  const CompareOptions factor_2{.timing_tolerance = 1.0, .timing_floor_seconds = 0};
   b["timings"]["claims"]["lemma-a1"] = 1.9;  // 1.9 / 1.0 - 1 = 0.9 <= 1.0
   b["sections"]["montecarlo"]["certificate"]["seconds"] = 0.9;  // 0.9 / 0.5 - 1 = 0.8
-  CompareResult r = compare_runs(a, b);
+  CompareResult r = compare_runs(a, b, factor_2);
   EXPECT_TRUE(r.same()) << differences_text(r);
   EXPECT_EQ(r.compared_timings, 3);
 
   b["timings"]["claims"]["lemma-a1"] = 2.5;  // 1.5 > 1.0
-  r = compare_runs(a, b);
+  r = compare_runs(a, b, factor_2);
   EXPECT_FALSE(r.same());
   EXPECT_EQ(r.other_changes, 1) << differences_text(r);
   ASSERT_EQ(r.differences.size(), 1u);
@@ -123,7 +125,17 @@ TEST(CompareRuns, TimingsWithinAndOutsideTolerance) {
   EXPECT_EQ(r.differences[0].path, "/timings/claims/lemma-a1");
   // A tighter tolerance catches the smaller drift too.
   b["timings"]["claims"]["lemma-a1"] = 1.9;
-  EXPECT_EQ(compare_runs(a, b, {.timing_tolerance = 0.5}).other_changes, 2);
+  EXPECT_EQ(compare_runs(a, b, {.timing_tolerance = 0.5, .timing_floor_seconds = 0}).other_changes, 2);
+  // The defaults: a factor 4, and wall times within a second always agree.
+  b["timings"]["claims"]["lemma-a1"] = 3.9;
+  EXPECT_TRUE(compare_runs(a, b).same()) << differences_text(compare_runs(a, b));
+  b["timings"]["claims"]["lemma-a1"] = 4.5;
+  EXPECT_EQ(compare_runs(a, b).other_changes, 1);
+  nlohmann::json c = {{"timings", {{"fig2a_seconds", 0.003}, {"gb_per_s", 10.0}}}}, d = c;
+  d["timings"]["fig2a_seconds"] = 0.9;  // 300x, but 0.9 s apart: under the floor
+  EXPECT_TRUE(compare_runs(c, d).same());
+  d["timings"]["gb_per_s"] = 50.0;  // not a wall time: the ratio rule alone
+  EXPECT_EQ(compare_runs(c, d).other_changes, 1);
   EXPECT_THROW(compare_runs(a, b, {.timing_tolerance = -1}), InputError);
 }
 

@@ -224,6 +224,7 @@ void check_format(const RopePlan& plan, const KernelCheckOptions& o, Format f, c
   bool agree = true;
   std::vector<std::vector<T>> kernel_outs(outs.begin(), outs.begin() + static_cast<std::ptrdiff_t>(kernel_rows));
   result.path_agreement.push_back(format_name(f) + ": " + agreement<T>(path_names, kernel_outs, dim, agree));
+  result.format_paths_agree.push_back(agree);
   result.paths_agree = result.paths_agree && agree;
   result.passed = result.passed && agree;
 }
@@ -345,6 +346,7 @@ nlohmann::json kernel_check_json(const KernelCheckResult& r) {
     nlohmann::json j = {{"implementation", row.name}, {"kernel", row.kernel}, {"dtype", format_name(row.format)},
                         {"max_ulps_bound_kind", "lower bound (sampled)"}, {"passed", row.passed}, {"verdict", row.verdict},
                         {"errors", row.errors.to_json()},
+                        {"moderate_decades", row.moderate.to_json()["decades"]},
                         {"share_correctly_rounded_typical", row.typical.share_correctly_rounded()},
                         {"share_correctly_rounded_near_cancellation", row.cancellation.share_correctly_rounded()}};
     if (row.kernel) j["proved_upper_bound_ulps"] = proved_bound(row.format);

@@ -76,6 +76,7 @@ struct KernelCheckResult {
   std::int64_t tokens = 0, special_tokens = 0;
   std::vector<ImplementationCheck> rows;
   std::vector<std::string> path_agreement;  // one line per format
+  std::vector<bool> format_paths_agree;      // parallel to path_agreement: that format's paths agree
   bool paths_agree = true;
   bool passed = true;
   double seconds = 0;
@@ -89,7 +90,8 @@ KernelCheckResult run_kernel_check(const RopePlan& plan, const KernelCheckOption
 // the proved bound beside it, median ulp, share correctly rounded, max abs error at unit pair norm,
 // specials and the verdict; the per-decade table of the max absolute error at unit pair norm on the
 // moderate inputs (bit patterns would let a baseline's overflowing float intermediates, inf, hide
-// the growth with position); the path agreement; the seed and the time.
+// the growth with position); the path agreement; the seed and the time. The JSON carries the
+// per-decade table as each row's "moderate_decades" (errors.decades covers every input kind).
 std::string format_kernel_check(const KernelCheckResult& result);
 nlohmann::json kernel_check_json(const KernelCheckResult& result);
 

@@ -24,8 +24,10 @@ namespace ropecheck::report {
 
 // Returns: key "kernel"; summary rows "kernel-accuracy-f32", "kernel-accuracy-bf16" (verdict
 // "holds" when every kernel path meets kernel-check's goal on the sample, expected "holds");
-// artifacts "evidence/kernel/kernel-check.json" (deterministic: without its time field);
-// figures "kernel-error-vs-position"; as_paper_states = kernel-check passed.
+// artifacts "evidence/kernel/kernel-check.json" (deterministic: without its time and thread-count
+// fields, which go to timings) and "evidence/kernel/speed.csv" (deterministic = false); figures
+// "kernel-error-vs-position" (f32 and bf16 in one plot); as_paper_states = kernel-check passed.
+// Throws InputError for context.threads < 1.
 SectionResult kernel_section(const Context& context);
 
 }  // namespace ropecheck::report

@@ -80,7 +80,9 @@ TEST(ReportCommand, SameSeedSameContentAndCompareSeesNoChange) {
   EXPECT_EQ(s1, s2) << nlohmann::json::diff(s1, s2).dump(1);
   EXPECT_FALSE(s1["artifacts"].empty());
 
-  const CliStreams same = run("report --compare " + first.string() + " " + a.string());
+  // Timings may differ (the issue allows it, and a 1 MiB smoke-size memcpy timed once can vary
+  // tenfold on a shared machine): the tolerance is opened so that this checks the content alone.
+  const CliStreams same = run("report --compare " + first.string() + " " + a.string() + " --timing-tolerance 1000");
   EXPECT_EQ(same.status, 0) << same.out << same.err;
   EXPECT_NE(same.out.find("no change"), std::string::npos) << same.out;
 

@@ -158,9 +158,16 @@ SpectrumPart spectrum_part(const std::string& config) {
              "1 with lines dashtype 2 linecolor rgb 'black' title 'one rotation', "
              "keyentry with boxes fillstyle solid 1.0 fillcolor rgb '" + std::string(kShade[1]) + "' title 'removed by p-RoPE 0.25 only', "
              "keyentry with boxes fillstyle solid 1.0 fillcolor rgb '" + std::string(kShade[2]) + "' title 'removed by p-RoPE 0.25 and 0.75'";
+  // How many of the pairs that never turn fully (the semantic channels) each variant removes.
+  std::vector<long long> channels_removed(variants.size(), 0);
+  for (size_t v = 0; v < variants.size(); ++v)
+    for (int k : below_one) channels_removed[v] += variants[v].rotated(k - 1) ? 0 : 1;
+  part.data["p_rope_removes_of_pairs_below_one_rotation"] = {{p_rope_fractions()[0], channels_removed[0]},
+                                                              {p_rope_fractions()[1], channels_removed[1]}};
   fig.caption = std::to_string(below_one.size()) + " of " + std::to_string(s.pairs()) + " pairs (" + range_text(below_one) +
                 ") turn less than once over " + std::to_string(context) + " tokens (certified); p-RoPE 0.25 removes pairs " +
-                range_text(removed[0]) + ", p-RoPE 0.75 removes pairs " + range_text(removed[1]) + " (shaded).";
+                range_text(removed[0]) + ", p-RoPE 0.75 removes pairs " + range_text(removed[1]) + " (shaded), i.e. " +
+                std::to_string(channels_removed[1]) + " of those " + std::to_string(below_one.size()) + ".";
   part.row = {config, std::to_string(context), std::to_string(s.pairs()), std::to_string(below_one.size()) + " (" + range_text(below_one) + ")",
               range_text(removed[0]), range_text(removed[1])};
   if (!undecided.empty()) part.row[3] += ", undecided " + range_text(undecided);

@@ -124,8 +124,14 @@ TEST(SpectrumSection, SpectrumTablesAndPRopeBands) {
     EXPECT_EQ(rows[1][static_cast<size_t>(cg)], "1") << "g_1 = theta^0 = 1 exactly";
     // The count of pairs turning less than once agrees with the CSV (none of them is near 1 turn
     // within binary64 accuracy: the data would then say undecided).
-    long long below = 0;
-    for (size_t i = 1; i < rows.size(); ++i) below += std::stod(rows[i][static_cast<size_t>(cr)]) < 1;
+    long long below = 0, below_removed = 0;
+    const int c75 = column(h, "kept_p0.75");
+    for (size_t i = 1; i < rows.size(); ++i) {
+      const bool b = std::stod(rows[i][static_cast<size_t>(cr)]) < 1;
+      below += b;
+      below_removed += b && rows[i][static_cast<size_t>(c75)] == "0";
+    }
+    EXPECT_EQ(smoke().data["spectra"][c.name]["p_rope_removes_of_pairs_below_one_rotation"]["0.75"], below_removed) << c.name;
     EXPECT_EQ(smoke().data["spectra"][c.name]["pairs_below_one_rotation"], below) << c.name;
     EXPECT_EQ(smoke().data["spectra"][c.name]["pairs_undecided_at_one_rotation"], 0) << c.name;
   }

@@ -142,7 +142,7 @@ SearchOutcome run_search(const Search& s, const Context& context, SectionResult&
     o.ran = true;
   } catch (const std::exception& e) {
     out.missing.push_back("adversarial search " + search_name(s) + ": " + e.what());
-    o.data = {{"search", search_name(s)}, {"ran", false}, {"error", e.what()}};
+    o.data = {{"search", search_name(s)}, {"row", s.id}, {"ran", false}, {"error", e.what()}};
     return o;
   }
   const FuzzSummary& sum = o.summary;

@@ -331,7 +331,7 @@ SectionResult adversarial_section(const Context& context) {
     out.summary.push_back(make_row(id,
                                    "a channel spread over " + model + "'s 8 lowest-frequency pairs is broken by a token swap (Theorem 6.1's "
                                    "mechanism with several frequencies, where the paper has no proof)",
-                                   method, range_of(t, "the band head, then perturbations of it"),
+                                   method, range_of(t, t.tried > 1 ? "the band head, then perturbations of it" : "the band head"),
                                    complete(t) ? break_verdict(t) : Verdict::inconclusive, Verdict::counterexample, break_key(t),
                                    t.shortest_file));
   }

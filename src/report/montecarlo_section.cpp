@@ -114,7 +114,6 @@ SectionResult montecarlo_section(const Context& context) {
     const Analysis& a = run.analysis;
     const std::string evidence = "evidence/montecarlo/" + run.name + ".json";
     r.artifacts.push_back({evidence, a.json.dump(1) + "\n", true});
-    r.artifacts.push_back({"evidence/montecarlo/" + run.name + ".csv", a.csv, true});
     nlohmann::json series = nlohmann::json::array();
     for (const auto& s : a.json["series"]) {
       series.push_back({{"label", s["label"]}, {"verdict", s["verdict"]}, {"expected_verdict", s["expected_verdict"]},
@@ -145,7 +144,7 @@ SectionResult montecarlo_section(const Context& context) {
     row.expected = "confirmed";
     row.as_paper_states = a.as_paper_says;
     row.key_quantity = run.choice.experiment == Experiment::fig8 ? std::to_string(p.series.size()) + " series as expected: " + (a.as_paper_says ? "yes" : "no")
-                                                                 : s0.value("verdict", "") + " (" + p_values(s0) + ")";
+                                 : (s0.value("verdict", "") == "confirmed" ? "no decay: no test rejects (" : "decay detected (") + p_values(s0) + ")";
     row.evidence = evidence;
     r.summary.push_back(row);
   }

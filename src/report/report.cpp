@@ -59,18 +59,27 @@ const std::vector<std::pair<std::string, SectionFunction>>& sections() {
   return list;
 }
 
-std::string summary_markdown(const std::vector<SummaryRow>& rows) {
+// The summary table; without the evidence column it is also written as claims-table.md, which
+// README.md quotes verbatim (a test keeps the two equal; README has no evidence files to link).
+std::string summary_table(const std::vector<SummaryRow>& rows, bool evidence) {
   std::vector<std::vector<std::string>> t;
-  int agree = 0;
   for (const SummaryRow& r : rows) {
-    agree += r.as_paper_states;
     t.push_back({"`" + r.id + "`", r.statement, r.method, r.range, (r.as_paper_states ? "" : "**") + r.verdict + (r.as_paper_states ? "" : "**"),
-                 r.expected, r.key_quantity, r.evidence.empty() ? "-" : "[" + r.evidence.substr(r.evidence.rfind('/') + 1) + "](" + r.evidence + ")"});
+                 r.expected, r.key_quantity});
+    if (evidence) t.back().push_back(r.evidence.empty() ? "-" : "[" + r.evidence.substr(r.evidence.rfind('/') + 1) + "](" + r.evidence + ")");
   }
+  std::vector<std::string> header{"id", "statement", "method", "range checked", "verdict", "paper", "key quantity"};
+  if (evidence) header.push_back("evidence");
+  return markdown_table(header, t);
+}
+
+std::string summary_markdown(const std::vector<SummaryRow>& rows) {
+  int agree = 0;
+  for (const SummaryRow& r : rows) agree += r.as_paper_states;
   std::string md = "## Summary\n\n" + std::to_string(agree) + " of " + std::to_string(rows.size()) +
                    " checks come out as the paper states. A verdict is only `holds`/`confirmed` when the computation decided it: "
                    "an interval comparison that cannot be decided is `inconclusive` and counts as disagreeing.\n\n";
-  return md + markdown_table({"id", "statement", "method", "range checked", "verdict", "paper", "key quantity", "evidence"}, t) + "\n";
+  return md + summary_table(rows, true) + "\n";
 }
 
 std::string figures_markdown(const std::vector<Figure>& figures, const std::map<std::string, RenderedFigure>& rendered) {
@@ -223,6 +232,8 @@ ReportOutcome run_report(const ReportOptions& options, std::ostream& log) {
         for (const auto& s : e["params"]["series"]) trials.push_back(s.value("trials", 0));
         randomness["montecarlo"][name] = {{"trials_per_series", trials}, {"max_distance", e["params"].value("max_distance", 0)}};
       }
+
+    atomic_write((work / "claims-table.md").string(), summary_table(summary, false), "claims-table.md");
 
     std::string md = "# ropecheck report `" + outcome.run_id + "`\n\n";
     md += "What this build of ropecheck found on this machine, checking the claims of *Round and Round We Go! What makes Rotary "

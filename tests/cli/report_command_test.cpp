@@ -66,7 +66,7 @@ TEST(ReportCommand, SameSeedSameContentAndCompareSeesNoChange) {
   const fs::path a = d / "a", first = d / "first", edited = d / "edited";
   const CliStreams r1 = run("report --smoke --seed 7 --threads 1 --out " + a.string());
   ASSERT_EQ(r1.status, 0) << r1.out << r1.err << slurp(a / "report.md");
-  for (const char* f : {"report.md", "run.json", "figures/fig2b.csv", "evidence/claims/ledger.json"}) EXPECT_TRUE(fs::exists(a / f)) << f;
+  for (const char* f : {"report.md", "run.json", "claims-table.md", "figures/fig2b.csv", "figures/fig2b.svg", "evidence/claims/ledger.json"}) EXPECT_TRUE(fs::exists(a / f)) << f;
   fs::copy(a, first, fs::copy_options::recursive);
 
   // The same seed on two threads, replacing the first report (--force).

@@ -242,13 +242,19 @@ ReportOutcome run_report(const ReportOptions& options, std::ostream& log) {
           "). Reproduce with `" + options.command_line + "`; compare two reports with `ropecheck report --compare OLD NEW`. "
           "Machine-readable content: [run.json](run.json).\n\n";
     md += summary_markdown(summary);
+    // Every section ends with a blank line, so the next heading never continues its last table.
+    auto section_text = [](const SectionResult& r) {
+      std::string text = r.markdown;
+      while (!text.empty() && text.back() == '\n') text.pop_back();
+      return text.empty() ? text : text + "\n\n";
+    };
     for (const SectionResult& r : results)
-      if (r.key == "claims") md += r.markdown;
+      if (r.key == "claims") md += section_text(r);
     for (const SectionResult& r : results)
-      if (r.key == "montecarlo") md += r.markdown;
+      if (r.key == "montecarlo") md += section_text(r);
     md += figures_markdown(figures, rendered);
     for (const SectionResult& r : results)
-      if (r.key != "claims" && r.key != "montecarlo") md += r.markdown;
+      if (r.key != "claims" && r.key != "montecarlo") md += section_text(r);
     if (!missing.empty()) {
       md += "## Missing parts\n\n";
       for (const std::string& m : missing) md += "- " + m + "\n";

@@ -226,6 +226,18 @@ ReportOutcome run_report(const ReportOptions& options, std::ostream& log) {
                                  {"thread_count_independent", true}};
     for (const SectionResult& r : results)
       if (r.data.is_object() && r.data.contains("randomness")) randomness[r.key] = r.data["randomness"];
+    if (data.contains("kernel") && data["kernel"].contains("samples"))
+      for (const char* key : {"seed", "samples", "heads_per_position", "max_position"})
+        if (data["kernel"].contains(key)) randomness["kernel"][key] = data["kernel"][key];
+    if (data.contains("adversarial") && data["adversarial"].contains("searches"))
+      for (const auto& search : data["adversarial"]["searches"]) {
+        // Copied as they are (a kernel search has no config: null), never re-typed (value(key, 0)
+        // would narrow a 2^40 position to int).
+        nlohmann::json entry = nlohmann::json::object();
+        for (const char* key : {"search", "config", "seed", "max_candidates", "tried"})
+          if (search.contains(key)) entry[key] = search[key];
+        randomness["adversarial"].push_back(entry);
+      }
     if (data.contains("montecarlo") && data["montecarlo"].contains("experiments"))
       for (const auto& [name, e] : data["montecarlo"]["experiments"].items()) {
         nlohmann::json trials = nlohmann::json::array();

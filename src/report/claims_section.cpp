@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ostream>
-#include <regex>
+#include <cctype>
 #include <set>
 
 #include "numeric/decimal.h"
@@ -33,9 +33,12 @@ nlohmann::json evidence_json(const Certificate& c) {
 unsigned precision_of(const Certificate& c) {
   if (c.parameters.is_object() && c.parameters.contains("precision_bits") && c.parameters["precision_bits"].is_number_unsigned())
     return c.parameters["precision_bits"].get<unsigned>();
-  static const std::regex bits(R"(([0-9]+) bits)");
-  std::smatch m;
-  if (std::regex_search(c.method, m, bits)) return static_cast<unsigned>(std::stoul(m[1].str()));
+  // The first "<digits> bits" of the method text ("interval arithmetic (MPFI), 257 bits, ...").
+  for (size_t at = c.method.find(" bits"); at != std::string::npos; at = c.method.find(" bits", at + 1)) {
+    size_t begin = at;
+    while (begin > 0 && std::isdigit(static_cast<unsigned char>(c.method[begin - 1]))) --begin;
+    if (begin < at && at - begin <= 6) return static_cast<unsigned>(std::stoul(c.method.substr(begin, at - begin)));
+  }
   return 0;
 }
 

@@ -34,7 +34,7 @@ int KernelCheckCommand::run() {
   if (!threads.empty()) o.threads = static_cast<int>(parse_integer("--threads", threads, 1, 256));
   const kernel::Layout l = layout.empty() ? kernel::Layout::interleaved : kernel::parse_layout(layout, "--layout");
   SpectrumRequest request = to_request(flags);
-  if (!request.config && !request.dim) request.dim = 128;  // the common head_dim, theta 10000
+  if (!request.config && !request.dim) request.dim = kernel::kKernelCheckDefaultDim;
   const ResolvedSpectrum rs = resolve(request);
   const kernel::RopePlan plan(rs.spectrum, l);
   const kernel::KernelCheckResult result = kernel::run_kernel_check(plan, o);

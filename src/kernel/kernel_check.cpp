@@ -130,8 +130,6 @@ std::string position_label(std::int64_t p) {
 }
 
 
-// The text of apply_rope.h's kProvedUlpBoundF32 / kProvedUlpBoundBf16.
-std::string proved_bound(Format f) { return f == Format::f32 ? "0.5+2^-25" : "0.5+2^-14"; }
 
 // Compares every kernel path's output with the first path's, bit for bit.
 template <typename T>
@@ -241,6 +239,8 @@ std::string kind_name(InputKind k) {
   return "";
 }
 
+std::string proved_bound_text(Format f) { return f == Format::f32 ? "0.5+2^-25" : "0.5+2^-14"; }
+
 KernelCheckResult run_kernel_check(const RopePlan& plan, const KernelCheckOptions& o) {
   if (o.samples < 1) throw InputError("--samples", "an integer >= 1", std::to_string(o.samples));
   if (o.max_position < 0) throw InputError("--max-position", "an integer in [0, 2^63 - 1]", std::to_string(o.max_position));
@@ -306,7 +306,7 @@ std::string format_kernel_check(const KernelCheckResult& r) {
       if (row.format != f) continue;
       const ErrorAccumulator& e = row.errors;
       out << pad(row.name, 22) << pad(std::to_string(e.elements()), 10) << pad(fixed(e.max_ulps(), 6), 14)
-          << pad(row.kernel ? proved_bound(f) : "-", 11) << pad(fixed(e.median_ulps(), 4), 12)
+          << pad(row.kernel ? proved_bound_text(f) : "-", 11) << pad(fixed(e.median_ulps(), 4), 12)
           << pad(fixed(100 * row.typical.share_correctly_rounded(), 4) + "%", 15)
           << pad(fixed(100 * row.cancellation.share_correctly_rounded(), 2) + "%", 11) << pad(sci(e.max_rel()), 13)
           << pad(std::to_string(e.specials() - e.special_mismatches()) + "/" + std::to_string(e.specials()), 13) << row.verdict << "\n";
@@ -349,7 +349,7 @@ nlohmann::json kernel_check_json(const KernelCheckResult& r) {
                         {"moderate_decades", row.moderate.to_json()["decades"]},
                         {"share_correctly_rounded_typical", row.typical.share_correctly_rounded()},
                         {"share_correctly_rounded_near_cancellation", row.cancellation.share_correctly_rounded()}};
-    if (row.kernel) j["proved_upper_bound_ulps"] = proved_bound(row.format);
+    if (row.kernel) j["proved_upper_bound_ulps"] = proved_bound_text(row.format);
     rows.push_back(j);
   }
   nlohmann::json formats = nlohmann::json::array();

@@ -86,6 +86,14 @@ struct KernelCheckResult {
 // formats list.
 KernelCheckResult run_kernel_check(const RopePlan& plan, const KernelCheckOptions& options);
 
+// The head dimension swept when no spectrum is given (theta 10000, interleaved): the common
+// head_dim. `ropecheck kernel-check` and the report's kernel section both default to it.
+inline constexpr int kKernelCheckDefaultDim = 128;
+
+// Returns: the text of apply_rope.h's kProvedUlpBoundF32 / kProvedUlpBoundBf16: "0.5+2^-25" or
+// "0.5+2^-14".
+std::string proved_bound_text(Format f);
+
 // The report: one row per (implementation, dtype) with samples, max ulp (lower bound, sampled) and
 // the proved bound beside it, median ulp, share correctly rounded, max abs error at unit pair norm,
 // specials and the verdict; the per-decade table of the max absolute error at unit pair norm on the

@@ -50,11 +50,11 @@ std::int64_t samples_for(Mode m) {
 // the same evidence as `ropecheck kernel-check --seed S --json` minus its "seconds" and "threads".
 kernel::RopePlan default_plan() {
   SpectrumRequest request;
-  request.dim = 128;
+  request.dim = kernel::kKernelCheckDefaultDim;
   return kernel::RopePlan(resolve(request).spectrum, kernel::Layout::interleaved);
 }
 
-std::string proved_bound_text(Format f) { return f == Format::f32 ? "0.5+2^-25" : "0.5+2^-14"; }
+using kernel::proved_bound_text;
 
 void log_line(const Context& c, const std::string& line) {
   if (c.log != nullptr) *c.log << "kernel: " << line << "\n" << std::flush;

@@ -117,10 +117,6 @@ std::string environment_markdown(const nlohmann::json& source, const nlohmann::j
   return md + markdown_table({"part", "value"}, t) + "\n";
 }
 
-// Figures whose image bytes are a function of the CSV and script (figure.h): gnuplot writes no
-// timestamp into SVG or PNG, so they are compared exactly when their data are.
-bool image_deterministic(const Figure& f) { return f.deterministic; }
-
 }  // namespace
 
 std::string make_run_id(Mode mode, std::uint64_t seed) {
@@ -195,7 +191,9 @@ ReportOutcome run_report(const ReportOptions& options, std::ostream& log) {
         log << "report: figure " << f.name << "\n" << std::flush;
         RenderedFigure rf = render_figure(f, work.string());
         if (!rf.rendered) missing.push_back("figure " + f.name + ": " + rf.problem);
-        for (const std::string& file : rf.files) deterministic_file[file] = image_deterministic(f);
+        // A figure's image bytes are a function of its CSV and script (figure.h: gnuplot writes no
+        // timestamp), so its files are as deterministic as its data.
+        for (const std::string& file : rf.files) deterministic_file[file] = f.deterministic;
         rendered[f.name] = rf;
         figures.push_back(f);
       }

@@ -17,10 +17,17 @@
 #include <string>
 
 #include "kernel/apply_rope.h"
-#include "kernel/baselines.h"
+#include "accuracy/baselines.h"
 
 namespace ropecheck::kernel {
 namespace {
+
+using accuracy::apply_rope_baseline;
+using accuracy::Baseline;
+using cpu::available_paths;
+using cpu::default_path;
+using cpu::Path;
+using cpu::path_name;
 
 constexpr int kHeads = 32, kDim = 128;
 

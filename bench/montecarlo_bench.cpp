@@ -1,5 +1,5 @@
 // The Monte Carlo engine's inner costs. BM_normal_fill: standard normal deviates per second on one
-// thread, per kernel path (Arg = index into kernel::Path: 0 scalar, 1 avx2, 2 avx512,
+// thread, per kernel path (Arg = index into cpu::Path: 0 scalar, 1 avx2, 2 avx512,
 // 3 avx512-bf16), 4096 deviates per call into an L1-resident buffer, so the figure is the sampler's
 // arithmetic, not memory bandwidth. Rates use CPU time (Google Benchmark's default), which the
 // other tenants of this shared machine do not inflate. Goal: >= 4e8 deviates/s on avx512.
@@ -11,20 +11,20 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernel/path.h"
+#include "cpu/path.h"
 #include "random/normal_sampler.h"
 
 namespace ropecheck {
 namespace {
 
 void BM_normal_fill(benchmark::State& state) {
-  const auto path = static_cast<kernel::Path>(state.range(0));
-  const auto paths = kernel::available_paths();
+  const auto path = static_cast<cpu::Path>(state.range(0));
+  const auto paths = cpu::available_paths();
   if (std::find(paths.begin(), paths.end(), path) == paths.end()) {
     state.SkipWithError("path not available on this CPU");
     return;
   }
-  state.SetLabel(kernel::path_name(path));
+  state.SetLabel(cpu::path_name(path));
   constexpr std::size_t kChunk = 4096;
   std::vector<double> out(kChunk);
   std::uint64_t first = 0;

@@ -208,7 +208,7 @@ RC_GTEST_PROP(AdversarialProperties, LowFrequencyChannelBreaksWithinTheLemmaA3Bo
     if (r.found) RC_FAIL("the scan reports a counterexample where the independent pass certifies none: " + who + ", " + scan);
   }
   if (r.found) {
-    if (r.check.verdict != adversarial::ReplayVerdict::still_breaks)
+    if (r.check.verdict != ReplayVerdict::still_breaks)
       RC_FAIL("a reported counterexample is not still_breaks: " + who + ", " + scan);
     if (r.candidate.context < 1 || r.candidate.context > L) RC_FAIL("the scan's context is outside [1, L]: " + who + ", " + scan);
     const auto c = static_cast<size_t>(r.candidate.context);
@@ -270,8 +270,8 @@ RC_GTEST_PROP(AdversarialProperties, PRopeHeadInTheRemovedBandIsNeverBroken, ())
   require_identical_activations(head, probe, seq.length - 1);
 
   const adversarial::AttackCheck ac = adversarial::check_attack(head, seq, sw);
-  RC_TAG("verdict " + adversarial::verdict_name(ac.verdict));
-  if (ac.verdict == adversarial::ReplayVerdict::still_breaks)
+  RC_TAG("verdict " + verdict_name(ac.verdict));
+  if (ac.verdict == ReplayVerdict::still_breaks)
     RC_FAIL("a swap broke a position-free p-RoPE head: " + who + ", before " + enclosure_text(ac.before) + ", after " + enclosure_text(ac.after) +
             ", " + ac.detail);
 }
@@ -421,7 +421,7 @@ RC_GTEST_PROP(AdversarialProperties, KernelActivationIsShiftInvariantWithinTheCo
   std::copy(k.begin(), k.end(), in.begin() + d);
   const std::vector<std::int64_t> pos = {i + s, j + s};
   const Interval unit_error = Interval(Interval(0.5) + Interval(0x1p-25));
-  for (kernel::Path path : kernel::available_paths()) {
+  for (cpu::Path path : cpu::available_paths()) {
     std::vector<float> out(in.size());
     kernel::apply_rope(plan, pos, kernel::dense_view(static_cast<const float*>(in.data()), 2, 1, d), kernel::dense_view(out.data(), 2, 1, d),
                        kernel::KernelOptions{path, 1});
@@ -452,7 +452,7 @@ RC_GTEST_PROP(AdversarialProperties, KernelActivationIsShiftInvariantWithinTheCo
       for (int e = 0; e < 2 * d; ++e) outs += (e ? ", " : "") + hex_float(out[static_cast<size_t>(e)]);
       std::string ins;
       for (int e = 0; e < 2 * d; ++e) ins += (e ? ", " : "") + hex_float(in[static_cast<size_t>(e)]);
-      RC_FAIL("kernel path " + kernel::path_name(path) + ", " + plan.describe() + ": |dot - a(i, j)| = " + iv(err) + " not certainly <= B = " +
+      RC_FAIL("kernel path " + cpu::path_name(path) + ", " + plan.describe() + ": |dot - a(i, j)| = " + iv(err) + " not certainly <= B = " +
               iv(bound) + "; i " + std::to_string(i) + ", j " + std::to_string(j) + ", s " + std::to_string(s) + ", inputs q|k " + ins +
               ", outputs " + outs + ", dot " + hex_double(dot) + ", exact a(i, j) " + iv(exact));
     }

@@ -21,15 +21,15 @@
 #include "io/printf_string.h"
 #include "kernel/apply_rope.h"
 #include "kernel/bf16.h"
-#include "kernel/finite_verdicts.h"
-#include "kernel/rope_reference.h"
-#include "kernel/ulp_error.h"
+#include "finite/finite_verdicts.h"
+#include "accuracy/rope_reference.h"
+#include "accuracy/ulp_error.h"
 
 namespace ropecheck {
 namespace {
 
 using kernel::Layout;
-using kernel::Path;
+using cpu::Path;
 using kernel::RopePlan;
 
 rc::Gen<Layout> layouts() { return rc::gen::element(Layout::interleaved, Layout::half); }
@@ -109,15 +109,15 @@ RC_GTEST_PROP(KernelProperties, WithinTheUlpBoundOfTheReferenceOnEveryPath, ()) 
   }
   const std::vector<float> y = run_f32(plan, c.positions, c.x, c.heads, Path::scalar);
   const std::vector<std::uint16_t> yb = run_bf16(plan, c.positions, xb, c.heads, Path::scalar);
-  for (Path p : kernel::available_paths()) {
+  for (Path p : cpu::available_paths()) {
     const std::vector<float> yp = run_f32(plan, c.positions, c.x, c.heads, p);
     const std::vector<std::uint16_t> ybp = run_bf16(plan, c.positions, xb, c.heads, p);
     for (size_t i = 0; i < y.size(); ++i) {
-      if (bits_of(yp[i]) != bits_of(y[i])) RC_FAIL(kernel::path_name(p) + " f32 element " + std::to_string(i) + ": " + hex_float(yp[i]) + " vs scalar " + hex_float(y[i]));
-      if (ybp[i] != yb[i]) RC_FAIL(kernel::path_name(p) + " bf16 element " + std::to_string(i) + ": " + std::to_string(ybp[i]) + " vs scalar " + std::to_string(yb[i]));
+      if (bits_of(yp[i]) != bits_of(y[i])) RC_FAIL(cpu::path_name(p) + " f32 element " + std::to_string(i) + ": " + hex_float(yp[i]) + " vs scalar " + hex_float(y[i]));
+      if (ybp[i] != yb[i]) RC_FAIL(cpu::path_name(p) + " bf16 element " + std::to_string(i) + ": " + std::to_string(ybp[i]) + " vs scalar " + std::to_string(yb[i]));
     }
   }
-  kernel::RopeReference ref(plan);
+  accuracy::RopeReference ref(plan);
   for (size_t t = 0; t < c.positions.size(); ++t) {
     ref.set_position(c.positions[t]);
     for (std::int64_t h = 0; h < c.heads; ++h) {
@@ -131,22 +131,22 @@ RC_GTEST_PROP(KernelProperties, WithinTheUlpBoundOfTheReferenceOnEveryPath, ()) 
           RC_ASSERT(yb[ia] == xb[ia] && yb[ib] == xb[ib]);
           continue;
         }
-        const kernel::ExactPair ex = ref.rotate(k, c.x[ia], c.x[ib]);
-        const std::pair<size_t, const kernel::ExactComponent*> comps[] = {{ia, &ex.a}, {ib, &ex.b}};
+        const accuracy::ExactPair ex = ref.rotate(k, c.x[ia], c.x[ib]);
+        const std::pair<size_t, const accuracy::ExactComponent*> comps[] = {{ia, &ex.a}, {ib, &ex.b}};
         for (const auto& [i, comp] : comps) {
           if (!comp->f32_decided) continue;
-          const kernel::ComponentError err = kernel::component_error(y[i], comp->value, comp->f32, ex.norm, kernel::Format::f32);
+          const accuracy::ComponentError err = accuracy::component_error(y[i], comp->value, comp->f32, ex.norm, accuracy::Format::f32);
           if (!(err.ulps <= kF32Bound))
             RC_FAIL("f32 pair " + std::to_string(k) + " at p=" + std::to_string(c.positions[t]) + " of " + plan.describe() +
                     ": in (" + hex_float(c.x[ia]) + ", " + hex_float(c.x[ib]) + ") out " + hex_float(y[i]) +
                     " correctly rounded " + hex_float(comp->f32) + ": " + dhex(err.ulps) + " ulp");
         }
-        const kernel::ExactPair eb = ref.rotate(k, kernel::bf16_to_f32(xb[ia]), kernel::bf16_to_f32(xb[ib]));
-        const std::pair<size_t, const kernel::ExactComponent*> bcomps[] = {{ia, &eb.a}, {ib, &eb.b}};
+        const accuracy::ExactPair eb = ref.rotate(k, kernel::bf16_to_f32(xb[ia]), kernel::bf16_to_f32(xb[ib]));
+        const std::pair<size_t, const accuracy::ExactComponent*> bcomps[] = {{ia, &eb.a}, {ib, &eb.b}};
         for (const auto& [i, comp] : bcomps) {
           if (!comp->bf16_decided) continue;
-          const kernel::ComponentError err = kernel::component_error(kernel::bf16_to_f32(yb[i]), comp->value,
-                                                                     kernel::bf16_to_f32(comp->bf16), eb.norm, kernel::Format::bf16);
+          const accuracy::ComponentError err = accuracy::component_error(kernel::bf16_to_f32(yb[i]), comp->value,
+                                                                     kernel::bf16_to_f32(comp->bf16), eb.norm, accuracy::Format::bf16);
           if (!(err.ulps <= kBf16Bound))
             RC_FAIL("bf16 pair " + std::to_string(k) + " at p=" + std::to_string(c.positions[t]) + " of " + plan.describe() +
                     ": in (" + hex_float(kernel::bf16_to_f32(xb[ia])) + ", " + hex_float(kernel::bf16_to_f32(xb[ib])) +
@@ -169,7 +169,7 @@ RC_GTEST_PROP(KernelProperties, NopeAndPRopeZeroAreTheIdentity, ()) {
   std::vector<float> x(raw.size());
   std::vector<std::uint16_t> xb(raw.size());
   for (size_t i = 0; i < raw.size(); ++i) x[i] = std::bit_cast<float>(raw[i]), xb[i] = static_cast<std::uint16_t>(raw[i] >> 16);
-  for (Path p : kernel::available_paths()) {
+  for (Path p : cpu::available_paths()) {
     const std::vector<float> y = run_f32(plan, pos, x, 1, p);
     const std::vector<std::uint16_t> yb = run_bf16(plan, pos, xb, 1, p);
     for (size_t i = 0; i < x.size(); ++i) {
@@ -193,8 +193,8 @@ RC_GTEST_PROP(KernelProperties, InterleavedAndHalfAgreeAfterPermuting, ()) {
   const size_t rows = c.x.size() / static_cast<size_t>(d);
   for (size_t r = 0; r < rows; ++r)
     for (int i = 0; i < d; ++i) xh[r * d + static_cast<size_t>(perm[static_cast<size_t>(i)])] = c.x[r * d + static_cast<size_t>(i)];
-  const std::vector<float> yi = run_f32(inter, c.positions, c.x, c.heads, kernel::default_path());
-  const std::vector<float> yh = run_f32(half, c.positions, xh, c.heads, kernel::default_path());
+  const std::vector<float> yi = run_f32(inter, c.positions, c.x, c.heads, cpu::default_path());
+  const std::vector<float> yh = run_f32(half, c.positions, xh, c.heads, cpu::default_path());
   for (size_t r = 0; r < rows; ++r)
     for (int i = 0; i < d; ++i) {
       const float a = yi[r * d + static_cast<size_t>(i)], b = yh[r * d + static_cast<size_t>(perm[static_cast<size_t>(i)])];
@@ -231,8 +231,8 @@ RC_GTEST_PROP(KernelProperties, RelativePositionInvarianceWithinTheBound, ()) {
     std::vector<float> q2(qt), k2(kt);
     q2.insert(q2.end(), qt.begin(), qt.end());
     k2.insert(k2.end(), kt.begin(), kt.end());
-    const std::vector<float> rq = finite::rotate(finite::Rotator::kernel, t, plan, pq, q2, 1, kernel::default_path());
-    const std::vector<float> rk = finite::rotate(finite::Rotator::kernel, t, plan, pk, k2, 1, kernel::default_path());
+    const std::vector<float> rq = finite::rotate(finite::Rotator::kernel, t, plan, pq, q2, 1, cpu::default_path());
+    const std::vector<float> rk = finite::rotate(finite::Rotator::kernel, t, plan, pk, k2, 1, cpu::default_path());
     const float a0 = finite::dot_f32(rq.data(), rk.data(), d), a1 = finite::dot_f32(rq.data() + d, rk.data() + d, d);
     const double bound = finite::shift_invariance_bound(t, qt, kt);
     if (!(std::abs(static_cast<double>(a1) - a0) <= bound))
@@ -254,7 +254,7 @@ RC_GTEST_PROP(KernelProperties, NormPreservedWithinTheBound, ()) {
     for (float& v : xt) v = finite::round_to(t, v);
     const double c = t == finite::Dtype::f32 ? (0.5 + 0x1p-25) * 0x1p-23 : (0.5 + 0x1p-14) * 0x1p-7;
     const double eps = c / (1 - c);
-    const std::vector<float> y = finite::rotate(finite::Rotator::kernel, t, plan, pos, xt, 1, kernel::default_path());
+    const std::vector<float> y = finite::rotate(finite::Rotator::kernel, t, plan, pos, xt, 1, cpu::default_path());
     for (int k = 0; k < plan.block_pairs(); ++k) {
       const int a = plan.first_element(k), b = plan.second_element(k);
       const double before = std::hypot(static_cast<double>(xt[static_cast<size_t>(a)]), static_cast<double>(xt[static_cast<size_t>(b)]));

@@ -114,10 +114,6 @@ std::vector<AttentionEnclosure> evaluate(const Head& head, const std::vector<Seq
 
 }  // namespace
 
-std::string verdict_name(ReplayVerdict v) {
-  return v == ReplayVerdict::still_breaks ? "still-breaks" : v == ReplayVerdict::no_longer_breaks ? "no-longer-breaks" : "inconclusive";
-}
-
 AttentionEnclosure certified_attention(const Head& head, const Sequence& sequence, unsigned bits) {
   return evaluate(head, {sequence}, bits).front();
 }

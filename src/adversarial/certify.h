@@ -14,6 +14,7 @@
 
 #include "adversarial/sequence.h"
 #include "certificate/decision.h"
+#include "certificate/replay_verdict.h"
 #include "numeric/scalar.h"
 
 namespace ropecheck::adversarial {
@@ -32,9 +33,6 @@ struct AttentionEnclosure {
 // Returns: the enclosures for `sequence` under `head` at `bits` of precision.
 // Preconditions: validate(head), validate(sequence, head).
 AttentionEnclosure certified_attention(const Head& head, const Sequence& sequence, unsigned bits = kCertifyBits);
-
-enum class ReplayVerdict { still_breaks, no_longer_breaks, inconclusive };
-std::string verdict_name(ReplayVerdict v);  // "still-breaks", "no-longer-breaks", "inconclusive"
 
 struct AttackCheck {
   ReplayVerdict verdict = ReplayVerdict::inconclusive;

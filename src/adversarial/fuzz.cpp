@@ -8,7 +8,7 @@
 
 #include "adversarial/counterexample.h"
 #include "adversarial/head_sampler.h"
-#include "adversarial/kernel_fuzz.h"
+#include "accuracy/kernel_fuzz.h"
 #include "adversarial/presets.h"
 #include "adversarial/shrink.h"
 #include "io/input_error.h"
@@ -72,14 +72,14 @@ FuzzSummary run_fuzz(const FuzzOptions& o, std::ostream& log) {
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
 
   if (o.target == FuzzTarget::kernel) {
-    KernelFuzzOptions ko;
+    accuracy::KernelFuzzOptions ko;
     if (o.config) ko.config = *o.config;
     ko.budget_seconds = o.budget_seconds;
     ko.seed = o.seed;
     ko.max_candidates = o.max_candidates;
     prepare_out_dir(o.out_dir, target);
     log << "ropecheck fuzz: seed " << o.seed << "\n";
-    const KernelFuzzResult kr = fuzz_kernel(ko, log);
+    const accuracy::KernelFuzzResult kr = accuracy::fuzz_kernel(ko, log);
     sum.tried = kr.tried;
     sum.found = static_cast<long long>(kr.counterexamples.size());
     for (const nlohmann::json& doc : kr.counterexamples) {

@@ -1,7 +1,7 @@
 #include "adversarial/replay.h"
 
 #include "adversarial/counterexample.h"
-#include "adversarial/kernel_fuzz.h"
+#include "accuracy/kernel_fuzz.h"
 #include "io/input_error.h"
 
 namespace ropecheck::adversarial {
@@ -14,7 +14,7 @@ ReplayOutcome replay_file(const std::string& path) {
     throw InputError(path + ": target", "\"channel\", \"band\" or \"kernel\"", doc.is_object() && doc.contains("target") ? doc["target"].dump() : "");
   out.target = doc["target"].get<std::string>();
   if (out.target == "kernel") {
-    const KernelReplay k = replay_kernel_counterexample(doc, path);
+    const accuracy::KernelReplay k = accuracy::replay_kernel_counterexample(doc, path);
     out.verdict = k.verdict;
     out.detail = k.detail;
     return out;

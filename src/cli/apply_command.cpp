@@ -11,7 +11,7 @@
 #include "io/npy.h"
 #include "io/rope_tensor_shape.h"
 #include "kernel/apply_rope.h"
-#include "kernel/baselines.h"
+#include "accuracy/baselines.h"
 #include "spectrum/request.h"
 
 namespace ropecheck::cli {
@@ -19,7 +19,7 @@ namespace ropecheck::cli {
 namespace {
 
 // Rotates every batch slice of `data` (dense [batch][tokens][heads][head_dim]) with one table.
-// impl: the production kernel (with `table`), or a baseline strategy (kernel/baselines.h) for
+// impl: the production kernel (with `table`), or a baseline strategy (accuracy/baselines.h) for
 // comparisons such as auditing what a float32 angle does at large positions.
 template <typename T>
 std::vector<unsigned char> rotate(const kernel::SinCosTable& table, const RopeTensorShape& shape,
@@ -35,7 +35,7 @@ std::vector<unsigned char> rotate(const kernel::SinCosTable& table, const RopeTe
     const auto x = kernel::dense_view<const T>(in.data() + offset, shape.tokens, shape.heads, dim);
     const auto y = kernel::dense_view<T>(out.data() + offset, shape.tokens, shape.heads, dim);
     if (impl == "kernel") kernel::apply_rope(table, x, y, options);
-    else kernel::apply_rope_baseline(impl == "f32-angle" ? kernel::Baseline::f32_angle : kernel::Baseline::f64_angle,
+    else accuracy::apply_rope_baseline(impl == "f32-angle" ? accuracy::Baseline::f32_angle : accuracy::Baseline::f64_angle,
                                      table.plan(), positions, x, y);
   }
   std::vector<unsigned char> result(bytes.size());
@@ -90,7 +90,7 @@ int ApplyCommand::run() {
   const std::vector<std::int64_t> pos = positions_from_npy(p, shape.tokens, "--positions");
 
   const kernel::RopePlan plan(rs.spectrum, kernel_layout);
-  const kernel::KernelOptions options{kernel::default_path(), thread_count};
+  const kernel::KernelOptions options{cpu::default_path(), thread_count};
   const kernel::SinCosTable table(plan, pos, options.path, options.threads);
   NpyArray y;
   y.dtype = x.dtype;
@@ -101,7 +101,7 @@ int ApplyCommand::run() {
 
   if (verbose) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cout << "apply: " << (impl == "kernel" ? "path " + kernel::path_name(options.path) : "baseline " + impl) << ", " << plan.describe() << ", " << dtype << " batch "
+    std::cout << "apply: " << (impl == "kernel" ? "path " + cpu::path_name(options.path) : "baseline " + impl) << ", " << plan.describe() << ", " << dtype << " batch "
               << shape.batch << " x tokens " << shape.tokens << " x heads " << shape.heads << ", threads " << thread_count
               << ", " << seconds << " s\n";
   }

@@ -6,7 +6,7 @@
 
 #include "io/atomic_write.h"
 #include "io/input_error.h"
-#include "kernel/audit.h"
+#include "accuracy/audit.h"
 
 namespace ropecheck::cli {
 
@@ -26,25 +26,25 @@ void AuditCommand::attach(CLI::App& app) {
 
 int AuditCommand::run() {
   if (!json_path.empty()) check_writable_target(json_path, "--json");
-  kernel::AuditRequest request;
+  accuracy::AuditRequest request;
   request.input_path = input;
   request.positions_path = positions;
   request.output_path = output;
   request.layout = kernel::parse_layout(layout, "--layout");
-  request.format = dtype.empty() ? kernel::Format::f32 : kernel::parse_format(dtype, "--dtype");
+  request.format = dtype.empty() ? accuracy::Format::f32 : accuracy::parse_format(dtype, "--dtype");
   request.spectrum = to_request(flags);
   if (!threads.empty()) request.measure.threads = static_cast<int>(parse_integer("--threads", threads, 1, 256));
   if (!precision.empty())
-    request.measure.precision_bits = static_cast<unsigned>(parse_integer("--precision", precision, 64, kernel::kReferenceMaxPrecisionBits));
+    request.measure.precision_bits = static_cast<unsigned>(parse_integer("--precision", precision, 64, accuracy::kReferenceMaxPrecisionBits));
   double limit = -1;
   if (!max_ulp.empty()) {
     const auto [ptr, ec] = std::from_chars(max_ulp.data(), max_ulp.data() + max_ulp.size(), limit);
     if (ec != std::errc() || ptr != max_ulp.data() + max_ulp.size() || !std::isfinite(limit) || !(limit > 0))
       throw InputError("--max-ulp", "a decimal > 0", max_ulp);
   }
-  const kernel::AuditResult result = kernel::audit_files(request);
-  std::cout << kernel::format_audit(result);
-  if (!json_path.empty()) atomic_write(json_path, kernel::audit_json(result).dump(2) + "\n", "--json");
+  const accuracy::AuditResult result = accuracy::audit_files(request);
+  std::cout << accuracy::format_audit(result);
+  if (!json_path.empty()) atomic_write(json_path, accuracy::audit_json(result).dump(2) + "\n", "--json");
   if (limit > 0 && !(result.errors.max_ulps() <= limit)) {
     std::cout << "max error " << result.errors.max_ulps() << " ulp exceeds --max-ulp " << max_ulp << "\n";
     return 1;

@@ -1,6 +1,6 @@
 // File: audit_command.h
 // `ropecheck audit`: measures another implementation's RoPE output (.npy) against the exact
-// rotation of its input (kernel/audit.h). Exit 0 when the audit ran, whatever the error (1 only
+// rotation of its input (accuracy/audit.h). Exit 0 when the audit ran, whatever the error (1 only
 // with --max-ulp X when the maximum exceeds X), 2 on bad input.
 #pragma once
 

@@ -6,7 +6,7 @@
 #include "certificate/environment.h"
 #include "io/atomic_write.h"
 #include "io/printf_string.h"
-#include "kernel/finite_verdicts.h"
+#include "finite/finite_verdicts.h"
 #include "spectrum/request.h"
 
 namespace ropecheck::cli {
@@ -118,7 +118,7 @@ int FiniteCommand::run() {
   if (!json_path.empty()) check_writable_target(json_path, "--json");
   const std::vector<Dtype> dtypes = parse_dtypes(dtype, "--dtype");
   const ResolvedSpectrum rs = resolve(to_request(flags), std::string("gemma-7b"));
-  const kernel::Path path = kernel::default_path();
+  const cpu::Path path = cpu::default_path();
   const std::uint64_t s = seed.empty() ? 1 : parse_seed(seed);
   const int shift_log2 = max_shift_log2.empty() ? 40 : static_cast<int>(parse_integer("--max-shift-log2", max_shift_log2, 0, 40));
 
@@ -141,7 +141,7 @@ int FiniteCommand::run() {
   HeadSettings single_heads = heads;
   single_heads.K = 1;
 
-  std::cout << "ropecheck finite: kernel path " << kernel::path_name(path)
+  std::cout << "ropecheck finite: kernel path " << cpu::path_name(path)
             << "; layout interleaved; activations are float32 dot products (products rounded, summed left to right)\n"
             << "Every finite figure is measured on one deterministic run (exhaustive over the stated ranges unless marked"
                " sampled); exact verdicts are certified (MPFI) for the same rounded inputs.\n";
@@ -166,7 +166,7 @@ int FiniteCommand::run() {
 
   if (!json_path.empty()) {
     nlohmann::json out = {{"tool", "ropecheck 0.1.0"}, {"arithmetic", arithmetic_environment()},
-                          {"kernel_path", kernel::path_name(path)}, {"layout", "interleaved"},
+                          {"kernel_path", cpu::path_name(path)}, {"layout", "interleaved"},
                           {"dot_product", "float32: products rounded to float32, summed left to right from 0"},
                           {"ulp_definition", "kernel contract: ulp of an output component floored at 2^-24 (bf16: 2^-8) times its pair's norm"}};
     for (const ArgmaxConstruction& c : argmaxes) out["prop_3_1"].push_back(to_json(c));

@@ -50,14 +50,14 @@ void ReplayCommand::attach(CLI::App& app) {
 
 int ReplayCommand::run() {
   if (expect != "still-breaks" && expect != "no-longer-breaks") throw InputError("--expect", "still-breaks or no-longer-breaks", expect);
-  const adversarial::ReplayVerdict expected =
-      expect == "still-breaks" ? adversarial::ReplayVerdict::still_breaks : adversarial::ReplayVerdict::no_longer_breaks;
+  const ReplayVerdict expected =
+      expect == "still-breaks" ? ReplayVerdict::still_breaks : ReplayVerdict::no_longer_breaks;
   int status = 0;
   std::string first_error;
   for (const std::string& f : files) {
     try {
       const adversarial::ReplayOutcome r = adversarial::replay_file(f);
-      std::cout << adversarial::verdict_name(r.verdict) << "  " << f << "  (" << r.target << ") " << r.detail << "\n";
+      std::cout << verdict_name(r.verdict) << "  " << f << "  (" << r.target << ") " << r.detail << "\n";
       if (r.verdict != expected && status == 0) status = 1;
     } catch (const InputError& e) {
       std::cout << "malformed  " << f << "\n";

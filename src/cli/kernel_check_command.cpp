@@ -5,7 +5,7 @@
 
 #include "io/atomic_write.h"
 #include "io/input_error.h"
-#include "kernel/kernel_check.h"
+#include "accuracy/kernel_check.h"
 
 namespace ropecheck::cli {
 
@@ -23,10 +23,10 @@ void KernelCheckCommand::attach(CLI::App& app) {
 
 int KernelCheckCommand::run() {
   if (!json_path.empty()) check_writable_target(json_path, "--json");
-  kernel::KernelCheckOptions o;
-  if (dtype == "both" || dtype.empty()) o.formats = {kernel::Format::f32, kernel::Format::bf16};
-  else if (dtype == "f32") o.formats = {kernel::Format::f32};
-  else if (dtype == "bf16") o.formats = {kernel::Format::bf16};
+  accuracy::KernelCheckOptions o;
+  if (dtype == "both" || dtype.empty()) o.formats = {accuracy::Format::f32, accuracy::Format::bf16};
+  else if (dtype == "f32") o.formats = {accuracy::Format::f32};
+  else if (dtype == "bf16") o.formats = {accuracy::Format::bf16};
   else throw InputError("--dtype", "f32, bf16 or both", dtype);
   if (!samples.empty()) o.samples = parse_integer("--samples", samples, 1, 10000000);
   if (!max_position.empty()) o.max_position = parse_integer("--max-position", max_position, 0, std::numeric_limits<long long>::max());
@@ -34,12 +34,12 @@ int KernelCheckCommand::run() {
   if (!threads.empty()) o.threads = static_cast<int>(parse_integer("--threads", threads, 1, 256));
   const kernel::Layout l = layout.empty() ? kernel::Layout::interleaved : kernel::parse_layout(layout, "--layout");
   SpectrumRequest request = to_request(flags);
-  if (!request.config && !request.dim) request.dim = kernel::kKernelCheckDefaultDim;
+  if (!request.config && !request.dim) request.dim = accuracy::kKernelCheckDefaultDim;
   const ResolvedSpectrum rs = resolve(request);
   const kernel::RopePlan plan(rs.spectrum, l);
-  const kernel::KernelCheckResult result = kernel::run_kernel_check(plan, o);
-  std::cout << kernel::format_kernel_check(result);
-  if (!json_path.empty()) atomic_write(json_path, kernel::kernel_check_json(result).dump(2) + "\n", "--json");
+  const accuracy::KernelCheckResult result = accuracy::run_kernel_check(plan, o);
+  std::cout << accuracy::format_kernel_check(result);
+  if (!json_path.empty()) atomic_write(json_path, accuracy::kernel_check_json(result).dump(2) + "\n", "--json");
   return result.passed ? 0 : 1;
 }
 

@@ -1,6 +1,6 @@
 // File: kernel_check_command.h
 // `ropecheck kernel-check`: the seeded accuracy sweep of every kernel path and the two baselines
-// (kernel/kernel_check.h). Exit 0 when every kernel path meets the accuracy goal on the sample,
+// (accuracy/kernel_check.h). Exit 0 when every kernel path meets the accuracy goal on the sample,
 // 1 when one does not (or the paths disagree), 2 on bad input.
 #pragma once
 

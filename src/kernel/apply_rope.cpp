@@ -10,7 +10,7 @@
 #include "io/input_error.h"
 #include "kernel/detail/mxcsr.h"
 #include "kernel/detail/ops.h"
-#include "kernel/detail/split_tokens.h"
+#include "cpu/split_tokens.h"
 
 namespace ropecheck::kernel {
 namespace {
@@ -128,27 +128,22 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
     }
     if (stream) _mm_sfence();  // non-temporal stores are weakly ordered: publish before join
   };
-  detail::split_tokens(tokens, n, work);
+  cpu::split_tokens(tokens, n, work);
 }
 
-void check_path(Path path) {
-  for (Path p : available_paths())
-    if (p == path) return;
-  throw InputError("kernel path", "a path this CPU runs", path_name(path));
-}
 
 template <typename E>
 void apply_positions(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const E> in,
                      TensorView<E> out, const KernelOptions& options) {
   validate<E>(plan.dim(), static_cast<std::int64_t>(positions.size()), in, out, options.threads);
-  check_path(options.path);
+  cpu::require_available(options.path, "kernel path");
   run<E>(plan, positions.data(), nullptr, in, out, options);
 }
 
 template <typename E>
 void apply_table(const SinCosTable& table, TensorView<const E> in, TensorView<E> out, const KernelOptions& options) {
   validate<E>(table.plan().dim(), table.tokens(), in, out, options.threads);
-  check_path(options.path);
+  cpu::require_available(options.path, "kernel path");
   run<E>(table.plan(), nullptr, &table, in, out, options);
 }
 

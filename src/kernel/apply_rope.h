@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <span>
 
-#include "kernel/path.h"
+#include "cpu/path.h"
 #include "kernel/rope_plan.h"
 #include "kernel/sincos_table.h"
 
@@ -53,7 +53,7 @@ TensorView<T> dense_view(T* data, std::int64_t tokens, std::int64_t heads, int d
 }
 
 struct KernelOptions {
-  Path path = default_path();
+  cpu::Path path = cpu::default_path();
   int threads = 1;  // >= 1; splits tokens, results bit-identical to one thread
 };
 

@@ -12,7 +12,7 @@
 
 #include "io/input_error.h"
 #include "kernel/apply_rope.h"
-#include "kernel/path.h"
+#include "cpu/path.h"
 #include "kernel/rope_plan.h"
 #include "spectrum/spectrum.h"
 
@@ -24,6 +24,7 @@ namespace {
 
 using ropecheck::InputError;
 namespace kernel = ropecheck::kernel;
+namespace cpu = ropecheck::cpu;
 
 thread_local std::string last_error;
 
@@ -128,7 +129,7 @@ int apply(const ropecheck_rope_spec* spec, const int64_t* positions, const ropec
     if (positions == nullptr && in_view.tokens > 0)
       throw InputError("positions", "a non-NULL pointer to in->tokens positions", "NULL");
     const std::shared_ptr<const kernel::RopePlan> plan = plan_for(*spec);
-    const kernel::KernelOptions options{kernel::default_path(), threads};
+    const kernel::KernelOptions options{cpu::default_path(), threads};
     kernel::apply_rope(*plan, std::span<const std::int64_t>(positions, static_cast<size_t>(in_view.tokens)), in_view,
                        out_view, options);
     return ROPECHECK_OK;
@@ -166,7 +167,7 @@ ROPECHECK_EXPORT const char* ropecheck_last_error(void) { return last_error.c_st
 ROPECHECK_EXPORT const char* ropecheck_kernel_path(void) {
   static thread_local std::string name;
   try {
-    name = kernel::path_name(kernel::default_path());
+    name = cpu::path_name(cpu::default_path());
     last_error.clear();
   } catch (const InputError& e) {
     name.clear();

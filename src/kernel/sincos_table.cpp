@@ -5,7 +5,7 @@
 #include "io/input_error.h"
 #include "kernel/detail/mxcsr.h"
 #include "kernel/detail/ops.h"
-#include "kernel/detail/split_tokens.h"
+#include "cpu/split_tokens.h"
 
 namespace ropecheck::kernel {
 namespace {
@@ -14,24 +14,19 @@ detail::TurnLimbs limbs_of(const RopePlan& plan) {
   return detail::TurnLimbs{{plan.limb(0), plan.limb(1), plan.limb(2), plan.limb(3)}};
 }
 
-void check_path(Path path) {
-  for (Path p : available_paths())
-    if (p == path) return;
-  throw InputError("kernel path", "a path this CPU runs", path_name(path));
-}
 
 }  // namespace
 
-void sincos_row(const RopePlan& plan, std::int64_t p, double* c, double* s, Path path) {
-  check_path(path);
+void sincos_row(const RopePlan& plan, std::int64_t p, double* c, double* s, cpu::Path path) {
+  cpu::require_available(path, "kernel path");
   detail::MxcsrGuard guard;
   detail::ops_for(path).sincos_row(limbs_of(plan), plan.block_pairs(), p, c, s);
 }
 
-SinCosTable::SinCosTable(const RopePlan& plan, std::span<const std::int64_t> positions, Path path, int threads)
+SinCosTable::SinCosTable(const RopePlan& plan, std::span<const std::int64_t> positions, cpu::Path path, int threads)
     : plan_(&plan), tokens_(static_cast<std::int64_t>(positions.size())), positions_(positions.begin(), positions.end()) {
   if (threads < 1 || threads > 1024) throw InputError("threads", "an integer in [1, 1024]", std::to_string(threads));
-  check_path(path);
+  cpu::require_available(path, "kernel path");
   const size_t width = static_cast<size_t>(plan.block_pairs());
   cos_.assign(static_cast<size_t>(tokens_) * width, 0.0);
   sin_.assign(static_cast<size_t>(tokens_) * width, 0.0);
@@ -44,7 +39,7 @@ SinCosTable::SinCosTable(const RopePlan& plan, std::span<const std::int64_t> pos
                      sin_.data() + t * static_cast<std::int64_t>(width));
   };
   const std::int64_t n = std::min<std::int64_t>(threads, std::max<std::int64_t>(tokens_, 1));
-  detail::split_tokens(tokens_, n, work);
+  cpu::split_tokens(tokens_, n, work);
 }
 
 }  // namespace ropecheck::kernel

@@ -31,7 +31,7 @@
 #include <span>
 #include <vector>
 
-#include "kernel/path.h"
+#include "cpu/path.h"
 #include "kernel/rope_plan.h"
 
 namespace ropecheck::kernel {
@@ -39,13 +39,13 @@ namespace ropecheck::kernel {
 inline constexpr double kSinCosErrorBound = 0x1p-50;  // the contract above, as a number
 
 // Fills c[k], s[k] for k in [0, plan.block_pairs()) at position p, on `path`.
-void sincos_row(const RopePlan& plan, std::int64_t p, double* c, double* s, Path path);
+void sincos_row(const RopePlan& plan, std::int64_t p, double* c, double* s, cpu::Path path);
 
 class SinCosTable {
  public:
   // Computes the table for `positions` (any int64s, any order, repeats allowed) on `path`, split
   // over `threads` (>= 1) by token: bit-identical for every thread count.
-  SinCosTable(const RopePlan& plan, std::span<const std::int64_t> positions, Path path = default_path(), int threads = 1);
+  SinCosTable(const RopePlan& plan, std::span<const std::int64_t> positions, cpu::Path path = cpu::default_path(), int threads = 1);
 
   const RopePlan& plan() const { return *plan_; }
   std::int64_t tokens() const { return tokens_; }

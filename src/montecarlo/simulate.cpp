@@ -64,7 +64,7 @@ RowTable row_table(const Spectrum& spectrum, std::int64_t rows, int threads) {
   const kernel::RopePlan plan(spectrum, kernel::Layout::interleaved);
   std::vector<std::int64_t> positions(static_cast<size_t>(rows));
   for (std::int64_t t = 0; t < rows; ++t) positions[static_cast<size_t>(t)] = t;
-  const kernel::SinCosTable table(plan, positions, kernel::default_path(), threads);
+  const kernel::SinCosTable table(plan, positions, cpu::default_path(), threads);
   RowTable out;
   out.pairs = spectrum.pairs();
   out.c.assign(static_cast<size_t>(rows * out.pairs), 1.0);  // pairs past the block: identity
@@ -239,7 +239,7 @@ class Worker {
     }
     std::vector<T>& qr = buffer<T>(2, q.size());
     std::vector<T>& kr = buffer<T>(3, k.size());
-    const kernel::KernelOptions one_thread{kernel::default_path(), 1};
+    const kernel::KernelOptions one_thread{cpu::default_path(), 1};
     const std::int64_t k_tokens = fresh ? n : 1;
     if (p.experiment == Experiment::fig8) {
       positions(t);
@@ -346,12 +346,12 @@ SeriesContext make_context(const Params& p, const SeriesSpec& s, int threads) {
     if (p.experiment != Experiment::fig8) {
       std::vector<std::int64_t> qpos(static_cast<size_t>(ctx.distances));
       for (std::int64_t r = 0; r < ctx.distances; ++r) qpos[static_cast<size_t>(r)] = p.base_position + r;
-      ctx.q_table = std::make_unique<kernel::SinCosTable>(*ctx.plan, qpos, kernel::default_path(), threads);
+      ctx.q_table = std::make_unique<kernel::SinCosTable>(*ctx.plan, qpos, cpu::default_path(), threads);
       // fig2b/variance: one key per distance, every one at the base position. (fig2a/fig9 rotate
       // their single key directly.)
       if (p.experiment == Experiment::fig2b || p.experiment == Experiment::variance) {
         const std::vector<std::int64_t> kpos(static_cast<size_t>(ctx.distances), p.base_position);
-        ctx.k_table = std::make_unique<kernel::SinCosTable>(*ctx.plan, kpos, kernel::default_path(), threads);
+        ctx.k_table = std::make_unique<kernel::SinCosTable>(*ctx.plan, kpos, cpu::default_path(), threads);
       }
     }
   }

@@ -139,12 +139,12 @@ const NormalOps& scalar_ops() {
   return ops;
 }
 
-const NormalOps& ops_for(kernel::Path path) {
+const NormalOps& ops_for(cpu::Path path) {
   switch (path) {
-    case kernel::Path::scalar: return scalar_ops();
-    case kernel::Path::avx2: return avx2_ops();
-    case kernel::Path::avx512:
-    case kernel::Path::avx512_bf16: return avx512_ops();
+    case cpu::Path::scalar: return scalar_ops();
+    case cpu::Path::avx2: return avx2_ops();
+    case cpu::Path::avx512:
+    case cpu::Path::avx512_bf16: return avx512_ops();
   }
   return scalar_ops();
 }
@@ -158,7 +158,7 @@ double normal_deviate(std::uint64_t seed, std::uint64_t stream, std::uint64_t in
 }
 
 void normal_fill(std::uint64_t seed, std::uint64_t stream, std::uint64_t first, std::span<double> out,
-                 kernel::Path path) {
+                 cpu::Path path) {
   if (out.empty()) return;
   detail::normal::ops_for(path).fill(seed, stream, first, out.data(), out.size());
 }

@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <span>
 
-#include "kernel/path.h"
+#include "cpu/path.h"
 
 namespace ropecheck {
 
@@ -32,6 +32,6 @@ double normal_deviate(std::uint64_t seed, std::uint64_t stream, std::uint64_t in
 // returns the same bits as normal_deviate (tests/random/normal_sampler_test.cpp loops over all).
 // `first` may be odd. Throws nothing; out may be empty.
 void normal_fill(std::uint64_t seed, std::uint64_t stream, std::uint64_t first, std::span<double> out,
-                 kernel::Path path = kernel::default_path());
+                 cpu::Path path = cpu::default_path());
 
 }  // namespace ropecheck

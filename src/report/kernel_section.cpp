@@ -18,19 +18,19 @@
 
 #include "io/printf_string.h"
 #include "kernel/apply_rope.h"
-#include "kernel/baselines.h"
-#include "kernel/kernel_check.h"
-#include "kernel/path.h"
-#include "kernel/report_format.h"
+#include "accuracy/baselines.h"
+#include "accuracy/kernel_check.h"
+#include "cpu/path.h"
+#include "accuracy/report_format.h"
 #include "kernel/rope_plan.h"
 #include "spectrum/request.h"
 
 namespace ropecheck::report {
 namespace {
 
-using kernel::Format;
-using kernel::ImplementationCheck;
-using kernel::KernelCheckResult;
+using accuracy::Format;
+using accuracy::ImplementationCheck;
+using accuracy::KernelCheckResult;
 
 const char* const kEvidence = "evidence/kernel/kernel-check.json";
 const char* const kSpeedCsv = "evidence/kernel/speed.csv";
@@ -50,11 +50,11 @@ std::int64_t samples_for(Mode m) {
 // the same evidence as `ropecheck kernel-check --seed S --json` minus its "seconds" and "threads".
 kernel::RopePlan default_plan() {
   SpectrumRequest request;
-  request.dim = kernel::kKernelCheckDefaultDim;
+  request.dim = accuracy::kKernelCheckDefaultDim;
   return kernel::RopePlan(resolve(request).spectrum, kernel::Layout::interleaved);
 }
 
-using kernel::proved_bound_text;
+using accuracy::proved_bound_text;
 
 void log_line(const Context& c, const std::string& line) {
   if (c.log != nullptr) *c.log << "kernel: " << line << "\n" << std::flush;
@@ -84,8 +84,8 @@ Curves curves_of(const KernelCheckResult& r, Format f) {
   Curves c;
   for (const ImplementationCheck* row : rows_of(r, f)) {
     if (row->kernel) c.kernel = row;  // the last kernel row is the best path
-    else if (row->name == "baseline " + kernel::baseline_name(kernel::Baseline::f32_angle)) c.f32_angle = row;
-    else if (row->name == "baseline " + kernel::baseline_name(kernel::Baseline::f64_angle)) c.f64_angle = row;
+    else if (row->name == "baseline " + accuracy::baseline_name(accuracy::Baseline::f32_angle)) c.f32_angle = row;
+    else if (row->name == "baseline " + accuracy::baseline_name(accuracy::Baseline::f64_angle)) c.f64_angle = row;
   }
   return c;
 }
@@ -106,14 +106,14 @@ double decade_value(const ImplementationCheck* row, int d) {
 std::vector<int> sampled_decades(const KernelCheckResult& r) {
   std::vector<int> out;
   if (r.rows.empty()) return out;
-  for (int d = 0; d < kernel::kDecades; ++d)
+  for (int d = 0; d < accuracy::kDecades; ++d)
     if (r.rows.front().moderate.decade(d).elements > 0) out.push_back(d);
   return out;
 }
 
 // The decade's upper end 10^(d+1) as the x coordinate (a log axis has no place for the lower end
 // 0 of [0, 10)); the last decade [1e18, 2^63] ends at 2^63.
-double decade_upper(int d) { return d == kernel::kDecades - 1 ? 0x1p63 : std::pow(10.0, d + 1); }
+double decade_upper(int d) { return d == accuracy::kDecades - 1 ? 0x1p63 : std::pow(10.0, d + 1); }
 
 Figure error_figure(const KernelCheckResult& r) {
   const Curves c32 = curves_of(r, Format::f32), c16 = curves_of(r, Format::bf16);
@@ -159,11 +159,11 @@ Figure error_figure(const KernelCheckResult& r) {
 std::string accuracy_table(const KernelCheckResult& r) {
   std::vector<std::vector<std::string>> rows;
   for (const ImplementationCheck& row : r.rows) {
-    const kernel::ErrorAccumulator& e = row.errors;
-    rows.push_back({row.name, kernel::format_name(row.format), std::to_string(e.elements()), kernel::fixed(e.max_ulps(), 6),
-                    row.kernel ? proved_bound_text(row.format) : "-", kernel::fixed(e.median_ulps(), 4),
-                    kernel::fixed(100 * row.typical.share_correctly_rounded(), 4) + "%",
-                    kernel::fixed(100 * row.cancellation.share_correctly_rounded(), 2) + "%", kernel::sci(e.max_rel()),
+    const accuracy::ErrorAccumulator& e = row.errors;
+    rows.push_back({row.name, accuracy::format_name(row.format), std::to_string(e.elements()), accuracy::fixed(e.max_ulps(), 6),
+                    row.kernel ? proved_bound_text(row.format) : "-", accuracy::fixed(e.median_ulps(), 4),
+                    accuracy::fixed(100 * row.typical.share_correctly_rounded(), 4) + "%",
+                    accuracy::fixed(100 * row.cancellation.share_correctly_rounded(), 2) + "%", accuracy::sci(e.max_rel()),
                     std::to_string(e.specials() - e.special_mismatches()) + "/" + std::to_string(e.specials()), row.verdict});
   }
   return markdown_table({"implementation", "dtype", "outputs", "max ulp (sampled: lower bound)", "proved upper bound (ulp)", "median ulp",
@@ -175,9 +175,9 @@ std::string accuracy_table(const KernelCheckResult& r) {
 std::string decade_table(const KernelCheckResult& r) {
   const Curves c32 = curves_of(r, Format::f32), c16 = curves_of(r, Format::bf16);
   std::vector<std::vector<std::string>> rows;
-  auto cell = [](const ImplementationCheck* row, int d) { return row == nullptr ? std::string("-") : kernel::sci(row->moderate.decade(d).max_rel); };
+  auto cell = [](const ImplementationCheck* row, int d) { return row == nullptr ? std::string("-") : accuracy::sci(row->moderate.decade(d).max_rel); };
   for (int d : sampled_decades(r))
-    rows.push_back({kernel::decade_label(d), std::to_string(r.rows.front().moderate.decade(d).elements), cell(c32.kernel, d),
+    rows.push_back({accuracy::decade_label(d), std::to_string(r.rows.front().moderate.decade(d).elements), cell(c32.kernel, d),
                     cell(c32.f32_angle, d), cell(c32.f64_angle, d), cell(c16.kernel, d), cell(c16.f32_angle, d), cell(c16.f64_angle, d)});
   return markdown_table({"positions", "outputs", "kernel f32", "f32-angle f32", "f64-angle f32", "kernel bf16", "f32-angle bf16", "f64-angle bf16"},
                         rows);
@@ -200,19 +200,19 @@ SummaryRow summary_row(const KernelCheckResult& r, Format f) {
   const auto index = static_cast<std::size_t>(at - r.options.formats.begin());
   const bool agree = index < r.format_paths_agree.size() && r.format_paths_agree[index];
   SummaryRow s;
-  s.id = "kernel-accuracy-" + kernel::format_name(f);
+  s.id = "kernel-accuracy-" + accuracy::format_name(f);
   s.statement = "every kernel path is within " + proved_bound_text(f) + " ulp (floored at " + (f == Format::f32 ? "2^-24" : "2^-8") +
                 " of the pair norm) of the exact rotation" + (f == Format::f32 ? ", correctly rounded >= 99.99%" : "") +
                 ", paths bit-identical";
   s.method = "sampled sweep against MPFR (" + std::to_string(r.options.precision_bits) + " bits), " + std::to_string(outputs) +
-             " outputs per path, " + std::to_string(paths) + " paths; goal max <= " + kernel::fixed(kernel::kKernelMaxUlps, 3) + " ulp";
+             " outputs per path, " + std::to_string(paths) + " paths; goal max <= " + accuracy::fixed(accuracy::kKernelMaxUlps, 3) + " ulp";
   s.range = "positions 0.." + (r.options.max_position == (std::int64_t{1} << 40) - 1 ? std::string("2^40-1") : std::to_string(r.options.max_position)) +
             ", " + std::to_string(r.options.samples) + " random + " + std::to_string(r.edge_positions.size()) + " edge positions, " +
-            std::to_string(kernel::kKernelCheckHeads) + " input kinds";
+            std::to_string(accuracy::kKernelCheckHeads) + " input kinds";
   s.verdict = paths > 0 && passed && agree ? "holds" : "fails";
   s.expected = "holds";
   s.as_paper_states = s.verdict == s.expected;
-  s.key_quantity = "max ulp (sampled lower bound) " + kernel::fixed(max_ulps, 6) + " vs proved " + proved_bound_text(f);
+  s.key_quantity = "max ulp (sampled lower bound) " + accuracy::fixed(max_ulps, 6) + " vs proved " + proved_bound_text(f);
   s.evidence = kEvidence;
   s.precision_bits = r.options.precision_bits;
   return s;
@@ -261,13 +261,13 @@ std::vector<SpeedRow> measure_speed(const kernel::RopePlan& plan, std::int64_t t
   const TensorView<E> y = dense_view<E>(reinterpret_cast<E*>(out.get()), tokens, kSpeedHeads, kSpeedDim);
   std::vector<std::string> names = {"memcpy"};
   std::vector<std::function<void()>> runs = {[&] { std::memcpy(out.get(), in.get(), bytes); }};
-  for (Path p : available_paths()) {
-    names.push_back("kernel " + path_name(p));
+  for (cpu::Path p : cpu::available_paths()) {
+    names.push_back("kernel " + cpu::path_name(p));
     runs.push_back([&, p] { apply_rope(plan, positions, x, y, KernelOptions{p, 1}); });
   }
-  for (Baseline b : {Baseline::f32_angle, Baseline::f64_angle}) {
-    names.push_back("baseline " + baseline_name(b));
-    runs.push_back([&, b] { apply_rope_baseline(b, plan, positions, x, y); });
+  for (accuracy::Baseline b : {accuracy::Baseline::f32_angle, accuracy::Baseline::f64_angle}) {
+    names.push_back("baseline " + accuracy::baseline_name(b));
+    runs.push_back([&, b] { accuracy::apply_rope_baseline(b, plan, positions, x, y); });
   }
   // Interleaved repetitions (memcpy, then every implementation, k times): a slow phase of the
   // shared machine then hits every implementation alike, and best-of-k keeps the quiet moments.
@@ -304,14 +304,14 @@ SectionResult kernel_section(const Context& context) {
   const kernel::RopePlan plan = default_plan();
 
   // Accuracy: deterministic, seeded.
-  kernel::KernelCheckOptions o;
+  accuracy::KernelCheckOptions o;
   o.samples = samples_for(context.mode);
   o.seed = context.seed;
   o.threads = context.threads;
-  log_line(context, "accuracy sweep, " + std::to_string(o.samples) + " random positions, f32 and bf16, " + std::to_string(kernel::available_paths().size()) +
+  log_line(context, "accuracy sweep, " + std::to_string(o.samples) + " random positions, f32 and bf16, " + std::to_string(cpu::available_paths().size()) +
                         " paths + 2 baselines against MPFR");
-  const KernelCheckResult result = kernel::run_kernel_check(plan, o);
-  nlohmann::json evidence = kernel::kernel_check_json(result);
+  const KernelCheckResult result = accuracy::run_kernel_check(plan, o);
+  nlohmann::json evidence = accuracy::kernel_check_json(result);
   // The determinism contract: the time and the thread count (results do not depend on it) go to
   // timings; what stays is a pure function of (seed, mode, build).
   evidence.erase("seconds");
@@ -358,7 +358,7 @@ SectionResult kernel_section(const Context& context) {
         "ulp floored at 2^-24 (f32) / 2^-8 (bf16) of the pair norm ||(x_a, x_b)|| so that cancellation is measured fairly. Those "
         "are proved UPPER bounds; the sweep below measures the same metric against MPFR (" +
         std::to_string(o.precision_bits) + " bits) on " + std::to_string(o.samples) + " random positions log-uniform in [0, 2^40-1] plus " +
-        std::to_string(result.edge_positions.size()) + " edge positions, " + std::to_string(kernel::kKernelCheckHeads) +
+        std::to_string(result.edge_positions.size()) + " edge positions, " + std::to_string(accuracy::kKernelCheckHeads) +
         " head vectors each (bit patterns, moderate values, near-cancellation pairs, edge values), seed " + std::to_string(o.seed) +
         ": its maxima are LOWER bounds (sampled). Same evidence as `ropecheck kernel-check --seed " + std::to_string(o.seed) + " --samples " +
         std::to_string(o.samples) + "` (`" + kEvidence + "`). The check " + (result.passed ? "passes" : "FAILS") + ".\n\n";

@@ -1,5 +1,5 @@
 // File: kernel_section.h
-// The report's kernel part: the accuracy sweep (kernel/kernel_check.h on every path this CPU runs
+// The report's kernel part: the accuracy sweep (accuracy/kernel_check.h on every path this CPU runs
 // and the two naive baselines, f32 and bf16) and a speed measurement.
 //
 // Accuracy (deterministic, seeded): the kernel-check table per (implementation, dtype): outputs,

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "certificate/environment.h"
-#include "kernel/path.h"
+#include "cpu/path.h"
 #include "report/child_process.h"
 
 // Set by src/CMakeLists.txt; the fallbacks keep the file compiling outside that build.
@@ -179,9 +179,9 @@ nlohmann::json machine_environment() {
   libraries["rapidcheck"] = versions.at("librapidcheck-dev");
 
   nlohmann::json available = nlohmann::json::array();
-  for (kernel::Path p : kernel::available_paths()) available.push_back(kernel::path_name(p));
+  for (cpu::Path p : cpu::available_paths()) available.push_back(cpu::path_name(p));
   // default_path() throws InputError for a bad ROPECHECK_KERNEL: bad input, let it reach the user.
-  const std::string default_path = kernel::path_name(kernel::default_path());
+  const std::string default_path = cpu::path_name(cpu::default_path());
 
   return {{"os", os_pretty_name()},
           {"kernel", kernel_release()},

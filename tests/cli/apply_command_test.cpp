@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "kernel/baselines.h"
+#include "accuracy/baselines.h"
 #include "run_cli.h"
 #include "io/npy.h"
 #include "kernel/apply_rope.h"
@@ -83,7 +83,7 @@ NpyArray library_rotation(const kernel::RopePlan& plan, const NpyArray& x, const
   const std::int64_t tokens = static_cast<std::int64_t>(positions.size());
   const std::int64_t slice = tokens * heads * dim;
   NpyArray y = x;
-  const kernel::KernelOptions options{kernel::default_path(), 1};
+  const kernel::KernelOptions options{cpu::default_path(), 1};
   if (x.dtype == "<f4") {
     std::vector<float> in(static_cast<size_t>(x.elements())), out(in.size());
     std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
@@ -176,12 +176,12 @@ TEST_F(ApplyCommand, ImplWritesTheBaselineStrategiesOutputs) {
   const kernel::RopePlan plan(Spectrum(16, "10000"), kernel::Layout::half);
   std::vector<float> in(x.bytes.size() / 4), want(in.size());
   std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
-  for (const auto& [impl, baseline] : {std::pair{"f32-angle", kernel::Baseline::f32_angle}, std::pair{"f64-angle", kernel::Baseline::f64_angle}}) {
+  for (const auto& [impl, baseline] : {std::pair{"f32-angle", accuracy::Baseline::f32_angle}, std::pair{"f64-angle", accuracy::Baseline::f64_angle}}) {
     const test::CliRun r = run_cli(std::string("apply --dtype f32 --layout half --impl ") + impl + " --positions " +
                                        path("p.npy") + " --input " + path("x.npy") + " --output " + path("y.npy"),
                                    true);
     ASSERT_EQ(r.status, 0) << r.out;
-    kernel::apply_rope_baseline(baseline, plan, positions, kernel::dense_view<const float>(in.data(), 5, 2, 16),
+    accuracy::apply_rope_baseline(baseline, plan, positions, kernel::dense_view<const float>(in.data(), 5, 2, 16),
                                 kernel::dense_view<float>(want.data(), 5, 2, 16));
     const NpyArray y = read_npy(path("y.npy"), "y", {"<f4"});
     EXPECT_EQ(std::memcmp(y.bytes.data(), want.data(), y.bytes.size()), 0) << impl;
@@ -221,7 +221,7 @@ TEST_F(ApplyCommand, VerboseNamesThePathAndTheSize) {
                                      " --input " + path("x.npy") + " --output " + path("y.npy"),
                                  false);
   ASSERT_EQ(r.status, 0);
-  EXPECT_NE(r.out.find("path " + kernel::path_name(kernel::default_path())), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("path " + cpu::path_name(cpu::default_path())), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tokens 3"), std::string::npos) << r.out;
 }
 

@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "io/npy.h"
-#include "kernel/baselines.h"
+#include "accuracy/baselines.h"
 #include "random/counter_rng.h"
 #include "run_cli.h"
 
@@ -56,7 +56,7 @@ class AuditCommand : public ::testing::Test {
       x[i] = std::bit_cast<float>((static_cast<std::uint32_t>(b) & 0x807FFFFFu) | (static_cast<std::uint32_t>(124 + (b >> 40) % 7) << 23));
     }
     const kernel::RopePlan plan(Spectrum(d, "10000"), kernel::Layout::half);
-    kernel::apply_rope_baseline(kernel::Baseline::f32_angle, plan, positions_, kernel::dense_view<const float>(x.data(), tokens, heads, d),
+    accuracy::apply_rope_baseline(accuracy::Baseline::f32_angle, plan, positions_, kernel::dense_view<const float>(x.data(), tokens, heads, d),
                                 kernel::dense_view<float>(y.data(), tokens, heads, d));
     write_npy(path("x.npy"), array_of("<f4", {tokens, heads, d}, x), "x");
     write_npy(path("y.npy"), array_of("<f4", {tokens, heads, d}, y), "y");

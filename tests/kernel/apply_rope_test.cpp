@@ -112,8 +112,8 @@ void expect_paths_agree(const RopePlan& plan, std::int64_t tokens, std::int64_t 
   Buffer<E> in(tokens, heads, plan.dim(), pad);
   fill(in, stream, true);
   Buffer<E> reference(tokens, heads, plan.dim(), pad);
-  apply_rope(plan, pos, in.cview(), reference.view, {Path::scalar, 1});
-  for (Path path : available_paths())
+  apply_rope(plan, pos, in.cview(), reference.view, {cpu::Path::scalar, 1});
+  for (cpu::Path path : cpu::available_paths())
     for (int threads : {1, 2, 3}) {
       Buffer<E> out(tokens, heads, plan.dim(), pad);
       apply_rope(plan, pos, in.cview(), out.view, {path, threads});
@@ -127,11 +127,11 @@ void expect_paths_agree(const RopePlan& plan, std::int64_t tokens, std::int64_t 
             const auto want = reference.data[i];
             ASSERT_EQ(raw_bits(out.data[i]),
                       raw_bits(want))
-                << plan.describe() << " path " << path_name(path) << " threads " << threads << " t=" << t << " p=" << pos[static_cast<size_t>(t)]
+                << plan.describe() << " path " << cpu::path_name(path) << " threads " << threads << " t=" << t << " p=" << pos[static_cast<size_t>(t)]
                 << " h=" << h << " e=" << e << " (out of place)";
             ASSERT_EQ(raw_bits(inplace.data[i]),
                       raw_bits(want))
-                << plan.describe() << " path " << path_name(path) << " threads " << threads << " t=" << t << " h=" << h << " e=" << e << " (in place)";
+                << plan.describe() << " path " << cpu::path_name(path) << " threads " << threads << " t=" << t << " h=" << h << " e=" << e << " (in place)";
           }
     }
 }
@@ -162,7 +162,7 @@ struct Accuracy {
 // The contract of apply_rope.h, checked against an exact rotation at 256 bits (g_k from
 // frequencies<Real>, MPFR sin/cos): error in ulps floored at floor_scale * ||x||.
 template <typename E>
-Accuracy measure(const RopePlan& plan, Path path, std::int64_t tokens, std::int64_t heads, std::uint64_t stream) {
+Accuracy measure(const RopePlan& plan, cpu::Path path, std::int64_t tokens, std::int64_t heads, std::uint64_t stream) {
   const std::vector<std::int64_t> pos = random_positions(tokens, stream);
   Buffer<E> in(tokens, heads, plan.dim(), 0), out(tokens, heads, plan.dim(), 0);
   fill(in, stream, false);
@@ -199,7 +199,7 @@ Accuracy measure(const RopePlan& plan, Path path, std::int64_t tokens, std::int6
           if (to_double(Real(abs(Real(got) - y) / format_ulp(y, digits, -126))) <= 0.5) ++acc.correctly_rounded;
           acc.worst = std::max(acc.worst, err);
           if (!(err <= bound))
-            ADD_FAILURE() << plan.describe() << " " << path_name(path) << (f32 ? " f32" : " bf16") << " p=" << pos[static_cast<size_t>(t)]
+            ADD_FAILURE() << plan.describe() << " " << cpu::path_name(path) << (f32 ? " f32" : " bf16") << " p=" << pos[static_cast<size_t>(t)]
                           << " k=" << k << " x=(" << bits_of(static_cast<float>(xa)) << ", " << bits_of(static_cast<float>(xb))
                           << ") got " << bits_of(static_cast<float>(got)) << " ref " << std::hexfloat << to_double(y) << std::defaultfloat
                           << " err " << err << " ulp > " << bound;
@@ -213,12 +213,12 @@ TEST(ApplyRope, WithinTheUlpContractOfTheExactRotationAtAnyPosition) {
   for (const char* config : {"gemma-7b", "llama-3.1-8b"})
     for (Layout layout : {Layout::interleaved, Layout::half}) {
       const RopePlan plan(config_spectrum(config), layout);
-      for (Path path : {Path::scalar, available_paths().back()}) {
+      for (cpu::Path path : {cpu::Path::scalar, cpu::available_paths().back()}) {
         const Accuracy f = measure<float>(plan, path, 24, 2, 77);
         const Accuracy b = measure<std::uint16_t>(plan, path, 24, 2, 78);
         std::printf("[ accuracy ] %s %s %s: f32 max %.9f ulp, %ld/%ld correctly rounded; bf16 max %.9f ulp, %ld/%ld "
                     "correctly rounded (ulp floored at 2^-24 / 2^-8 x pair norm; sampled: lower bounds on the max)\n",
-                    config, layout_name(layout).c_str(), path_name(path).c_str(), f.worst, f.correctly_rounded, f.outputs,
+                    config, layout_name(layout).c_str(), cpu::path_name(path).c_str(), f.worst, f.correctly_rounded, f.outputs,
                     b.worst, b.correctly_rounded, b.outputs);
       }
     }
@@ -231,11 +231,11 @@ TEST(ApplyRope, OverflowRoundsToInfinityLikeTheExactRotation) {
   // g_1 = 1 rad/token: position 1 rotates by 1 rad, cos 1 + sin 1 = 1.38 > 1.
   const std::vector<std::int64_t> pos{1};
   const float m = std::numeric_limits<float>::max();
-  for (Path path : available_paths()) {
+  for (cpu::Path path : cpu::available_paths()) {
     float x[2] = {m, m}, y[2];
     apply_rope(plan, pos, dense_view<const float>(x, 1, 1, 2), dense_view<float>(y, 1, 1, 2), {path, 1});
-    EXPECT_EQ(y[1], std::numeric_limits<float>::infinity()) << path_name(path) << " got " << bits_of(y[1]);
-    EXPECT_EQ(y[0], static_cast<float>(static_cast<double>(m) * (std::cos(1.0) - std::sin(1.0)))) << path_name(path);
+    EXPECT_EQ(y[1], std::numeric_limits<float>::infinity()) << cpu::path_name(path) << " got " << bits_of(y[1]);
+    EXPECT_EQ(y[0], static_cast<float>(static_cast<double>(m) * (std::cos(1.0) - std::sin(1.0)))) << cpu::path_name(path);
   }
 }
 
@@ -244,7 +244,7 @@ TEST(ApplyRope, NopeAndPRopeZeroAreTheIdentityBitForBit) {
                             Spectrum(64, "10000", Variant::partial, "0")})
     for (Layout layout : {Layout::interleaved, Layout::half}) {
       const RopePlan plan(s, layout);
-      for (Path path : available_paths()) {
+      for (cpu::Path path : cpu::available_paths()) {
         Buffer<float> in(9, 4, 64, 3), out(9, 4, 64, 3);
         fill(in, 5, true);
         Buffer<std::uint16_t> inb(9, 4, 64, 3), outb(9, 4, 64, 3);
@@ -256,8 +256,8 @@ TEST(ApplyRope, NopeAndPRopeZeroAreTheIdentityBitForBit) {
           for (std::int64_t h = 0; h < 4; ++h)
             for (int e = 0; e < 64; ++e) {
               const size_t i = static_cast<size_t>(t * in.view.token_stride + h * in.view.head_stride + e);
-              ASSERT_EQ(std::bit_cast<std::uint32_t>(out.data[i]), std::bit_cast<std::uint32_t>(in.data[i])) << s.describe() << " " << path_name(path);
-              ASSERT_EQ(outb.data[i], inb.data[i]) << s.describe() << " " << path_name(path);
+              ASSERT_EQ(std::bit_cast<std::uint32_t>(out.data[i]), std::bit_cast<std::uint32_t>(in.data[i])) << s.describe() << " " << cpu::path_name(path);
+              ASSERT_EQ(outb.data[i], inb.data[i]) << s.describe() << " " << cpu::path_name(path);
             }
       }
     }
@@ -296,7 +296,7 @@ TEST(ApplyRope, ATableGivesTheSameBitsAsPositions) {
   Buffer<float> in(11, 3, 256, 0), a(11, 3, 256, 0), b(11, 3, 256, 0);
   fill(in, 13, true);
   apply_rope(plan, pos, in.cview(), a.view);
-  apply_rope(table, in.cview(), b.view, {default_path(), 2});
+  apply_rope(table, in.cview(), b.view, {cpu::default_path(), 2});
   for (size_t i = 0; i < a.data.size(); ++i) ASSERT_EQ(std::bit_cast<std::uint32_t>(a.data[i]), std::bit_cast<std::uint32_t>(b.data[i])) << i;
 }
 
@@ -306,7 +306,7 @@ TEST(ApplyRope, TheCallersFlushToZeroModeDoesNotLeakIn) {
   const std::vector<std::int64_t> pos{0, 3};
   float x[16], want[16], got[16];
   for (int i = 0; i < 16; ++i) x[i] = 0x1p-140f * static_cast<float>(i + 1);
-  for (Path path : available_paths()) {
+  for (cpu::Path path : cpu::available_paths()) {
     apply_rope(plan, pos, dense_view<const float>(x, 2, 1, 8), dense_view<float>(want, 2, 1, 8), {path, 1});
     const unsigned saved = _mm_getcsr();
     _mm_setcsr(saved | 0x8040);  // FTZ + DAZ
@@ -314,7 +314,7 @@ TEST(ApplyRope, TheCallersFlushToZeroModeDoesNotLeakIn) {
     const unsigned after = _mm_getcsr();
     _mm_setcsr(saved);
     EXPECT_EQ(after & 0xFFC0u, (saved | 0x8040) & 0xFFC0u) << "the caller's MXCSR control bits must be restored";
-    for (int i = 0; i < 16; ++i) EXPECT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(want[i])) << path_name(path) << " i=" << i;
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(want[i])) << cpu::path_name(path) << " i=" << i;
     EXPECT_EQ(want[0], x[0]) << "position 0 is the identity, subnormals included";
   }
 }
@@ -329,8 +329,8 @@ TEST(ApplyRope, RejectsViewsThatDisagree) {
   EXPECT_THROW(apply_rope(plan, two, in, dense_view<float>(b.data(), 2, 1, 8)), InputError);     // heads differ
   EXPECT_THROW(apply_rope(plan, two, in, dense_view<float>(a.data() + 4, 2, 2, 8)), InputError);  // overlap
   EXPECT_THROW(apply_rope(plan, two, in, TensorView<float>{b.data(), 2, 2, 16, 4}), InputError);  // rows overlap
-  EXPECT_THROW(apply_rope(plan, two, in, out, {Path::scalar, 0}), InputError);                   // threads
-  EXPECT_NO_THROW(apply_rope(plan, two, in, out, {Path::scalar, 1}));
+  EXPECT_THROW(apply_rope(plan, two, in, out, {cpu::Path::scalar, 0}), InputError);                   // threads
+  EXPECT_NO_THROW(apply_rope(plan, two, in, out, {cpu::Path::scalar, 1}));
   EXPECT_NO_THROW(apply_rope(plan, two, TensorView<const float>{a.data(), 2, 2, 16, 8}, TensorView<float>{a.data(), 2, 2, 16, 8}));  // in place
 }
 

@@ -38,7 +38,7 @@ std::vector<std::int64_t> test_positions(int random_count) {
 // Returns the largest |table - exact| over the positions and pairs, failing on any value beyond
 // the contract. The reference: g_k from frequencies<Real> at 256 bits (relative error ~2^-250, so
 // even |p| = 2^63 leaves the angle correct to ~2^-180) and correctly rounded MPFR sin/cos.
-double max_table_error(const Spectrum& spectrum, const std::vector<std::int64_t>& positions, Path path) {
+double max_table_error(const Spectrum& spectrum, const std::vector<std::int64_t>& positions, cpu::Path path) {
   const RopePlan plan(spectrum, Layout::half);
   const SinCosTable table(plan, positions, path);
   ScopedPrecision precision(256);
@@ -53,7 +53,7 @@ double max_table_error(const Spectrum& spectrum, const std::vector<std::int64_t>
       const double ec = to_double(Real(abs(Real(table.cos_row(t)[k]) - c)));
       const double es = to_double(Real(abs(Real(table.sin_row(t)[k]) - s)));
       if (ec > kSinCosErrorBound || es > kSinCosErrorBound)
-        ADD_FAILURE() << spectrum.describe() << " path " << path_name(path) << " p=" << positions[static_cast<size_t>(t)]
+        ADD_FAILURE() << spectrum.describe() << " path " << cpu::path_name(path) << " p=" << positions[static_cast<size_t>(t)]
                       << " k=" << k << ": cos got " << std::hexfloat << table.cos_row(t)[k] << " err " << ec << ", sin got "
                       << table.sin_row(t)[k] << " err " << es << std::defaultfloat;
       worst = std::max({worst, ec, es});
@@ -64,12 +64,12 @@ double max_table_error(const Spectrum& spectrum, const std::vector<std::int64_t>
 
 TEST(SinCosTable, WithinTheProvedBoundOfTheExactValueOnEveryPath) {
   const std::vector<std::int64_t> positions = test_positions(120);
-  for (Path path : available_paths()) {
+  for (cpu::Path path : cpu::available_paths()) {
     for (const char* config : {"gemma-7b", "llama-3.1-8b"}) {
       const double worst = max_table_error(config_spectrum(config), positions, path);
       // The proof gives < 2^-51.2; a sampled maximum is a lower bound on the true maximum.
       std::printf("[ sincos ] %s %s: max |error| over %zu positions x all pairs = %a (2^%.2f), proved bound 2^-50\n",
-                  path_name(path).c_str(), config, positions.size(), worst, std::log2(worst));
+                  cpu::path_name(path).c_str(), config, positions.size(), worst, std::log2(worst));
       EXPECT_LE(worst, std::exp2(-51.2));
     }
   }
@@ -80,16 +80,16 @@ TEST(SinCosTable, EveryPathComputesTheSameBits) {
   // dims 2..40 exercise every vector tail (n mod 8 and n mod 4) of the SIMD paths.
   for (int dim = 2; dim <= 40; dim += 2) {
     const RopePlan plan(Spectrum(dim, "10000"), Layout::interleaved);
-    const SinCosTable reference(plan, positions, Path::scalar);
-    for (Path path : available_paths()) {
+    const SinCosTable reference(plan, positions, cpu::Path::scalar);
+    for (cpu::Path path : cpu::available_paths()) {
       const SinCosTable table(plan, positions, path);
       for (std::int64_t t = 0; t < table.tokens(); ++t)
         for (int k = 0; k < plan.block_pairs(); ++k) {
           ASSERT_EQ(std::bit_cast<std::uint64_t>(table.cos_row(t)[k]), std::bit_cast<std::uint64_t>(reference.cos_row(t)[k]))
-              << path_name(path) << " d=" << dim << " p=" << positions[static_cast<size_t>(t)] << " k=" << k << std::hexfloat
+              << cpu::path_name(path) << " d=" << dim << " p=" << positions[static_cast<size_t>(t)] << " k=" << k << std::hexfloat
               << " got " << table.cos_row(t)[k] << " scalar " << reference.cos_row(t)[k];
           ASSERT_EQ(std::bit_cast<std::uint64_t>(table.sin_row(t)[k]), std::bit_cast<std::uint64_t>(reference.sin_row(t)[k]))
-              << path_name(path) << " d=" << dim << " p=" << positions[static_cast<size_t>(t)] << " k=" << k << std::hexfloat
+              << cpu::path_name(path) << " d=" << dim << " p=" << positions[static_cast<size_t>(t)] << " k=" << k << std::hexfloat
               << " got " << table.sin_row(t)[k] << " scalar " << reference.sin_row(t)[k];
         }
     }
@@ -115,9 +115,9 @@ TEST(SinCosTable, NegativePositionsMirrorExactly) {
 TEST(SinCosTable, ThreadCountDoesNotChangeABit) {
   const std::vector<std::int64_t> positions = test_positions(500);
   const RopePlan plan(config_spectrum("llama-3.1-8b"), Layout::interleaved);
-  const SinCosTable one(plan, positions, default_path(), 1);
+  const SinCosTable one(plan, positions, cpu::default_path(), 1);
   for (int threads : {2, 3, 7}) {
-    const SinCosTable many(plan, positions, default_path(), threads);
+    const SinCosTable many(plan, positions, cpu::default_path(), threads);
     for (std::int64_t t = 0; t < one.tokens(); ++t)
       for (int k = 0; k < plan.block_pairs(); ++k) {
         ASSERT_EQ(std::bit_cast<std::uint64_t>(one.cos_row(t)[k]), std::bit_cast<std::uint64_t>(many.cos_row(t)[k]));
@@ -129,11 +129,11 @@ TEST(SinCosTable, ThreadCountDoesNotChangeABit) {
 TEST(SinCosTable, PositionZeroIsExactlyTheIdentityRotation) {
   const RopePlan plan(config_spectrum("gemma-7b"), Layout::half);
   const std::vector<std::int64_t> zero{0};
-  for (Path path : available_paths()) {
+  for (cpu::Path path : cpu::available_paths()) {
     const SinCosTable table(plan, zero, path);
     for (int k = 0; k < plan.block_pairs(); ++k) {
-      EXPECT_EQ(table.cos_row(0)[k], 1.0) << path_name(path) << " k=" << k;
-      EXPECT_EQ(table.sin_row(0)[k], 0.0) << path_name(path) << " k=" << k;
+      EXPECT_EQ(table.cos_row(0)[k], 1.0) << cpu::path_name(path) << " k=" << k;
+      EXPECT_EQ(table.sin_row(0)[k], 0.0) << cpu::path_name(path) << " k=" << k;
     }
   }
 }
@@ -141,7 +141,7 @@ TEST(SinCosTable, PositionZeroIsExactlyTheIdentityRotation) {
 TEST(SinCosTable, RejectsBadThreadCounts) {
   const RopePlan plan(Spectrum(8, "10000"), Layout::half);
   const std::vector<std::int64_t> p{1, 2};
-  EXPECT_THROW(SinCosTable(plan, p, Path::scalar, 0), InputError);
+  EXPECT_THROW(SinCosTable(plan, p, cpu::Path::scalar, 0), InputError);
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "kernel/path.h"
+#include "cpu/path.h"
 #include "montecarlo/analysis.h"
 #include "montecarlo/simulate.h"
 #include "montecarlo/streams.h"
@@ -143,7 +143,7 @@ TEST(MontecarloSimulate, KernelArithmeticWithinItsBoundOfF64) {
       double bound = 0;
       for (std::int64_t t = 0; t < 2; ++t) {
         std::vector<double> n(2 * d);
-        normal_fill(p.seed, stream_id(p.series[0].code, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(t)), 0, n, kernel::Path::scalar);
+        normal_fill(p.seed, stream_id(p.series[0].code, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(t)), 0, n, cpu::Path::scalar);
         bound = std::max(bound, factor * u * norm_of(n, 0, d) * norm_of(n, d, d) / d);
       }
       const double a = statistics::summarize(got.series[0].distance[static_cast<size_t>(r)]).mean;

@@ -16,7 +16,6 @@
 #include <cstring>
 #include <vector>
 
-#include "kernel/detail/ops.h"
 #include "random/counter_rng.h"
 #include "random/detail/normal_ops.h"
 
@@ -24,7 +23,7 @@ namespace ropecheck {
 namespace {
 
 namespace nd = detail::normal;
-using kernel::Path;
+using cpu::Path;
 
 constexpr std::uint64_t kSeed = 20261121;
 
@@ -50,7 +49,7 @@ TEST(NormalSampler, PhiloxMatchesRandom123OnEveryPath) {
   const std::uint64_t seeds[] = {0, 1, kSeed, 0xFFFFFFFFFFFFFFFFull, 0x0123456789ABCDEFull};
   const std::uint64_t streams[] = {0, 7, 0xFFFFFFFFull, 0xFEDCBA9876543210ull};
   const std::uint64_t starts[] = {0, 3, 0xFFFFFFFBull, (std::uint64_t{1} << 63) - 9};
-  for (const Path path : kernel::available_paths()) {
+  for (const Path path : cpu::available_paths()) {
     for (const auto seed : seeds)
       for (const auto stream : streams)
         for (const auto j0 : starts) {
@@ -61,7 +60,7 @@ TEST(NormalSampler, PhiloxMatchesRandom123OnEveryPath) {
             const std::uint64_t j = (j0 + i) & ((std::uint64_t{1} << 63) - 1);
             const auto w = reference_block(seed, stream, j);
             for (std::size_t k = 0; k < 4; ++k)
-              ASSERT_EQ(words[4 * i + k], w[k]) << kernel::path_name(path) << " seed " << seed << " stream " << stream
+              ASSERT_EQ(words[4 * i + k], w[k]) << cpu::path_name(path) << " seed " << seed << " stream " << stream
                                                 << " block " << j << " word " << k;
             // The same key and counter as CounterRng (whose bits are words 1:0).
             ASSERT_EQ((std::uint64_t{words[4 * i + 1]} << 32) | words[4 * i], CounterRng(seed, stream).bits(j));
@@ -84,17 +83,17 @@ TEST(NormalSampler, EveryPathGivesTheScalarBits) {
       for (const auto first : firsts) {
         std::vector<double> ref(4099);
         for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = normal_deviate(seed, stream, first + i);
-        for (const Path path : kernel::available_paths())
+        for (const Path path : cpu::available_paths())
           for (const std::size_t n : lengths) {
             // One guard element after the span: a path must not write past out.size().
             std::vector<double> out(n + 1, 12345.0);
             normal_fill(seed, stream, first, std::span<double>(out.data(), n), path);
-            ASSERT_EQ(out[n], 12345.0) << kernel::path_name(path) << " wrote past the end, n " << n;
+            ASSERT_EQ(out[n], 12345.0) << cpu::path_name(path) << " wrote past the end, n " << n;
             for (std::size_t i = 0; i < n; ++i) {
               ++checked;
               if (std::bit_cast<std::uint64_t>(out[i]) != std::bit_cast<std::uint64_t>(ref[i])) {
                 std::printf("%s seed %llu stream %llu first %llu n %zu i %zu: got %a want %a\n",
-                            kernel::path_name(path).c_str(), static_cast<unsigned long long>(seed),
+                            cpu::path_name(path).c_str(), static_cast<unsigned long long>(seed),
                             static_cast<unsigned long long>(stream), static_cast<unsigned long long>(first), n, i,
                             out[i], ref[i]);
                 FAIL();
@@ -106,7 +105,7 @@ TEST(NormalSampler, EveryPathGivesTheScalarBits) {
 }
 
 TEST(NormalSampler, EmptySpanIsFine) {
-  for (const Path path : kernel::available_paths()) normal_fill(1, 2, 3, std::span<double>(), path);
+  for (const Path path : cpu::available_paths()) normal_fill(1, 2, 3, std::span<double>(), path);
 }
 
 // ---- distribution -------------------------------------------------------------------------------
@@ -352,11 +351,11 @@ TEST(NormalSampler, GoldenDeviates) {
     exact_deviate(g.seed, g.stream, g.index, exact.v);
     const double e = relative_error(g.value, exact.v);
     EXPECT_LT(e, kDeviateRelBound) << std::hexfloat << "golden " << g.value << " exact " << mpfr_get_d(exact.v, MPFR_RNDN);
-    for (const Path path : kernel::available_paths()) {
+    for (const Path path : cpu::available_paths()) {
       double got = 0;
       normal_fill(g.seed, g.stream, g.index, std::span<double>(&got, 1), path);
       EXPECT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(g.value))
-          << kernel::path_name(path) << std::hexfloat << " got " << got << " golden " << g.value;
+          << cpu::path_name(path) << std::hexfloat << " got " << got << " golden " << g.value;
     }
   }
 }

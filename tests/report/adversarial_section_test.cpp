@@ -107,7 +107,7 @@ TEST(AdversarialSection, SmokeIsReproducibleAndFindsThePapersBreak) {
   EXPECT_TRUE(finding.contains("alpha_before") && finding.contains("alpha_after")) << finding.dump();
   EXPECT_EQ(apostrophe.evidence, finding["file"]);
   const adversarial::ReplayOutcome replay = adversarial::replay_file((d1.path / finding["file"].get<std::string>()).string());
-  EXPECT_EQ(replay.verdict, adversarial::ReplayVerdict::still_breaks) << replay.detail;
+  EXPECT_EQ(replay.verdict, ReplayVerdict::still_breaks) << replay.detail;
 
   EXPECT_EQ(row(a, "adv-band-gemma").verdict, "counterexample") << row(a, "adv-band-gemma").key_quantity;
   EXPECT_EQ(row(a, "adv-p-rope-control").verdict, "holds") << row(a, "adv-p-rope-control").key_quantity;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "io/input_error.h"
-#include "kernel/path.h"
+#include "cpu/path.h"
 
 namespace ropecheck::report {
 namespace {
@@ -158,16 +158,16 @@ TEST_F(KernelSectionSmoke, FigureHasOneRowPerDecadeAndTheNaiveErrorGrows) {
 TEST_F(KernelSectionSmoke, SpeedHasARowPerPathAndPositiveNumbers) {
   const SectionResult& s = *one_;
   const nlohmann::json& rows = s.timings["speed"]["rows"];
-  const std::size_t per_dtype = 1 + kernel::available_paths().size() + 2;  // memcpy, paths, baselines
+  const std::size_t per_dtype = 1 + cpu::available_paths().size() + 2;  // memcpy, paths, baselines
   ASSERT_EQ(rows.size(), 2 * per_dtype) << rows.dump(1);
   for (const nlohmann::json& r : rows) {
     EXPECT_GT(r["best_seconds"].get<double>(), 0) << r.dump();
     EXPECT_GT(r["gb_per_s"].get<double>(), 0) << r.dump();
     EXPECT_GT(r["ratio_to_memcpy"].get<double>(), 0) << r.dump();
   }
-  for (kernel::Path p : kernel::available_paths()) {
-    EXPECT_NE(s.markdown.find("| kernel " + kernel::path_name(p) + " | f32 | [64][32][128] |"), std::string::npos) << s.markdown;
-    EXPECT_NE(s.markdown.find("| kernel " + kernel::path_name(p) + " | bf16 | [128][32][128] |"), std::string::npos) << s.markdown;
+  for (cpu::Path p : cpu::available_paths()) {
+    EXPECT_NE(s.markdown.find("| kernel " + cpu::path_name(p) + " | f32 | [64][32][128] |"), std::string::npos) << s.markdown;
+    EXPECT_NE(s.markdown.find("| kernel " + cpu::path_name(p) + " | bf16 | [128][32][128] |"), std::string::npos) << s.markdown;
   }
   bool csv = false;
   for (const Artifact& a : s.artifacts)

@@ -19,7 +19,7 @@ namespace ropecheck::adversarial::detail {
 class FloatActivations {
  public:
   explicit FloatActivations(const Head& head)
-      : plan_(head.spectrum, kernel::Layout::interleaved), ops_(&kernel::detail::ops_for(kernel::default_path())) {
+      : plan_(head.spectrum, kernel::Layout::interleaved), ops_(&kernel::detail::ops_for(cpu::default_path())) {
     chunks_ = active_chunks(head);
     for (int i = 0; i < 4; ++i) {
       limbs_[i].resize(chunks_.size());

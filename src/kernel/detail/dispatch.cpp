@@ -2,12 +2,12 @@
 
 namespace ropecheck::kernel::detail {
 
-const PathOps& ops_for(Path path) {
+const PathOps& ops_for(cpu::Path path) {
   switch (path) {
-    case Path::scalar: return scalar_ops();
-    case Path::avx2: return avx2_ops();
-    case Path::avx512: return avx512_ops();
-    case Path::avx512_bf16: return avx512_bf16_ops();
+    case cpu::Path::scalar: return scalar_ops();
+    case cpu::Path::avx2: return avx2_ops();
+    case cpu::Path::avx512: return avx512_ops();
+    case cpu::Path::avx512_bf16: return avx512_bf16_ops();
   }
   return scalar_ops();
 }

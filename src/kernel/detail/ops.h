@@ -27,8 +27,9 @@
 
 #include <cstdint>
 
-#include "kernel/path.h"
+#include "cpu/path.h"
 #include "kernel/rope_plan.h"
+#include "numeric/fdlibm_sincos.h"
 
 namespace ropecheck::kernel::detail {
 
@@ -64,17 +65,11 @@ const PathOps& scalar_ops();
 const PathOps& avx2_ops();
 const PathOps& avx512_ops();
 const PathOps& avx512_bf16_ops();
-const PathOps& ops_for(Path path);
+const PathOps& ops_for(cpu::Path path);
 
-// The fdlibm minimax coefficients (k_sin.c, k_cos.c; Sun Microsystems, freely redistributable):
-// on |x| <= pi/4, |sin x - (x + x^3 P(x^2))| < 2^-58 |x| and |cos x - (1 - x^2/2 + x^4 Q(x^2))|
-// < 2^-58, P(z) = S1 + z S2 + ... + z^5 S6, Q(z) = C1 + ... + z^5 C6.
-inline constexpr double kS1 = -1.66666666666666324348e-01, kS2 = 8.33333333332248946124e-03,
-                        kS3 = -1.98412698298579493134e-04, kS4 = 2.75573137070700676789e-06,
-                        kS5 = -2.50507602534068634195e-08, kS6 = 1.58969099521155010221e-10;
-inline constexpr double kC1 = 4.16666666666666019037e-02, kC2 = -1.38888888888741095749e-03,
-                        kC3 = 2.48015872894767294178e-05, kC4 = -2.75573143513906633035e-07,
-                        kC5 = 2.08757232129817482790e-09, kC6 = -1.13596475577881948265e-11;
+// The fdlibm minimax coefficients of sin and cos (numeric/fdlibm_sincos.h states their bounds).
+using fdlibm::kS1, fdlibm::kS2, fdlibm::kS3, fdlibm::kS4, fdlibm::kS5, fdlibm::kS6;
+using fdlibm::kC1, fdlibm::kC2, fdlibm::kC3, fdlibm::kC4, fdlibm::kC5, fdlibm::kC6;
 // RN(2 pi) * 2^-64: converts the signed 64-bit fixed-point turn offset r (turns * 2^64) to radians.
 inline constexpr double kTurnToRadian = 0x1.921fb54442d18p-62;
 

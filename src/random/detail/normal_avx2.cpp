@@ -4,7 +4,7 @@
 // no FMA, in the same order, so the bits agree. AVX2 has no int64 -> double conversion: integers
 // below 2^52 convert exactly through the 2^52 exponent trick, a < 2^53 as 2^26 ah + al (exact), so
 // every conversion gives the value the scalar cast gives. Compiled with -mavx2 -ffp-contract=off;
-// reached only after kernel/path.cpp's CPUID/XCR0 probe. Everything is in an anonymous namespace.
+// reached only after cpu/path.cpp's CPUID/XCR0 probe. Everything is in an anonymous namespace.
 #include <immintrin.h>
 
 #include <cstring>

@@ -3,7 +3,7 @@
 // product of each lane's low word is exactly one Philox multiply (hi = product >> 32, lo = the low
 // word, whose high-half garbage later instructions ignore or shift out). Then the same +, -, *, /,
 // sqrt as the scalar code, no FMA, in the same order, so the bits agree. Compiled with -mavx512f
-// -mavx512dq -mavx512vl -ffp-contract=off; reached only after kernel/path.cpp's CPUID/XCR0 probe.
+// -mavx512dq -mavx512vl -ffp-contract=off; reached only after cpu/path.cpp's CPUID/XCR0 probe.
 // Everything is in an anonymous namespace (no inline function shared with baseline files).
 #include <immintrin.h>
 

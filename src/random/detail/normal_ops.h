@@ -26,8 +26,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernel/detail/ops.h"
-#include "kernel/path.h"
+#include "cpu/path.h"
+#include "numeric/fdlibm_sincos.h"
 
 namespace ropecheck::detail::normal {
 
@@ -55,10 +55,10 @@ inline constexpr double kTurnK1 = 0x1.921fb5p-51, kTurnK2 = 0x1.110b4611a6263p-7
 inline constexpr std::uint64_t kOctantBits = 50;        // b = o 2^50 + f
 inline constexpr std::uint64_t kTurnSplitBits = 24;     // rl = r mod 2^24
 
-// FreeBSD k_sin.c / k_cos.c coefficients, the kernel's own (kernel/detail/ops.h states their bounds):
-// |sin x - (x + x^3 P(x^2))| < 2^-58 |x|, |cos x - (1 - x^2/2 + x^4 Q(x^2))| < 2^-58 on |x| <= pi/4.
-using kernel::detail::kC1, kernel::detail::kC2, kernel::detail::kC3, kernel::detail::kC4, kernel::detail::kC5, kernel::detail::kC6;
-using kernel::detail::kS1, kernel::detail::kS2, kernel::detail::kS3, kernel::detail::kS4, kernel::detail::kS5, kernel::detail::kS6;
+// FreeBSD k_sin.c / k_cos.c coefficients (numeric/fdlibm_sincos.h states their bounds), the same
+// constants as the RoPE kernel's sin/cos table.
+using fdlibm::kC1, fdlibm::kC2, fdlibm::kC3, fdlibm::kC4, fdlibm::kC5, fdlibm::kC6;
+using fdlibm::kS1, fdlibm::kS2, fdlibm::kS3, fdlibm::kS4, fdlibm::kS5, fdlibm::kS6;
 
 struct NormalOps {
   // out[i] = deviate (first + i) of (seed, stream), i < n.
@@ -70,7 +70,7 @@ struct NormalOps {
 const NormalOps& scalar_ops();
 const NormalOps& avx2_ops();
 const NormalOps& avx512_ops();
-const NormalOps& ops_for(kernel::Path path);
+const NormalOps& ops_for(cpu::Path path);
 
 // The scalar reference's pieces, for the accuracy tests (tests/random/normal_sampler_test.cpp).
 // log_unit: log u for u a positive normal double (fdlibm e_log.c, as above).

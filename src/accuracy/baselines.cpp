@@ -1,0 +1,138 @@
+// The two angle strategies of inference engines, written plainly (scalar, one thread): they are
+// measurement baselines, not products. Their arithmetic is spelled out one operation per statement
+// so that it is the IEEE sequence the header describes (the project builds with -std=c++20, where
+// GCC does not contract a*b - c into an FMA, and never with fast-math).
+#include "accuracy/baselines.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "io/input_error.h"
+#include "kernel/bf16.h"
+#include "spectrum/frequencies.h"
+
+namespace ropecheck::accuracy {
+
+std::string baseline_name(Baseline b) { return b == Baseline::f32_angle ? "f32-angle" : "f64-angle"; }
+
+namespace {
+
+// The number of elements a view spans from its first element, or 0 for an empty view.
+std::int64_t span_elements(std::int64_t tokens, std::int64_t heads, std::int64_t token_stride, std::int64_t head_stride,
+                           int dim) {
+  if (tokens == 0 || heads == 0) return 0;
+  return (tokens - 1) * token_stride + (heads - 1) * head_stride + dim;
+}
+
+// Throws InputError unless the rows of a [tokens][heads][dim] view with these strides are disjoint.
+// Accepted: the rows of one axis are at least `dim` apart and the other axis steps over the whole
+// first one (the nested layouts every tensor library produces: dense, q inside fused qkv, or
+// [heads][tokens][dim]). An axis of count <= 1 has no stride constraint.
+void check_disjoint_rows(const char* input, std::int64_t tokens, std::int64_t heads, std::int64_t token_stride,
+                         std::int64_t head_stride, int dim) {
+  const bool many_tokens = tokens > 1, many_heads = heads > 1;
+  bool ok = true;
+  if (many_tokens && many_heads) {
+    const bool heads_inner = head_stride >= dim && token_stride >= (heads - 1) * head_stride + dim;
+    const bool tokens_inner = token_stride >= dim && head_stride >= (tokens - 1) * token_stride + dim;
+    ok = heads_inner || tokens_inner;
+  } else if (many_tokens) {
+    ok = token_stride >= dim;
+  } else if (many_heads) {
+    ok = head_stride >= dim;
+  }
+  if (!ok)
+    throw InputError(input, "strides whose rows of head_dim " + std::to_string(dim) + " elements do not overlap",
+                     "token stride " + std::to_string(token_stride) + ", head stride " + std::to_string(head_stride));
+}
+
+template <typename T>
+void check_views(const kernel::RopePlan& plan, std::span<const std::int64_t> positions, kernel::TensorView<const T> in,
+                 kernel::TensorView<T> out) {
+  const int dim = plan.dim();
+  auto check_view = [&](const char* name, std::int64_t tokens, std::int64_t heads, std::int64_t ts, std::int64_t hs,
+                        const void* data) {
+    if (tokens < 0 || heads < 0) throw InputError(name, "a view with tokens >= 0 and heads >= 0", std::to_string(tokens) + " tokens, " + std::to_string(heads) + " heads");
+    if (ts < 0 || hs < 0) throw InputError(name, "non-negative strides", "token stride " + std::to_string(ts) + ", head stride " + std::to_string(hs));
+    if (data == nullptr && tokens > 0 && heads > 0) throw InputError(name, "a view with data", "a null pointer");
+  };
+  check_view("in", in.tokens, in.heads, in.token_stride, in.head_stride, in.data);
+  check_view("out", out.tokens, out.heads, out.token_stride, out.head_stride, out.data);
+  if (in.tokens != out.tokens || in.heads != out.heads)
+    throw InputError("out", "a view of the input's shape (" + std::to_string(in.tokens) + " tokens, " + std::to_string(in.heads) + " heads)",
+                     std::to_string(out.tokens) + " tokens, " + std::to_string(out.heads) + " heads");
+  if (static_cast<std::int64_t>(positions.size()) != in.tokens)
+    throw InputError("positions", "one position per token (" + std::to_string(in.tokens) + ")", std::to_string(positions.size()) + " positions");
+  check_disjoint_rows("out", out.tokens, out.heads, out.token_stride, out.head_stride, dim);
+  const bool same_view = static_cast<const void*>(in.data) == static_cast<const void*>(out.data) &&
+                         in.token_stride == out.token_stride && in.head_stride == out.head_stride;
+  if (!same_view) {
+    const auto in_begin = reinterpret_cast<std::uintptr_t>(in.data);
+    const auto out_begin = reinterpret_cast<std::uintptr_t>(out.data);
+    const auto in_end = in_begin + sizeof(T) * static_cast<std::uintptr_t>(span_elements(in.tokens, in.heads, in.token_stride, in.head_stride, dim));
+    const auto out_end = out_begin + sizeof(T) * static_cast<std::uintptr_t>(span_elements(out.tokens, out.heads, out.token_stride, out.head_stride, dim));
+    if (in_begin < out_end && out_begin < in_end && in_end != in_begin && out_end != out_begin)
+      throw InputError("out", "the input view itself (in place) or memory that does not overlap the input", "an overlapping view");
+  }
+}
+
+// One output dtype: how an element is read as float and how a result is stored.
+float load(float x) { return x; }
+float load(std::uint16_t x) { return kernel::bf16_to_f32(x); }
+void store(float& dst, float y) { dst = std::isnan(y) ? std::bit_cast<float>(kernel::kCanonicalNaNF32) : y; }
+void store(std::uint16_t& dst, float y) { dst = kernel::f32_to_bf16_rne(y); }
+
+template <typename T>
+void run(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions, kernel::TensorView<const T> in,
+         kernel::TensorView<T> out) {
+  check_views(plan, positions, in, out);
+  const int dim = plan.dim();
+  const int pairs = plan.block_pairs();
+  const std::vector<float> g32 = frequencies<float>(plan.spectrum());
+  const std::vector<double> g64 = frequencies<double>(plan.spectrum());
+  std::vector<T> row(static_cast<size_t>(dim));
+  for (std::int64_t t = 0; t < in.tokens; ++t) {
+    const std::int64_t p = positions[static_cast<size_t>(t)];
+    for (std::int64_t h = 0; h < in.heads; ++h) {
+      // Through a row copy, so that in place and out of place compute the same bits.
+      std::memcpy(row.data(), in.data + t * in.token_stride + h * in.head_stride, sizeof(T) * static_cast<size_t>(dim));
+      T* y = out.data + t * out.token_stride + h * out.head_stride;
+      std::memcpy(y, row.data(), sizeof(T) * static_cast<size_t>(dim));  // pass-through and identity pairs
+      for (int k = 0; k < pairs; ++k) {
+        if (plan.identity(k)) continue;
+        const int ia = plan.first_element(k), ib = plan.second_element(k);
+        const float xa = load(row[static_cast<size_t>(ia)]), xb = load(row[static_cast<size_t>(ib)]);
+        const int sk = plan.spectrum_pair(k);
+        if (b == Baseline::f32_angle) {
+          const float angle = static_cast<float>(p) * g32[static_cast<size_t>(sk)];
+          const float c = std::cos(angle), s = std::sin(angle);
+          const float ac = xa * c, bs = xb * s, as = xa * s, bc = xb * c;
+          store(y[ia], ac - bs);
+          store(y[ib], as + bc);
+        } else {
+          const double angle = static_cast<double>(p) * g64[static_cast<size_t>(sk)];
+          const double c = std::cos(angle), s = std::sin(angle);
+          const double ac = xa * c, bs = xb * s, as = xa * s, bc = xb * c;
+          store(y[ia], static_cast<float>(ac - bs));
+          store(y[ib], static_cast<float>(as + bc));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void apply_rope_baseline(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+                         kernel::TensorView<const float> in, kernel::TensorView<float> out) {
+  run<float>(b, plan, positions, in, out);
+}
+
+void apply_rope_baseline(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+                         kernel::TensorView<const std::uint16_t> in, kernel::TensorView<std::uint16_t> out) {
+  run<std::uint16_t>(b, plan, positions, in, out);
+}
+
+}  // namespace ropecheck::accuracy

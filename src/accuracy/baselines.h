@@ -1,0 +1,36 @@
+// File: baselines.h
+// Two in-project RoPE strategies the way inference engines compute the angle, kept as
+// measurement baselines for `kernel-check`, the benchmarks and the finite-precision verdicts (they
+// are deliberately not accurate at large positions; that is what they are here to show).
+//   f32-angle     inv_freq_k = fl32(theta^(-2k/d)) (HF / vLLM: powf per pair), angle = fl32(p * inv_freq_k)
+//                 with p converted to float32, then cosf/sinf of that float angle; rotation in
+//                 float32 (x_a c - x_b s), output rounded to the tensor's dtype.
+//   f64-angle     inv_freq_k in double (pow), angle = fl64(p * inv_freq_k), double sin/cos (libm),
+//                 rotation in double, rounded once to float32; for bfloat16 outputs that float is
+//                 then rounded to bf16 (double -> float -> bf16: a double rounding, which can miss the correctly
+//                 rounded bf16 by one bf16 ulp when the float lands on a bf16 tie; a baseline may).
+// NaN outputs are the canonical quiet NaN and bf16 rounding is f32_to_bf16_rne, as in the kernel.
+// Same views, layouts, identity pairs and variants as apply_rope (the frequencies are the
+// spectrum's own, evaluated in float or double: frequencies<float>/<double>).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "kernel/apply_rope.h"
+
+namespace ropecheck::accuracy {
+
+enum class Baseline { f32_angle, f64_angle };
+
+// Returns: "f32-angle" or "f64-angle".
+std::string baseline_name(Baseline b);
+
+// Same contract for arguments and errors as apply_rope (single thread, scalar code).
+void apply_rope_baseline(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+                         kernel::TensorView<const float> in, kernel::TensorView<float> out);
+void apply_rope_baseline(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+                         kernel::TensorView<const std::uint16_t> in, kernel::TensorView<std::uint16_t> out);
+
+}  // namespace ropecheck::accuracy

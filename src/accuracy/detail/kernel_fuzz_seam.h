@@ -1,0 +1,38 @@
+// File: detail/kernel_fuzz_seam.h
+// The seam through which the kernel fuzz and its replay call the kernel under test, so that a test
+// can substitute a deliberately faulty kernel and see the detector fail (tests/adversarial/
+// kernel_fuzz_test.cpp). The public functions of kernel_fuzz.h run production_kernel(); nothing
+// outside tests passes anything else.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <span>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "accuracy/kernel_fuzz.h"
+#include "cpu/path.h"
+#include "kernel/rope_plan.h"
+
+namespace ropecheck::accuracy::detail {
+
+// Rotates rows [tokens][1][plan.dim()] of `in` into `out` (same sizes, tokens = positions.size())
+// on `path`, with the semantics of kernel/apply_rope.h.
+struct KernelUnderTest {
+  std::function<void(const kernel::RopePlan&, std::span<const std::int64_t>, std::span<const float>, std::span<float>, cpu::Path)> f32;
+  std::function<void(const kernel::RopePlan&, std::span<const std::int64_t>, std::span<const std::uint16_t>, std::span<std::uint16_t>,
+                     cpu::Path)>
+      bf16;
+};
+
+// Returns: kernel::apply_rope, one thread.
+KernelUnderTest production_kernel();
+
+// fuzz_kernel and replay_kernel_counterexample with `kernel` in place of the production kernel.
+KernelFuzzResult fuzz_kernel_with(const KernelFuzzOptions& options, std::ostream& log, const KernelUnderTest& kernel);
+KernelReplay replay_kernel_with(const nlohmann::json& doc, const std::string& where, const KernelUnderTest& kernel);
+
+}  // namespace ropecheck::accuracy::detail

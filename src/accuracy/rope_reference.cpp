@@ -1,0 +1,259 @@
+#include "accuracy/rope_reference.h"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "io/input_error.h"
+#include "kernel/bf16.h"
+#include "numeric/precision.h"
+#include "spectrum/frequencies.h"
+
+namespace ropecheck::accuracy {
+namespace {
+
+// An mpfr_t with an explicit precision, freed with its owner (movable so vectors can hold it).
+class Mp {
+ public:
+  explicit Mp(mpfr_prec_t prec) { mpfr_init2(v_, prec); }
+  Mp(Mp&& o) noexcept {
+    mpfr_init2(v_, MPFR_PREC_MIN);
+    mpfr_swap(v_, o.v_);
+  }
+  Mp(const Mp&) = delete;
+  Mp& operator=(const Mp&) = delete;
+  ~Mp() { mpfr_clear(v_); }
+  mpfr_ptr get() { return v_; }
+  mpfr_srcptr get() const { return v_; }
+
+ private:
+  mpfr_t v_;
+};
+
+// Upper bounds computed in double are inflated by this factor: each is a handful of double
+// operations on non-negative numbers, whose relative rounding errors (<= 2^-53 each) it covers.
+constexpr double kUp = 1.0 + 0x1p-20;
+
+// One precision level's working values: the angle, cos and sin, and the rotation's temporaries.
+struct Level {
+  mpfr_prec_t p;
+  Mp angle_exact, angle, t, y, lo, hi;
+  explicit Level(mpfr_prec_t prec, mpfr_prec_t g_prec)
+      : p(prec), angle_exact(g_prec + 64), angle(prec + 64), t(prec + 24), y(prec + 32), lo(prec + 32), hi(prec + 32) {}
+};
+
+}  // namespace
+
+struct RopeReference::Shared {
+  unsigned bits = 0, max_bits = 0;
+  int pairs = 0;
+  std::vector<std::uint8_t> identity;
+  std::vector<Mp> g_mid;        // midpoint of the enclosure of g_k, at max_bits + 64 bits or more
+  std::vector<double> g_rad;    // |g_mid - g_k| <= g_rad (upward)
+};
+
+struct RopeReference::Scratch {
+  std::int64_t position = 0;
+  Level base, high;
+  std::vector<Mp> cos, sin;    // at P bits, for the current position
+  std::vector<double> err;     // |cos~ - cos|, |sin~ - sin| <= err[k] (upward)
+  Mp c_high, s_high;
+  Mp xa, xb;                   // the inputs, exact at 24 bits
+  Scratch(const Shared& sh, mpfr_prec_t g_prec)
+      : base(sh.bits, g_prec), high(sh.max_bits, g_prec), c_high(sh.max_bits), s_high(sh.max_bits), xa(24), xb(24) {
+    for (int k = 0; k < sh.pairs; ++k) {
+      cos.emplace_back(sh.bits);
+      sin.emplace_back(sh.bits);
+    }
+    err.assign(static_cast<size_t>(sh.pairs), 0.0);
+  }
+};
+
+namespace {
+
+// Sets c, s = cos, sin of p g~_k at level.p bits; returns the upward bound of their error against
+// the exact cos(p g_k), sin(p g_k) (rope_reference.h: |p| r_k + |t~| 2^-(P+64) + 2^-(P+1)).
+double angle_cos_sin(Level& level, mpfr_srcptr g_mid, double g_rad, std::int64_t p, mpfr_ptr c, mpfr_ptr s) {
+  mpfr_mul_si(level.angle_exact.get(), g_mid, static_cast<long>(p), MPFR_RNDN);  // exact: 64 + prec(g) bits
+  mpfr_set(level.angle.get(), level.angle_exact.get(), MPFR_RNDN);
+  mpfr_sin_cos(s, c, level.angle.get(), MPFR_RNDN);
+  const double abs_p = std::fabs(static_cast<double>(p));
+  const double abs_t = std::fabs(mpfr_get_d(level.angle.get(), MPFR_RNDA));
+  return (abs_p * g_rad + std::ldexp(abs_t, -static_cast<int>(level.p) - 64) + std::ldexp(1.0, -static_cast<int>(level.p) - 1)) * kUp;
+}
+
+// One component y = x1 * u + sign * x2 * v (u, v = c~, s~ or s~, c~), with the rounding test.
+// Returns: true when both formats were decided.
+bool component(Level& level, mpfr_srcptr x1, mpfr_srcptr x2, mpfr_srcptr u, mpfr_srcptr v, bool minus, double abs_sum,
+               double err, ExactComponent& out) {
+  mpfr_mul(level.t.get(), x2, v, MPFR_RNDN);  // exact: 24 + P bits
+  if (minus) mpfr_fms(level.y.get(), x1, u, level.t.get(), MPFR_RNDN);
+  else mpfr_fma(level.y.get(), x1, u, level.t.get(), MPFR_RNDN);
+  const double abs_y = std::fabs(mpfr_get_d(level.y.get(), MPFR_RNDA));
+  const double bound = (abs_sum * err + std::ldexp(abs_y, -static_cast<int>(level.p) - 31)) * kUp;
+  mpfr_sub_d(level.lo.get(), level.y.get(), bound, MPFR_RNDD);
+  mpfr_add_d(level.hi.get(), level.y.get(), bound, MPFR_RNDU);
+  out.value = mpfr_get_d(level.y.get(), MPFR_RNDN);
+  out.f32 = round_to_f32(level.y.get());
+  out.bf16 = round_to_bf16(level.y.get());
+  // Compared as values (==), so that -0 and +0 agree: both are the correct rounding of a y whose
+  // magnitude is below half the smallest subnormal, and the exact y has no sign to decide there.
+  out.f32_decided = round_to_f32(level.lo.get()) == round_to_f32(level.hi.get());
+  out.bf16_decided = kernel::bf16_to_f32(round_to_bf16(level.lo.get())) == kernel::bf16_to_f32(round_to_bf16(level.hi.get()));
+  return out.f32_decided && out.bf16_decided;
+}
+
+bool rotate_at(Level& level, mpfr_srcptr xa, mpfr_srcptr xb, mpfr_srcptr c, mpfr_srcptr s, double abs_sum, double err,
+               ExactPair& out) {
+  const bool a = component(level, xa, xb, c, s, true, abs_sum, err, out.a);   // x_a c - x_b s
+  const bool b = component(level, xa, xb, s, c, false, abs_sum, err, out.b);  // x_a s + x_b c
+  out.bits = static_cast<unsigned>(level.p);
+  return a && b;
+}
+
+}  // namespace
+
+RopeReference::RopeReference(const kernel::RopePlan& plan, unsigned precision_bits, unsigned max_bits) {
+  if (max_bits > 65536) throw InputError("reference max precision", "at most 65536 bits", std::to_string(max_bits));
+  if (precision_bits < 64 || precision_bits > max_bits)
+    throw InputError("reference precision", "bits in [64, " + std::to_string(max_bits) + "]", std::to_string(precision_bits));
+  auto sh = std::make_shared<Shared>();
+  sh->bits = precision_bits;
+  sh->max_bits = max_bits;
+  sh->pairs = plan.block_pairs();
+  std::vector<Interval> g;
+  {
+    const ScopedPrecision scope(max_bits + 64);
+    g = frequencies<Interval>(plan.spectrum());
+  }
+  for (int k = 0; k < sh->pairs; ++k) {
+    const bool id = plan.identity(k);
+    sh->identity.push_back(id ? 1 : 0);
+    const Interval& gk = g[static_cast<size_t>(plan.spectrum_pair(k))];
+    const mpfr_prec_t prec = mpfi_get_prec(gk.backend().data());
+    Mp lo(prec), hi(prec), mid(prec), width(64);
+    mpfi_get_left(lo.get(), gk.backend().data());
+    mpfi_get_right(hi.get(), gk.backend().data());
+    mpfr_add(mid.get(), lo.get(), hi.get(), MPFR_RNDN);
+    mpfr_div_2ui(mid.get(), mid.get(), 1, MPFR_RNDN);
+    mpfr_sub(width.get(), hi.get(), lo.get(), MPFR_RNDU);
+    // |mid - g| <= (hi - lo) / 2 + |mid - (lo + hi)/2|, and the rounding of mid is below one of its
+    // ulps, 2^(EXP(mid) - prec): bounded by the width plus two ulps.
+    const double ulp = mpfr_zero_p(mid.get()) ? 0.0 : std::ldexp(1.0, static_cast<int>(mpfr_get_exp(mid.get()) - prec + 1));
+    sh->g_rad.push_back((mpfr_get_d(width.get(), MPFR_RNDU) + ulp) * kUp);
+    sh->g_mid.push_back(std::move(mid));
+    if (id && !mpfr_zero_p(sh->g_mid.back().get()))
+      throw std::logic_error("RopeReference: the plan's identity pair " + std::to_string(k) + " has a non-zero frequency");
+  }
+  shared_ = sh;
+  const mpfr_prec_t g_prec = shared_->pairs > 0 ? mpfr_get_prec(shared_->g_mid[0].get()) : max_bits + 64;
+  scratch_ = std::make_unique<Scratch>(*shared_, g_prec);
+  set_position(0);
+}
+
+RopeReference::RopeReference(const RopeReference& other) : shared_(other.shared_) {
+  const mpfr_prec_t g_prec = shared_->pairs > 0 ? mpfr_get_prec(shared_->g_mid[0].get()) : shared_->max_bits + 64;
+  scratch_ = std::make_unique<Scratch>(*shared_, g_prec);
+  set_position(other.position());
+}
+
+RopeReference::~RopeReference() = default;
+
+unsigned RopeReference::precision_bits() const { return shared_->bits; }
+unsigned RopeReference::max_bits() const { return shared_->max_bits; }
+int RopeReference::block_pairs() const { return shared_->pairs; }
+std::int64_t RopeReference::position() const { return scratch_->position; }
+
+void RopeReference::set_position(std::int64_t p) {
+  Scratch& sc = *scratch_;
+  sc.position = p;
+  for (int k = 0; k < shared_->pairs; ++k) {
+    const auto i = static_cast<size_t>(k);
+    if (shared_->identity[i]) {
+      mpfr_set_ui(sc.cos[i].get(), 1, MPFR_RNDN);
+      mpfr_set_ui(sc.sin[i].get(), 0, MPFR_RNDN);
+      sc.err[i] = 0;
+      continue;
+    }
+    sc.err[i] = angle_cos_sin(sc.base, shared_->g_mid[i].get(), shared_->g_rad[i], p, sc.cos[i].get(), sc.sin[i].get());
+  }
+}
+
+ExactPair RopeReference::rotate(int k, float x_a, float x_b) {
+  if (k < 0 || k >= shared_->pairs) throw std::invalid_argument("RopeReference::rotate: pair " + std::to_string(k) + " outside the block");
+  if (!std::isfinite(x_a) || !std::isfinite(x_b)) throw std::invalid_argument("RopeReference::rotate: non-finite input");
+  const auto i = static_cast<size_t>(k);
+  if (shared_->identity[i]) throw std::invalid_argument("RopeReference::rotate: identity pair " + std::to_string(k));
+  Scratch& sc = *scratch_;
+  ExactPair out;
+  const double da = x_a, db = x_b;
+  out.norm = std::sqrt(da * da + db * db);  // the squares are exact in double; two roundings
+  mpfr_set_flt(sc.xa.get(), x_a, MPFR_RNDN);
+  mpfr_set_flt(sc.xb.get(), x_b, MPFR_RNDN);
+  const double abs_sum = (std::fabs(da) + std::fabs(db)) * kUp;
+  if (rotate_at(sc.base, sc.xa.get(), sc.xb.get(), sc.cos[i].get(), sc.sin[i].get(), abs_sum, sc.err[i], out)) return out;
+  // The rounding test failed at P bits: the same pair at max_bits.
+  const double err = angle_cos_sin(sc.high, shared_->g_mid[i].get(), shared_->g_rad[i], sc.position, sc.c_high.get(), sc.s_high.get());
+  rotate_at(sc.high, sc.xa.get(), sc.xb.get(), sc.c_high.get(), sc.s_high.get(), abs_sum, err, out);
+  return out;
+}
+
+void RopeReference::cos_sin_double(int k, double& c, double& s) const {
+  const auto i = static_cast<size_t>(k);
+  c = mpfr_get_d(scratch_->cos[i].get(), MPFR_RNDN);
+  s = mpfr_get_d(scratch_->sin[i].get(), MPFR_RNDN);
+}
+
+ExactComponent RopeReference::exact_identity(float x) {
+  ExactComponent c;
+  c.value = x;
+  c.f32 = x;
+  c.bf16 = kernel::f32_to_bf16_rne(x);  // x is exact, so its RNE rounding is the correct rounding
+  return c;
+}
+
+float round_to_f32(mpfr_srcptr y) {
+  if (mpfr_nan_p(y)) return std::bit_cast<float>(kernel::kCanonicalNaNF32);
+  return mpfr_get_flt(y, MPFR_RNDN);  // correctly rounded, subnormals and overflow included
+}
+
+std::uint16_t round_to_bf16(mpfr_srcptr y) {
+  if (mpfr_nan_p(y)) return kernel::kCanonicalNaNBf16;
+  const auto f = static_cast<float>(round_to_binary(y, 8, -126, 127));  // exact: a bf16 value
+  return static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(f) >> 16);
+}
+
+double round_to_binary(mpfr_srcptr y, int precision, int emin_normal, int emax) {
+  if (mpfr_nan_p(y)) return std::numeric_limits<double>::quiet_NaN();
+  const double sign = mpfr_signbit(y) ? -1.0 : 1.0;
+  if (mpfr_inf_p(y)) return sign * std::numeric_limits<double>::infinity();
+  if (mpfr_zero_p(y)) return sign * 0.0;
+  // MPFR writes y = m 2^E with 1/2 <= |m| < 1. A normal result has `precision` significant bits; a
+  // subnormal one is a multiple of the quantum q = 2^(emin_normal - precision + 1), i.e. it keeps
+  // E - log2(q) bits. Rounding into a variable of exactly that many bits, to nearest even, is then
+  // the format's rounding (ties to an even last bit = an even multiple of the quantum).
+  const mpfr_exp_t e = mpfr_get_exp(y);
+  const long quantum_exp = emin_normal - precision + 1;
+  long bits = precision;
+  if (e - 1 < emin_normal) bits = static_cast<long>(e) - quantum_exp;  // |y| < 2^emin_normal
+  if (bits <= 0) {
+    // |y| < q/2 rounds to zero; |y| in [q/2, q) (bits == 0) rounds to q above the tie q/2 and to
+    // zero (even) at it.
+    if (bits < 0) return sign * 0.0;
+    Mp half_q(2);
+    mpfr_set_ui_2exp(half_q.get(), 1, quantum_exp - 1, MPFR_RNDN);
+    return mpfr_cmpabs(y, half_q.get()) > 0 ? sign * std::ldexp(1.0, static_cast<int>(quantum_exp)) : sign * 0.0;
+  }
+  Mp r(bits);
+  mpfr_set(r.get(), y, MPFR_RNDN);
+  // Rounding up may carry into the next binade (still representable: one more bit of exponent), or
+  // past the largest finite value: IEEE overflow, to infinity, when the rounded magnitude reaches
+  // 2^(emax + 1).
+  if (mpfr_get_exp(r.get()) > emax + 1) return sign * std::numeric_limits<double>::infinity();
+  return mpfr_get_d(r.get(), MPFR_RNDN);  // exact: at most `precision` bits, in double's range
+}
+
+}  // namespace ropecheck::accuracy

@@ -1,0 +1,206 @@
+// The audit engine: a correctly rounded output scores 100% and a one-ulp slip is found and located;
+// the float32-angle baseline's error grows with the position decade; specials follow IEEE
+// semantics; the thread count never changes a byte of the result.
+#include "accuracy/audit.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "io/input_error.h"
+#include "kernel/apply_rope.h"
+#include "accuracy/baselines.h"
+#include "kernel/bf16.h"
+#include "random/counter_rng.h"
+
+namespace ropecheck::accuracy {
+namespace {
+
+// Moderate random floats (exponents in [-8, 8], random sign and mantissa): activation-like values.
+std::vector<float> moderate_inputs(std::size_t n, std::uint64_t seed) {
+  const CounterRng rng(seed, 0);
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t b = rng.bits(i);
+    const auto exponent = static_cast<std::uint32_t>(119 + (b >> 40) % 17);
+    x[i] = std::bit_cast<float>((static_cast<std::uint32_t>(b) & 0x807FFFFFu) | (exponent << 23));
+  }
+  return x;
+}
+
+// The correctly rounded output, element by element, from the reference.
+std::vector<float> correctly_rounded_output(const kernel::RopePlan& plan, std::span<const std::int64_t> positions, std::int64_t heads,
+                                            const std::vector<float>& x) {
+  std::vector<float> y = x;
+  RopeReference ref(plan);
+  const int d = plan.dim();
+  for (std::size_t t = 0; t < positions.size(); ++t) {
+    ref.set_position(positions[t]);
+    for (std::int64_t h = 0; h < heads; ++h)
+      for (int k = 0; k < plan.block_pairs(); ++k) {
+        if (plan.identity(k)) continue;
+        const std::size_t row = (t * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) * static_cast<std::size_t>(d);
+        const std::size_t ia = row + static_cast<std::size_t>(plan.first_element(k)), ib = row + static_cast<std::size_t>(plan.second_element(k));
+        const ExactPair e = ref.rotate(k, x[ia], x[ib]);
+        y[ia] = e.a.f32;
+        y[ib] = e.b.f32;
+      }
+  }
+  return y;
+}
+
+TEST(Audit, CorrectlyRoundedOutputIsPerfectAndOneUlpSlipIsFound) {
+  const int d = 16;
+  const std::int64_t heads = 2;
+  const kernel::RopePlan plan(Spectrum(d, "10000", Variant::partial, "0.75"), kernel::Layout::half);
+  const std::vector<std::int64_t> positions = {0, 3, 77, 4096, 1 << 20, (std::int64_t{1} << 40) - 1, -5};
+  const std::vector<float> x = moderate_inputs(positions.size() * heads * d, 21);
+  std::vector<float> y = correctly_rounded_output(plan, positions, heads, x);
+  ErrorAccumulator e = measure_outputs(plan, Format::f32, positions, heads, x.data(), {y.data()}).front();
+  EXPECT_EQ(e.elements(), x.size());
+  EXPECT_EQ(e.correctly_rounded(), x.size());
+  EXPECT_EQ(e.undecided(), 0u);
+  EXPECT_LE(e.max_ulps(), 0.5);
+  EXPECT_EQ(e.specials(), 0u);
+
+  // Token 4 (position 2^20), head 1, pair 2 (elements 2 and 8 of the half layout, R = 6), y_b.
+  // The slip is one metric ulp (a power of two >= ulp(y), so y + slip is a float unless it crosses
+  // into the next binade, where it moves by at most one more ulp): the error lands in [0.5, 2.5].
+  const std::size_t row = (4 * heads + 1) * d, slip = row + 8;
+  const double norm = std::hypot(static_cast<double>(x[row + 2]), static_cast<double>(x[row + 8]));
+  y[slip] = static_cast<float>(y[slip] + metric_ulp(y[slip], norm, Format::f32));
+  e = measure_outputs(plan, Format::f32, positions, heads, x.data(), {y.data()}).front();
+  EXPECT_EQ(e.correctly_rounded(), x.size() - 1);
+  EXPECT_GT(e.max_ulps(), 0.5);
+  EXPECT_LE(e.max_ulps(), 2.5);
+  EXPECT_EQ(e.worst().token, 4);
+  EXPECT_EQ(e.worst().position, 1 << 20);
+  EXPECT_EQ(e.worst().head, 1);
+  EXPECT_EQ(e.worst().pair, 2);
+  EXPECT_EQ(e.worst().component, 1);
+  EXPECT_EQ(e.worst().got_bits, std::bit_cast<std::uint32_t>(y[slip]));
+  EXPECT_EQ(e.decade(6).max_ulps, e.max_ulps());
+  EXPECT_LE(e.decade(1).max_ulps, 0.5);
+}
+
+// The "done when": the audit reports the float32-angle baseline's growing error. Its angle
+// fl32(fl32(p) * fl32(g)) has an absolute error ~|p g| 2^-24: ~2^-20 rad at p < 100, ~2^-3 rad at
+// p ~ 5e6 for the fastest pairs, so the ulp error must be far larger in [1e6, 1e7) than in [10, 100).
+TEST(Audit, F32AngleBaselineErrorGrowsWithPosition) {
+  const int d = 64;
+  const std::int64_t heads = 2;
+  const kernel::RopePlan plan(Spectrum(d, "10000"), kernel::Layout::interleaved);
+  std::vector<std::int64_t> positions;
+  for (int i = 0; i < 12; ++i) positions.push_back(10 + 7 * i);
+  for (int i = 0; i < 12; ++i) positions.push_back(1000000 + 712345 * i);
+  const std::vector<float> x = moderate_inputs(positions.size() * heads * d, 5);
+  std::vector<float> y(x.size());
+  const auto tokens = static_cast<std::int64_t>(positions.size());
+  apply_rope_baseline(Baseline::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, heads, d),
+                      kernel::dense_view<float>(y.data(), tokens, heads, d));
+  const ErrorAccumulator e = measure_outputs(plan, Format::f32, positions, heads, x.data(), {y.data()}).front();
+  const DecadeStats& near = e.decade(1);
+  const DecadeStats& far = e.decade(6);
+  std::printf("f32-angle: [10,100) max %.4g ulp, abs %.3g; [1e6,1e7) max %.4g ulp, abs %.3g (%s)\n", near.max_ulps,
+              near.max_abs, far.max_ulps, far.max_abs, metric_definition(Format::f32).c_str());
+  EXPECT_GT(far.max_ulps, near.max_ulps);
+  // The angle error grows ~1e5-fold (|p g| from < 100 to ~1e7 rad); the inputs are the same kind.
+  EXPECT_GT(far.max_abs, 100 * near.max_abs);
+}
+
+TEST(Audit, ThreadCountDoesNotChangeTheResult) {
+  const int d = 32;
+  const kernel::RopePlan plan(Spectrum(d, "500000"), kernel::Layout::half);
+  std::vector<std::int64_t> positions;
+  for (int i = 0; i < 23; ++i) positions.push_back(static_cast<std::int64_t>(i) * 98765431);
+  const std::vector<float> x = moderate_inputs(positions.size() * d, 8);
+  std::vector<float> y(x.size()), z(x.size());
+  const auto tokens = static_cast<std::int64_t>(positions.size());
+  apply_rope_baseline(Baseline::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d), kernel::dense_view<float>(y.data(), tokens, 1, d));
+  apply_rope_baseline(Baseline::f64_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d), kernel::dense_view<float>(z.data(), tokens, 1, d));
+  std::string first;
+  for (int threads : {1, 2, 5, 64}) {
+    const std::vector<ErrorAccumulator> e = measure_outputs(plan, Format::f32, positions, 1, x.data(), {y.data(), z.data()}, {threads});
+    const std::string dump = e[0].to_json().dump() + e[1].to_json().dump();
+    if (first.empty()) first = dump;
+    EXPECT_EQ(dump, first) << threads << " threads";
+  }
+  EXPECT_THROW(measure_outputs(plan, Format::f32, positions, 1, x.data(), {y.data()}, {0}), InputError);
+}
+
+// Non-finite inputs: the IEEE evaluation of the formula. (inf, 1) at p = 5 gives (inf cos 5, inf sin
+// 5) = (+inf, -inf); a NaN input gives NaN; an implementation that flushes them to 0 mismatches.
+TEST(Audit, SpecialsFollowIeeeSemantics) {
+  const int d = 4;
+  const kernel::RopePlan plan(Spectrum(d, "10000"), kernel::Layout::interleaved);
+  const std::vector<std::int64_t> positions = {5, 0};
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x = {INFINITY, 1.0f, nan, 2.0f, 1.0f, -INFINITY, 0.5f, 0.25f};
+  std::vector<float> y(x.size());
+  apply_rope_baseline(Baseline::f64_angle, plan, positions, kernel::dense_view<const float>(x.data(), 2, 1, d), kernel::dense_view<float>(y.data(), 2, 1, d));
+  EXPECT_EQ(y[0], INFINITY);
+  EXPECT_EQ(y[1], -INFINITY);
+  std::vector<float> flushed = y;
+  flushed[2] = 0.0f;
+  const std::vector<ErrorAccumulator> e = measure_outputs(plan, Format::f32, positions, 1, x.data(), {y.data(), flushed.data()});
+  EXPECT_EQ(e[0].specials(), 6u);  // three pairs with a non-finite input, two components each
+  EXPECT_EQ(e[0].special_mismatches(), 0u);
+  EXPECT_EQ(e[1].special_mismatches(), 1u);
+  EXPECT_EQ(e[0].elements(), 2u);  // the one finite pair (0.5, 0.25) at position 0
+}
+
+TEST(Audit, Bf16OutputsAreMeasuredInBf16Ulps) {
+  const int d = 8;
+  const kernel::RopePlan plan(Spectrum(d, "10000"), kernel::Layout::half);
+  const std::vector<std::int64_t> positions = {1, 100, 12345};
+  const std::vector<float> xf = moderate_inputs(positions.size() * d, 13);
+  std::vector<std::uint16_t> x(xf.size()), y(xf.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = kernel::f32_to_bf16_rne(xf[i]);
+  apply_rope_baseline(Baseline::f64_angle, plan, positions, kernel::dense_view<const std::uint16_t>(x.data(), 3, 1, d), kernel::dense_view<std::uint16_t>(y.data(), 3, 1, d));
+  const ErrorAccumulator e = measure_outputs(plan, Format::bf16, positions, 1, x.data(), {y.data()}).front();
+  EXPECT_EQ(e.elements(), x.size());
+  // A double-precision rotation rounded to float then to bf16: at most one extra float rounding
+  // (2^-16 bf16-ulp) above half an ulp, whatever the double rounding does to ties.
+  EXPECT_LE(e.max_ulps(), 0.5 + 0x1p-15);
+  EXPECT_GT(e.share_correctly_rounded(), 0.9);
+  EXPECT_EQ(e.to_json()["format"], "bf16");
+}
+
+// The kernel's own output, on every path this CPU runs, against its contract (apply_rope.h:
+// 0.5 + 2^-25 ulp for f32, 0.5 + 2^-14 for bf16, so 0.501 has room for neither to hide) at
+// positions up to 2^40, moderate and bit-pattern inputs.
+TEST(Audit, KernelOutputIsWithinItsBoundOnEveryPath) {
+  const int d = 64;
+  const std::int64_t heads = 2;
+  const kernel::RopePlan plan(Spectrum(d, "10000"), kernel::Layout::interleaved);
+  std::vector<std::int64_t> positions;
+  const CounterRng rng(17, 0);
+  for (int i = 0; i < 24; ++i) positions.push_back(static_cast<std::int64_t>(rng.bits(static_cast<std::uint64_t>(i)) >> (24 + i % 40)));
+  const auto tokens = static_cast<std::int64_t>(positions.size());
+  std::vector<float> x = moderate_inputs(positions.size() * heads * d, 3);
+  for (std::size_t i = 0; i < x.size(); i += 3) {  // every third element: any finite bit pattern
+    auto u = static_cast<std::uint32_t>(rng.bits(1000 + i));
+    if ((u & 0x7F800000u) == 0x7F800000u) u &= ~0x40000000u;
+    x[i] = std::bit_cast<float>(u);
+  }
+  std::vector<std::uint16_t> xb(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) xb[i] = kernel::f32_to_bf16_rne(x[i]);
+  for (cpu::Path path : cpu::available_paths()) {
+    std::vector<float> y(x.size());
+    std::vector<std::uint16_t> yb(x.size());
+    kernel::apply_rope(plan, positions, kernel::dense_view<const float>(x.data(), tokens, heads, d), kernel::dense_view<float>(y.data(), tokens, heads, d), {path, 1});
+    kernel::apply_rope(plan, positions, kernel::dense_view<const std::uint16_t>(xb.data(), tokens, heads, d), kernel::dense_view<std::uint16_t>(yb.data(), tokens, heads, d), {path, 1});
+    const ErrorAccumulator e32 = measure_outputs(plan, Format::f32, positions, heads, x.data(), {y.data()}).front();
+    const ErrorAccumulator e16 = measure_outputs(plan, Format::bf16, positions, heads, xb.data(), {yb.data()}).front();
+    EXPECT_LE(e32.max_ulps(), 0.501) << cpu::path_name(path) << ": " << describe(e32.worst(), Format::f32);
+    EXPECT_LE(e16.max_ulps(), 0.501) << cpu::path_name(path) << ": " << describe(e16.worst(), Format::bf16);
+    EXPECT_GE(e32.share_correctly_rounded(), 0.9999) << cpu::path_name(path);
+    EXPECT_EQ(e32.undecided(), 0u);
+  }
+}
+
+}  // namespace
+}  // namespace ropecheck::accuracy

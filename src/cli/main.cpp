@@ -2,7 +2,8 @@
 // Exit codes: 0 success (verify, montecarlo, merge: every verdict as the paper states), 1 a verdict
 // differs (kernel-check: a kernel path misses its accuracy goal; audit: --max-ulp exceeded; replay: a
 // counterexample no longer breaks or is inconclusive; report: a verdict differs or a part is missing; report --compare: a change), 2 bad
-// input (one line naming the input and its accepted range), 3 internal error.
+// input (one line naming the input and its accepted range), 3 internal error; 130/143/129 when
+// interrupted by SIGINT/SIGTERM/SIGHUP (every temporary removed first, io/temporaries.h).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -18,9 +19,12 @@
 #include "cli/spectrum_command.h"
 #include "cli/verify_command.h"
 #include "io/input_error.h"
+#include "io/temporaries.h"
 
 int main(int argc, char** argv) {
   using namespace ropecheck;
+  // First, before any thread starts: an interrupt removes every temporary and exits 130/143.
+  install_interrupt_cleanup();
   CLI::App app{"ropecheck: certified checks of the claims about Rotary Positional Encodings"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("ropecheck 0.1.0"));

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "io/input_error.h"
+#include "io/temporaries.h"
 
 namespace ropecheck {
 
@@ -21,6 +22,7 @@ void atomic_write(const std::string& path, const std::string& content, const std
   if (path.empty() || target.filename().empty()) throw InputError(input, "a file path", path);
   // Same directory as the target, so the rename cannot cross a file system.
   const fs::path tmp = target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  const Temporary registered(tmp.string());  // an interrupt removes it (temporaries.h)
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError(input, "a path in a writable directory", path);
@@ -87,12 +89,15 @@ bool atomic_create(const std::string& path, const std::string& content, const st
   // O_EXCL makes a leftover from a crashed run (same pid reused) a retry rather than a clobber.
   static std::atomic<unsigned long> counter{0};
   std::string tmp;
+  Temporary registered;
   int fd = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
     tmp = (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
                   std::to_string(counter.fetch_add(1)))).string();
     // 0666 under the umask: the final file gets the permissions any newly created file would.
+    registered = Temporary(tmp);  // before open: an interrupt removes it (temporaries.h)
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) registered.release();  // not created, or another writer's (EEXIST): never remove it
     if (fd < 0 && errno != EEXIST) throw InputError(input, accepted, errno_text(dir.string(), errno));
   }
   if (fd < 0) throw InputError(input, accepted, dir.string() + ": no unused temporary name");

@@ -75,6 +75,26 @@ class FileActions {
   posix_spawn_file_actions_t fa_;
 };
 
+// The child starts with an empty signal mask: the CLI blocks SIGINT/SIGTERM/SIGHUP in its threads
+// (io/temporaries.h), and a child inheriting that mask would survive a Ctrl-C.
+class SpawnAttributes {
+ public:
+  SpawnAttributes() {
+    ::posix_spawnattr_init(&attr_);
+    sigset_t empty;
+    sigemptyset(&empty);
+    ::posix_spawnattr_setsigmask(&attr_, &empty);
+    ::posix_spawnattr_setflags(&attr_, POSIX_SPAWN_SETSIGMASK);
+  }
+  ~SpawnAttributes() { ::posix_spawnattr_destroy(&attr_); }
+  SpawnAttributes(const SpawnAttributes&) = delete;
+  SpawnAttributes& operator=(const SpawnAttributes&) = delete;
+  const posix_spawnattr_t* get() const { return &attr_; }
+
+ private:
+  posix_spawnattr_t attr_;
+};
+
 }  // namespace
 
 ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& cwd, const std::string& input,
@@ -98,7 +118,8 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& 
   ChildOutcome outcome;
   pid_t pid = -1;
   // glibc reports a failed exec (ENOENT when not on PATH, a bad cwd) as posix_spawnp's result.
-  const int rc = ::posix_spawnp(&pid, args[0], actions.get(), nullptr, args.data(), environ);
+  const SpawnAttributes attributes;
+  const int rc = ::posix_spawnp(&pid, args[0], actions.get(), attributes.get(), args.data(), environ);
   if (rc != 0) {
     outcome.start_errno = rc;
     outcome.start_error = std::strerror(rc);

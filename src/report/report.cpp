@@ -15,6 +15,7 @@
 
 #include "io/atomic_write.h"
 #include "io/input_error.h"
+#include "io/temporaries.h"
 #include "io/printf_string.h"
 #include "io/sha256.h"
 #include "report/adversarial_section.h"
@@ -141,9 +142,10 @@ ReportOutcome run_report(const ReportOptions& options, std::ostream& log) {
   fs::create_directories(parent, ec);
   if (ec || access(parent.c_str(), W_OK) != 0) throw InputError("--out", "a path whose parent directory can be created and written", target.string());
 
-  std::string tmpl = (parent / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-  if (!mkdtemp(tmpl.data())) throw InputError("--out", "a path whose parent directory can be written", target.string());
-  const fs::path work(tmpl);
+  // Registered (io/temporaries.h): an interrupt removes it; the destructor removes it on any error.
+  Temporary work_dir = Temporary::make_directory((parent / ("." + target.filename().string() + ".tmp-XXXXXX")).string());
+  if (work_dir.path().empty()) throw InputError("--out", "a path whose parent directory can be written", target.string());
+  const fs::path work(work_dir.path());
 
   Context context;
   context.mode = options.mode;
@@ -311,14 +313,27 @@ ReportOutcome run_report(const ReportOptions& options, std::ostream& log) {
     atomic_write((work / "run.json").string(), run.dump(1) + "\n", "run.json");
 
     // Publish: one rename makes the whole directory appear. With --force the old report is moved
-    // aside first and removed only after the new one is in place.
-    fs::path old;
-    if (fs::exists(target)) {
-      old = parent / ("." + target.filename().string() + ".old-" + std::to_string(getpid()));
-      fs::rename(target, old);
+    // aside first and removed only after the new one is in place; both renames happen under the
+    // temporaries' lock, so an interrupt never leaves the old report hidden and the new one gone.
+    const fs::path old = parent / ("." + target.filename().string() + ".old-" + std::to_string(getpid()));
+    Temporary old_report(old.string());  // once the new report is in place, the old one is a temporary
+    bool published = false;
+    try {
+      work_dir.commit([&] {
+        const bool replacing = fs::exists(target);
+        if (replacing) fs::rename(target, old);
+        std::error_code rename_error;
+        fs::rename(work, target, rename_error);
+        if (rename_error) {
+          if (replacing) fs::rename(old, target, ec);  // put the old report back
+          throw fs::filesystem_error("cannot rename the report into place", work, target, rename_error);
+        }
+        published = true;
+      });
+    } catch (...) {
+      if (!published) old_report.release();  // whatever is at `old` now is the only copy: keep it
+      throw;
     }
-    fs::rename(work, target);
-    if (!old.empty()) fs::remove_all(old, ec);
     outcome.seconds = seconds;
     return outcome;
   } catch (...) {

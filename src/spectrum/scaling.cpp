@@ -1,6 +1,7 @@
 #include "spectrum/scaling.h"
 
 #include "io/input_error.h"
+#include "numeric/scalar.h"
 
 namespace ropecheck {
 

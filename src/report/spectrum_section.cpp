@@ -12,7 +12,7 @@
 #include "numeric/precision.h"
 #include "proofs/fig-2a.h"
 #include "proofs/roformer-decay.h"
-#include "proofs/thm-5.3.h"
+#include "proofs/positional-heads.h"
 #include "spectrum/config.h"
 #include "spectrum/frequencies.h"
 #include "spectrum/request.h"

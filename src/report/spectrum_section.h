@@ -5,7 +5,7 @@
 //     g_k * C / (2 pi) over the model's context C (8192, 131072 with llama3 scaling) on a log
 //     axis, the line "one rotation" (below it a pair never turns fully: a semantic channel), and
 //     the pairs p-RoPE 0.25 and 0.75 keep and remove (shaded bands);
-//   thm-5.3-minimal-norm: the certified minimal ||psi||^2 (thm-5.3.h minimal_norm brackets, both
+//   thm-5.3-minimal-norm: the certified minimal ||psi||^2 (positional-heads.h minimal_norm brackets, both
 //     ends plotted) against N (2 .. 8192, log x) for gemma-7b's diagonal and previous-token heads
 //     with the norm on the 16 fastest pairs and on all pairs, epsilon 0.1;
 //   roformer-bound: RoFormer's decay bound B(r) (roformer-decay.h) and |a(r)| of all-ones q = k

@@ -12,14 +12,10 @@
 #include "proofs/fig-2a.h"
 #include "random/counter_rng.h"
 #include "spectrum/frequencies.h"
+#include "tests/support/show.h"
 
 namespace ropecheck::proofs {
 namespace {
-
-std::string show(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 30);
-  return "[" + b.lower + ", " + b.upper + "]";
-}
 
 // B(r) from MPFR at 600 bits: partial sums of cos and sin, hypot, summed; no addition formulas and
 // no intervals. Within ~P^2 r 2^-590 of the exact value, far inside the 257-bit enclosures.

@@ -17,6 +17,7 @@
 #include "spectrum/config.h"
 #include "spectrum/frequencies.h"
 #include "spectrum/request.h"
+#include "spectrum/rotations.h"
 
 namespace ropecheck::report {
 namespace {
@@ -84,8 +85,11 @@ SpectrumPart spectrum_part(const std::string& config) {
     r.fraction = f;
     variants.push_back(resolve(r).spectrum);
   }
-  const std::vector<Interval> g = frequencies<Interval>(s);
-  const Interval turns_per_radian = Interval(Interval(context) / Interval(2 * pi_value<Interval>()));
+  // g_k, rotations over the context and the semantic predicate, per pair: spectrum/rotations.h.
+  const std::vector<PairTurns> turns = pair_turns(s, context);
+  const SemanticPairs semantic = semantic_pairs(turns);
+  const std::vector<int>& below_one = semantic.pairs;
+  const std::vector<int>& undecided = semantic.undecided;
 
   SpectrumPart part;
   std::ostringstream csv;
@@ -93,16 +97,13 @@ SpectrumPart spectrum_part(const std::string& config) {
   for (const std::string& f : p_rope_fractions()) csv << ",kept_p" << f;
   csv << "\n";
   nlohmann::json pairs = nlohmann::json::array();
-  std::vector<int> below_one, undecided;
   std::vector<std::vector<int>> removed(variants.size());
   // Shading levels: how many of the p-RoPE variants remove the pair (0.75 removes a subset of what 0.25 removes).
   std::vector<int> level(static_cast<size_t>(s.pairs()), 0);
-  for (int k = 0; k < s.pairs(); ++k) {
-    const Interval rotations = Interval(g[static_cast<size_t>(k)] * turns_per_radian);
-    if (upper_of(rotations) < 1) below_one.push_back(k + 1);
-    else if (!(lower_of(rotations) >= 1)) undecided.push_back(k + 1);
-    nlohmann::json row = {{"pair", k + 1}, {"g", bounds_json(g[static_cast<size_t>(k)])}, {"rotations", bounds_json(rotations)}};
-    csv << k + 1 << "," << csv_number(g[static_cast<size_t>(k)]) << "," << csv_number(rotations);
+  for (const PairTurns& t : turns) {
+    const int k = t.pair - 1;
+    nlohmann::json row = {{"pair", t.pair}, {"g", bounds_json(t.g)}, {"rotations", bounds_json(t.rotations)}};
+    csv << t.pair << "," << csv_number(t.g) << "," << csv_number(t.rotations);
     for (size_t v = 0; v < variants.size(); ++v) {
       const bool kept = variants[v].rotated(k);
       row["kept_p" + p_rope_fractions()[v]] = kept;
@@ -334,6 +335,11 @@ RoformerPart roformer_part(long long r_max) {
 }
 
 }  // namespace
+
+nlohmann::json spectrum_data(const std::string& config) {
+  const ScopedPrecision precision(kBits);
+  return spectrum_part(config).data;
+}
 
 SectionResult spectrum_section(const Context& context) {
   std::ostream& log = *context.log;

@@ -46,6 +46,20 @@ std::vector<Interval> roformer_bound(const std::vector<Interval>& g, long long r
   return B;
 }
 
+EnvelopeCounts roformer_envelope(const std::vector<Interval>& B, const std::vector<Interval>& f) {
+  if (B.size() != f.size()) throw std::invalid_argument("roformer_envelope: B and f differ in length");
+  EnvelopeCounts e;
+  for (std::size_t r = 0; r < B.size(); ++r) {
+    const Interval af = abs(f[r]);
+    if (upper_of(af) <= lower_of(B[r])) ++e.certified;
+    else if (lower_of(af) > upper_of(B[r])) {
+      ++e.violated;
+      if (e.first_violation < 0) e.first_violation = static_cast<long long>(r);
+    } else ++e.undecided;
+  }
+  return e;
+}
+
 namespace {
 
 Certificate check_one(const ResolvedSpectrum& rs, const std::string& label, long long N, unsigned bits) {
@@ -77,21 +91,13 @@ Certificate check_one(const ResolvedSpectrum& rs, const std::string& label, long
   const Real b0_exact = Real(P + 1) / 2;
   const Decision b0 = contains(B[0], b0_exact) ? Decision::yes : Decision::no;
 
-  // Envelope: |f(r)| <= B(r), certified when upper(|f|) <= lower(B) (a tie, e.g. d = 2 at r = 0 where
-  // both are exactly 1, is still certified by the non-strict comparison), violated when
-  // lower(|f|) > upper(B).
-  long long envelope_ok = 0, envelope_bad = 0, envelope_undecided = 0, first_bad = -1;
+  // Envelope: |f(r)| <= B(r) at every r (roformer_envelope), and how close it comes.
+  const EnvelopeCounts env = roformer_envelope(B, f);
+  const long long envelope_ok = env.certified, envelope_bad = env.violated, envelope_undecided = env.undecided,
+                  first_bad = env.first_violation;
   std::vector<Interval> gap(static_cast<std::size_t>(N + 1));
-  for (long long r = 0; r <= N; ++r) {
-    const Interval af = abs(f[static_cast<std::size_t>(r)]);
-    const Interval& b = B[static_cast<std::size_t>(r)];
-    if (upper_of(af) <= lower_of(b)) ++envelope_ok;
-    else if (lower_of(af) > upper_of(b)) {
-      ++envelope_bad;
-      if (first_bad < 0) first_bad = r;
-    } else ++envelope_undecided;
-    gap[static_cast<std::size_t>(r)] = Interval(b - af);
-  }
+  for (long long r = 0; r <= N; ++r)
+    gap[static_cast<std::size_t>(r)] = Interval(B[static_cast<std::size_t>(r)] - abs(f[static_cast<std::size_t>(r)]));
   const Extremum min_gap = minimum_over(gap, 0, N);
   const Decision envelope = envelope_bad > 0 ? Decision::no : envelope_undecided > 0 ? Decision::undecided : Decision::yes;
 

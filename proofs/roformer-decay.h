@@ -19,6 +19,19 @@ namespace ropecheck::proofs {
 // Preconditions: g non-empty, 0 <= r_max < 2^52.
 std::vector<Interval> roformer_bound(const std::vector<Interval>& g, long long r_max);
 
+// The envelope |f(r)| <= B(r) of an activation f under the bound B, decided at each r separately:
+// certified when upper(|f(r)|) <= lower(B(r)) (a tie, e.g. d = 2 at r = 0 where both are exactly 1,
+// is still certified by the non-strict comparison), violated when lower(|f(r)|) > upper(B(r)),
+// undecided otherwise.
+struct EnvelopeCounts {
+  long long certified = 0;
+  long long violated = 0;
+  long long undecided = 0;
+  long long first_violation = -1;  // the first violated r; -1 when none
+};
+// Returns: the counts over r = 0..B.size()-1. Throws std::invalid_argument unless B.size() == f.size().
+EnvelopeCounts roformer_envelope(const std::vector<Interval>& B, const std::vector<Interval>& f);
+
 // The `roformer-decay` check: default d = 128, theta = 1e4 (a --config or --dim replaces it),
 // r = 0..N with N = --max-n (default 256, at least 8). Certifies B(0) = (d/2 + 1)/2, |f(r)| <= B(r)
 // at every r, a decay on average (mean of B over [0, N/8] > mean over [N - N/8, N]) and that B is

@@ -7,10 +7,10 @@
 #include "claims/decimal_option.h"
 #include "io/input_error.h"
 #include "numeric/decimal.h"
+#include "positional-heads.h"
 #include "prop-5.2.h"
+#include "semantic-channel.h"
 #include "spectrum/frequencies.h"
-#include "thm-5.3.h"
-#include "thm-6.1.h"
 
 namespace ropecheck::proofs {
 

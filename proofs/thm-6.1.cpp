@@ -5,147 +5,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <limits>
 
-#include "attention/softmax.h"
 #include "certificate/retry.h"
 #include "claims/angle_option.h"
 #include "claims/decimal_option.h"
 #include "io/input_error.h"
 #include "numeric/decimal.h"
 #include "random/counter_rng.h"
+#include "semantic-channel.h"
 #include "spectrum/frequencies.h"
 #include "spectrum/request.h"
 
 namespace ropecheck::proofs {
-
-namespace {
-
-// cos and sin of the relative angle -s*g, as the one-pair tables activation() takes.
-struct PairAngle {
-  std::vector<Interval> c{Interval(1)}, s{Interval(0)};
-  PairAngle(const Interval& g, long long dist) { sin_cos(rotation_angle<Interval>(-dist, g), s[0], c[0]); }
-};
-
-Interval at(const PairProducts<Interval>& qk, const PairAngle& angle) { return activation(qk, angle.c, angle.s); }
-
-}  // namespace
-
-Interval channel_activation(const PairProducts<Interval>& qk, const Interval& g, long long s) {
-  return at(qk, PairAngle(g, s));
-}
-
-Vector<Interval> two_type_activations(const TwoTypeChannel& ch, long long L, long long s) {
-  if (s < 1 || s > L) throw std::invalid_argument("two_type_activations: the target distance must be in 1..L");
-  Vector<Interval> a(L + 1);
-  for (long long j = 0; j <= L; ++j) {
-    const long long dist = L - j;
-    a[j] = channel_activation(dist == s ? ch.target : ch.other, ch.g, dist);
-  }
-  return a;
-}
-
-Interval attention_to(const TwoTypeChannel& ch, long long L, long long s) {
-  const Vector<Interval> alpha = softmax(two_type_activations(ch, L, s));
-  return alpha[L - s];
-}
-
-long long lemma_a3_context_bound(const Interval& g) {
-  const Interval pi = pi_value<Interval>();
-  if (!(lower_of(g) > 0) || !certainly_less(g, pi))
-    throw InputError("g", "an interval certainly inside (0, pi)",
-                     "[" + lower_of(g).str(20) + ", " + upper_of(g).str(20) + "]");
-  const Real turns = upper_of(Interval(2 * pi / g));
-  const Real t = ceil(turns) + 1;
-  if (!(t <= Real(static_cast<double>(std::int64_t{1} << 61))))
-    throw InputError("g", "a frequency whose Lemma A.3 bound 2 ceil(2 pi/g) + 2 is at most 2^62", "g = " + lower_of(g).str(20));
-  return 2 * t.convert_to<long long>();
-}
-
-BreakingSwap shortest_breaking_context(const TwoTypeChannel& ch, const Interval& epsilon, long long max_L) {
-  BreakingSwap b;
-  const Interval one_minus_eps = 1 - epsilon;
-  Interval S = exp(channel_activation(ch.other, ch.g, 0));  // the query's own key, distance 0
-  Real min_c_upper = std::numeric_limits<double>::infinity(), min_c_lower = min_c_upper;
-  Real best_d = -std::numeric_limits<double>::infinity();
-  long long s_break = 0, s_attended = 0;
-  for (long long L = 1; L <= max_L; ++L) {
-    // Distance L is new at context L; every shorter distance keeps its activation.
-    const PairAngle angle(ch.g, L);
-    const Interval et = exp(at(ch.target, angle)), eo = exp(at(ch.other, angle));
-    S += eo;
-    const Interval c = et + eo;
-    if (upper_of(c) < min_c_upper) min_c_upper = upper_of(c), s_break = L;
-    if (lower_of(c) < min_c_lower) min_c_lower = lower_of(c);
-    // alpha_L(s) > 1 - eps  <=>  eps e^{a_t(s)} + (1 - eps) e^{a_o(s)} > (1 - eps) S_L: the s with
-    // the largest left side is attended whenever any s is. Midpoints pick it; attention_to certifies.
-    const Real d = midpoint(Interval(epsilon * et + one_minus_eps * eo));
-    if (d > best_d) best_d = d, s_attended = L;
-    if (min_c_upper <= lower_of(S)) {
-      b.decided = b.found = true;
-      b.L = L;
-      break;
-    }
-    if (!(min_c_lower > upper_of(S))) {
-      b.note = "context " + std::to_string(L) + " could not be decided at this precision";
-      return b;
-    }
-  }
-  if (!b.found) {
-    b.decided = true;
-    b.note = "no breaking swap at any context <= " + std::to_string(max_L);
-    return b;
-  }
-  // The swap, re-evaluated from scratch with the library softmax over all L + 1 activations.
-  b.s_after = s_break;
-  b.alpha_after = attention_to(ch, b.L, s_break);
-  const Vector<Interval> after = two_type_activations(ch, b.L, s_break);
-  b.a_target_after = after[b.L - s_break];
-  Real best_lower = -std::numeric_limits<double>::infinity();
-  for (long long j = 0; j <= b.L; ++j) {
-    if (j == b.L - s_break) continue;
-    if (lower_of(after[j]) > best_lower) best_lower = lower_of(after[j]), b.a_other_max_after = after[j];
-  }
-  b.lemma_a3 = certainly_less(b.a_target_after, b.a_other_max_after);
-  if (!(upper_of(b.alpha_after) <= Real(0.5))) {
-    b.found = b.decided = false;
-    b.note = "the scan's break at context " + std::to_string(b.L) + " is not confirmed by the direct softmax";
-    return b;
-  }
-  b.s_before = s_attended;
-  b.alpha_before = attention_to(ch, b.L, s_attended);
-  b.a_target_before = channel_activation(ch.target, ch.g, s_attended);
-  b.attended = lower_of(b.alpha_before) > upper_of(one_minus_eps);
-  if (!b.attended)
-    b.note = "no target distance at context " + std::to_string(b.L) +
-             " is certified to get alpha > 1 - epsilon: the channel is already unusable there";
-  return b;
-}
-
-SinkBreak sink_channel_break(const SinkChannel& ch, const Interval& epsilon, long long context, long long max_L) {
-  SinkBreak r;
-  r.context = context;
-  const Interval one_minus_eps = 1 - epsilon;
-  Interval S(0);
-  PairAngle previous(ch.g, 0);
-  for (long long L = 1; L <= max_L; ++L) {
-    // The distractors sit at distances 0..L-1; the one new at context L is at distance L-1, whose
-    // angle the previous step computed for the sink.
-    S += exp(at(ch.other, previous));
-    const PairAngle angle(ch.g, L);
-    const Interval eb = exp(at(ch.sink, angle));
-    previous = angle;
-    // alpha_L <= 1 - eps  <=>  eps e^{a_b} <= (1 - eps) S;  alpha_L <= 1/2  <=>  e^{a_b} <= S.
-    const Interval sharp_l = epsilon * eb, sharp_r = one_minus_eps * S;
-    if (!r.first_sharp_lo && lower_of(sharp_l) <= upper_of(sharp_r)) r.first_sharp_lo = L;
-    if (!r.first_sharp_hi && upper_of(sharp_l) <= lower_of(sharp_r)) r.first_sharp_hi = L;
-    if (!r.first_half_lo && lower_of(eb) <= upper_of(S)) r.first_half_lo = L;
-    if (!r.first_half_hi && upper_of(eb) <= lower_of(S)) r.first_half_hi = L;
-    if (L == context) r.one_minus_alpha_at_context = S / (eb + S);
-    if (r.first_half_hi && r.first_sharp_hi && L >= context) break;
-  }
-  return r;
-}
 
 namespace {
 
@@ -154,25 +25,10 @@ constexpr long long kDefaultPRopeN = 1LL << 40;      // p-RoPE: the closed form 
 constexpr long long kGemmaContext = 8192;
 constexpr std::uint64_t kSampleStream = 0x74686d2d362e31ULL;  // ASCII "thm-6.1"
 
-// Appendix E.1, gemma-7b pair 119 of the apostrophe head, as printed (one decimal).
-const char* const kQNotBos[2] = {"-4.1", "11.3"};
-const char* const kKNotBos[2] = {"11.2", "-3.5"};
-const char* const kKBos[2] = {"-2.5", "1.3"};
-// The generic family's strengths: q_notBOS . k_BOS and -(q_notBOS . k_notBOS) of those vectors.
+// The generic family's strengths: q_notBOS . k_BOS and -(q_notBOS . k_notBOS) of the Appendix E.1
+// vectors (semantic-channel.h).
 const char* const kTargetStrength = "24.94";
 const char* const kOtherStrength = "85.47";
-
-Vector<Interval> vec2(const char* const v[2], const char* halfwidth = nullptr) {
-  Vector<Interval> out(2);
-  for (int i = 0; i < 2; ++i) {
-    out[i] = from_decimal<Interval>(v[i]);
-    if (halfwidth) {
-      const Interval h = from_decimal<Interval>(halfwidth);
-      out[i] = hull_of(Interval(out[i] - h), Interval(out[i] + h));
-    }
-  }
-  return out;
-}
 
 struct Settings {
   Interval epsilon;
@@ -307,11 +163,6 @@ Certificate check_phase_table(const ClaimOptions& o, bool fastest, unsigned bits
   return c;
 }
 
-SinkChannel apostrophe_channel_impl(const Interval& g, const char* halfwidth) {
-  const Vector<Interval> q = vec2(kQNotBos, halfwidth);
-  return {g, pair_products(q, vec2(kKBos, halfwidth)), pair_products(q, vec2(kKNotBos, halfwidth))};
-}
-
 void add_sink_rows(Certificate& c, const SinkBreak& r, const std::string& prefix) {
   c.quantities.push_back(exact_integer(prefix + "first context with alpha_{L,0} <= 1 - epsilon", r.first_sharp_hi));
   c.quantities.push_back(exact_integer(prefix + "first context with alpha_{L,0} <= 1/2", r.first_half_hi));
@@ -325,16 +176,16 @@ Certificate check_apostrophe(const ClaimOptions& o, bool stability, unsigned bit
   const Interval g = channel_frequency(o, false);
   // The 8192 statement needs every context up to 8192 whatever --max-n says.
   const long long max_L = std::max(st.max_L, kGemmaContext);
-  const SinkBreak r = sink_channel_break(apostrophe_channel_impl(g, nullptr), st.epsilon, kGemmaContext, max_L);
+  const SinkBreak r = sink_channel_break(apostrophe_channel(g), st.epsilon, kGemmaContext, max_L);
 
   Certificate c;
   c.claim_id = "thm-6.1";
   c.parameters = {{"configuration", stability ? "apostrophe, 8192" : "apostrophe, RoPE"},
                   {"frequency", frequency_label(o, false)},
                   {"frequency_value", decimal_bounds(g, 20).lower},
-                  {"q_notBOS", {kQNotBos[0], kQNotBos[1]}},
-                  {"k_notBOS", {kKNotBos[0], kKNotBos[1]}},
-                  {"k_BOS", {kKBos[0], kKBos[1]}},
+                  {"q_notBOS", {kApostropheQuery[0], kApostropheQuery[1]}},
+                  {"k_notBOS", {kApostropheOtherKey[0], kApostropheOtherKey[1]}},
+                  {"k_BOS", {kApostropheSinkKey[0], kApostropheSinkKey[1]}},
                   {"epsilon", st.epsilon_text},
                   {"context", kGemmaContext},
                   {"max_L", max_L},
@@ -362,7 +213,7 @@ Certificate check_apostrophe(const ClaimOptions& o, bool stability, unsigned bit
     // Sensitivity to the printed one-decimal rounding: every component in [x - 0.05, x + 0.05].
     // A coarse bound (interval inputs lose the correlation between the pair products u and w), so
     // the range is an outer bound of the true spread over the rounding box.
-    const SinkBreak box = sink_channel_break(apostrophe_channel_impl(g, "0.05"), st.epsilon, kGemmaContext, max_L);
+    const SinkBreak box = sink_channel_break(apostrophe_channel_box(g, "0.05"), st.epsilon, kGemmaContext, max_L);
     c.quantities.push_back({"over the rounding box: first context with alpha <= 1 - epsilon", std::to_string(box.first_sharp_lo),
                             box.first_sharp_hi ? std::to_string(box.first_sharp_hi) : "not reached", "enclosure"});
     c.quantities.push_back({"over the rounding box: first context with alpha <= 1/2", std::to_string(box.first_half_lo),
@@ -391,7 +242,7 @@ Certificate check_p_rope(const ClaimOptions& o, unsigned bits) {
   req.fraction = "0.75";
   const ResolvedSpectrum rs = resolve(req);
   const Interval g = frequencies<Interval>(rs.spectrum)[118];  // exactly 0: the pair is not rotated
-  const SinkChannel ch = apostrophe_channel_impl(g, nullptr);
+  const SinkChannel ch = apostrophe_channel(g);
   const long long N = st.prope_N;
 
   Certificate c;
@@ -459,7 +310,5 @@ std::vector<Certificate> check_thm_6_1(const ClaimOptions& o) {
   out.push_back(certify_with_retry(b0, cap, [&](unsigned bits) { return check_p_rope(o, bits); }));
   return out;
 }
-
-SinkChannel apostrophe_channel(const Interval& g) { return apostrophe_channel_impl(g, nullptr); }
 
 }  // namespace ropecheck::proofs

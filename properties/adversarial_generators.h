@@ -32,7 +32,7 @@
 #include "generators.h"
 #include "io/printf_string.h"
 #include "numeric/precision.h"
-#include "proofs/thm-6.1.h"
+#include "proofs/semantic-channel.h"
 #include "random/counter_rng.h"
 #include "random/uniform_below.h"
 #include "spectrum/frequencies.h"
@@ -140,7 +140,7 @@ inline rc::Gen<SpectrumRequest> model_requests() {
 }
 
 // Returns: the thm-6.1 (Lemma A.3) context bound of a rotating pair, certified in MPFI at 128 bits
-// (proofs/thm-6.1.h). Pure function of the spectrum: no libm, the same on every machine.
+// (proofs/semantic-channel.h). Pure function of the spectrum: no libm, the same on every machine.
 inline long long channel_context_bound(const Spectrum& spectrum, int pair) {
   ScopedPrecision p(128);
   return proofs::lemma_a3_context_bound(frequencies<Interval>(spectrum)[static_cast<size_t>(pair)]);

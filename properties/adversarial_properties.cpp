@@ -27,6 +27,7 @@
 #include "numeric/decimal.h"
 #include "numeric/precision.h"
 #include "spectrum/frequencies.h"
+#include "tests/support/show.h"
 
 namespace ropecheck {
 namespace {
@@ -63,14 +64,9 @@ std::string swaps_text(const std::vector<Swap>& sw) {
   return s;
 }
 
-std::string iv(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 40);
-  return "[" + b.lower + ", " + b.upper + "]";
-}
-
 std::string enclosure_text(const adversarial::AttentionEnclosure& e) {
-  return "{target at " + std::to_string(e.target_position) + ", a_target " + iv(e.a_target) + ", a_other_max " + iv(e.a_other_max) +
-         ", alpha " + iv(e.alpha) + ", works " + decision_name(e.works) + ", breaks " + decision_name(e.breaks) + "}";
+  return "{target at " + std::to_string(e.target_position) + ", a_target " + show(e.a_target) + ", a_other_max " + show(e.a_other_max) +
+         ", alpha " + show(e.alpha) + ", works " + decision_name(e.works) + ", breaks " + decision_name(e.breaks) + "}";
 }
 
 Vector<Interval> to_interval_vector(const std::vector<double>& v) {
@@ -250,8 +246,8 @@ void require_identical_activations(const Head& h, long long probe, long long far
     const std::vector<Interval> a = type_activations(h, dist);
     for (size_t t = 0; t < a.size(); ++t)
       if (!(lower_of(a[t]) == lower_of(a0[t]) && upper_of(a[t]) == upper_of(a0[t])))
-        RC_FAIL("type " + std::to_string(t) + " activation differs between distance 0 " + iv(a0[t]) + " and distance " +
-                std::to_string(dist) + " " + iv(a[t]) + ": " + head_text(h));
+        RC_FAIL("type " + std::to_string(t) + " activation differs between distance 0 " + show(a0[t]) + " and distance " +
+                std::to_string(dist) + " " + show(a[t]) + ": " + head_text(h));
   }
 }
 
@@ -359,7 +355,7 @@ RC_GTEST_PROP(AdversarialProperties, ActivationIsShiftInvariantInExactArithmetic
     mass += Real(std::fabs(q[2 * p]) + std::fabs(q[2 * p + 1])) * Real(std::fabs(k[2 * p]) + std::fabs(k[2 * p + 1]));
   const Real width_bound = ldexp(mass, -64);
   const std::string who = spectrum.describe() + ", q " + vec_text(q) + ", k " + vec_text(k) + ", i " + std::to_string(i) + ", j " +
-                          std::to_string(j) + ", s " + std::to_string(s) + ": a(i, j) " + iv(a0) + ", a(i+s, j+s) " + iv(a1);
+                          std::to_string(j) + ", s " + std::to_string(s) + ": a(i, j) " + show(a0) + ", a(i+s, j+s) " + show(a1);
   if (!overlaps(a0, a1)) RC_FAIL("a(i+s, j+s) and a(i, j) are certainly different: " + who);
   if (!(upper_of(a0) - lower_of(a0) <= width_bound) || !(upper_of(a1) - lower_of(a1) <= width_bound))
     RC_FAIL("an enclosure is wider than 2^-64 sum |q_p|_1 |k_p|_1 = " + to_decimal(width_bound, 6) + ": " + who);
@@ -452,9 +448,9 @@ RC_GTEST_PROP(AdversarialProperties, KernelActivationIsShiftInvariantWithinTheCo
       for (int e = 0; e < 2 * d; ++e) outs += (e ? ", " : "") + hex_float(out[static_cast<size_t>(e)]);
       std::string ins;
       for (int e = 0; e < 2 * d; ++e) ins += (e ? ", " : "") + hex_float(in[static_cast<size_t>(e)]);
-      RC_FAIL("kernel path " + cpu::path_name(path) + ", " + plan.describe() + ": |dot - a(i, j)| = " + iv(err) + " not certainly <= B = " +
-              iv(bound) + "; i " + std::to_string(i) + ", j " + std::to_string(j) + ", s " + std::to_string(s) + ", inputs q|k " + ins +
-              ", outputs " + outs + ", dot " + hex_double(dot) + ", exact a(i, j) " + iv(exact));
+      RC_FAIL("kernel path " + cpu::path_name(path) + ", " + plan.describe() + ": |dot - a(i, j)| = " + show(err) + " not certainly <= B = " +
+              show(bound) + "; i " + std::to_string(i) + ", j " + std::to_string(j) + ", s " + std::to_string(s) + ", inputs q|k " + ins +
+              ", outputs " + outs + ", dot " + hex_double(dot) + ", exact a(i, j) " + show(exact));
     }
   }
 }

@@ -24,6 +24,7 @@
 #include "finite/finite_verdicts.h"
 #include "accuracy/rope_reference.h"
 #include "accuracy/ulp_error.h"
+#include "tests/support/show.h"
 
 namespace ropecheck {
 namespace {
@@ -35,12 +36,6 @@ using kernel::RopePlan;
 rc::Gen<Layout> layouts() { return rc::gen::element(Layout::interleaved, Layout::half); }
 
 std::uint32_t bits_of(float x) { return std::bit_cast<std::uint32_t>(x); }
-
-std::string dhex(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%a", x);
-  return buf;
-}
 
 // Rotates a dense [tokens][heads][dim] float32 tensor on `path`.
 std::vector<float> run_f32(const RopePlan& plan, const std::vector<std::int64_t>& pos, const std::vector<float>& in,
@@ -139,7 +134,7 @@ RC_GTEST_PROP(KernelProperties, WithinTheUlpBoundOfTheReferenceOnEveryPath, ()) 
           if (!(err.ulps <= kF32Bound))
             RC_FAIL("f32 pair " + std::to_string(k) + " at p=" + std::to_string(c.positions[t]) + " of " + plan.describe() +
                     ": in (" + hex_float(c.x[ia]) + ", " + hex_float(c.x[ib]) + ") out " + hex_float(y[i]) +
-                    " correctly rounded " + hex_float(comp->f32) + ": " + dhex(err.ulps) + " ulp");
+                    " correctly rounded " + hex_float(comp->f32) + ": " + show(err.ulps) + " ulp");
         }
         const accuracy::ExactPair eb = ref.rotate(k, kernel::bf16_to_f32(xb[ia]), kernel::bf16_to_f32(xb[ib]));
         const std::pair<size_t, const accuracy::ExactComponent*> bcomps[] = {{ia, &eb.a}, {ib, &eb.b}};
@@ -150,7 +145,7 @@ RC_GTEST_PROP(KernelProperties, WithinTheUlpBoundOfTheReferenceOnEveryPath, ()) 
           if (!(err.ulps <= kBf16Bound))
             RC_FAIL("bf16 pair " + std::to_string(k) + " at p=" + std::to_string(c.positions[t]) + " of " + plan.describe() +
                     ": in (" + hex_float(kernel::bf16_to_f32(xb[ia])) + ", " + hex_float(kernel::bf16_to_f32(xb[ib])) +
-                    ") out " + hex_float(kernel::bf16_to_f32(yb[i])) + ": " + dhex(err.ulps) + " bf16-ulp");
+                    ") out " + hex_float(kernel::bf16_to_f32(yb[i])) + ": " + show(err.ulps) + " bf16-ulp");
         }
       }
     }
@@ -236,7 +231,7 @@ RC_GTEST_PROP(KernelProperties, RelativePositionInvarianceWithinTheBound, ()) {
     const float a0 = finite::dot_f32(rq.data(), rk.data(), d), a1 = finite::dot_f32(rq.data() + d, rk.data() + d, d);
     const double bound = finite::shift_invariance_bound(t, qt, kt);
     if (!(std::abs(static_cast<double>(a1) - a0) <= bound))
-      RC_FAIL(finite::dtype_name(t) + ": a(m,n) = " + hex_float(a0) + ", a(m+s,n+s) = " + hex_float(a1) + ", bound " + dhex(bound));
+      RC_FAIL(finite::dtype_name(t) + ": a(m,n) = " + hex_float(a0) + ", a(m+s,n+s) = " + hex_float(a1) + ", bound " + show(bound));
   }
 }
 

@@ -16,6 +16,7 @@
 #include "proofs/lemma-a3.h"
 #include "proofs/prop-5.2.h"
 #include "spectrum/frequencies.h"
+#include "tests/support/show.h"
 
 namespace ropecheck {
 namespace {
@@ -27,11 +28,6 @@ Vector<Interval> to_interval(const std::vector<float>& v) {
   Vector<Interval> out(static_cast<Eigen::Index>(v.size()));
   for (size_t k = 0; k < v.size(); ++k) out[static_cast<Eigen::Index>(k)] = Interval(static_cast<double>(v[k]));
   return out;
-}
-
-std::string show(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 30);
-  return "[" + b.lower + ", " + b.upper + "]";
 }
 
 // Lemma A.3 on any finite row with a_i < a_j. Distinct binary32 values differ by at least 2^-149,

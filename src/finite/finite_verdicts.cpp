@@ -18,7 +18,7 @@
 #include "kernel/bf16.h"
 #include "numeric/precision.h"
 #include "proofs/prop-3.1.h"
-#include "proofs/thm-5.3.h"
+#include "proofs/positional-heads.h"
 #include "random/dyadic_vector.h"
 #include "rotation/angle_sweep.h"
 #include "spectrum/frequencies.h"

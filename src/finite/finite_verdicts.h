@@ -113,7 +113,7 @@ ArgmaxConstruction prop_3_1_finite(const std::string& label, const Spectrum& spe
                                    const ArgmaxSettings& settings, cpu::Path path);
 
 // ---- Theorem 5.3: diagonal and previous-token heads ----------------------------------------
-// psi = construction_query(weights 1/K on the K fastest pairs, s) (proofs/thm-5.3.h) rounded to
+// psi = construction_query(weights 1/K on the K fastest pairs, s) (proofs/positional-heads.h) rounded to
 // the dtype; queries psi at positions 1..N; keys psi (diagonal) or R psi (previous-token, rounded
 // from the exact rotation). Strict: for every row i and every key j <= i other than the target
 // (j = i, resp. i - 1), a_{i,target} > a_{i,j}.

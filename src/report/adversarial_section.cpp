@@ -19,7 +19,7 @@
 #include "io/input_error.h"
 #include "numeric/decimal.h"
 #include "numeric/precision.h"
-#include "proofs/thm-6.1.h"
+#include "proofs/semantic-channel.h"
 #include "spectrum/frequencies.h"
 
 namespace ropecheck::report {

@@ -9,13 +9,15 @@
 #include "adversarial/counterexample.h"
 #include "io/printf_string.h"
 #include "numeric/decimal.h"
+#include "numeric/interval_series.h"
 #include "numeric/precision.h"
 #include "proofs/fig-2a.h"
 #include "proofs/roformer-decay.h"
-#include "proofs/thm-5.3.h"
+#include "proofs/positional-heads.h"
 #include "spectrum/config.h"
 #include "spectrum/frequencies.h"
 #include "spectrum/request.h"
+#include "spectrum/rotations.h"
 
 namespace ropecheck::report {
 namespace {
@@ -83,8 +85,11 @@ SpectrumPart spectrum_part(const std::string& config) {
     r.fraction = f;
     variants.push_back(resolve(r).spectrum);
   }
-  const std::vector<Interval> g = frequencies<Interval>(s);
-  const Interval turns_per_radian = Interval(Interval(context) / Interval(2 * pi_value<Interval>()));
+  // g_k, rotations over the context and the semantic predicate, per pair: spectrum/rotations.h.
+  const std::vector<PairTurns> turns = pair_turns(s, context);
+  const SemanticPairs semantic = semantic_pairs(turns);
+  const std::vector<int>& below_one = semantic.pairs;
+  const std::vector<int>& undecided = semantic.undecided;
 
   SpectrumPart part;
   std::ostringstream csv;
@@ -92,16 +97,13 @@ SpectrumPart spectrum_part(const std::string& config) {
   for (const std::string& f : p_rope_fractions()) csv << ",kept_p" << f;
   csv << "\n";
   nlohmann::json pairs = nlohmann::json::array();
-  std::vector<int> below_one, undecided;
   std::vector<std::vector<int>> removed(variants.size());
   // Shading levels: how many of the p-RoPE variants remove the pair (0.75 removes a subset of what 0.25 removes).
   std::vector<int> level(static_cast<size_t>(s.pairs()), 0);
-  for (int k = 0; k < s.pairs(); ++k) {
-    const Interval rotations = Interval(g[static_cast<size_t>(k)] * turns_per_radian);
-    if (upper_of(rotations) < 1) below_one.push_back(k + 1);
-    else if (!(lower_of(rotations) >= 1)) undecided.push_back(k + 1);
-    nlohmann::json row = {{"pair", k + 1}, {"g", bounds_json(g[static_cast<size_t>(k)])}, {"rotations", bounds_json(rotations)}};
-    csv << k + 1 << "," << csv_number(g[static_cast<size_t>(k)]) << "," << csv_number(rotations);
+  for (const PairTurns& t : turns) {
+    const int k = t.pair - 1;
+    nlohmann::json row = {{"pair", t.pair}, {"g", bounds_json(t.g)}, {"rotations", bounds_json(t.rotations)}};
+    csv << t.pair << "," << csv_number(t.g) << "," << csv_number(t.rotations);
     for (size_t v = 0; v < variants.size(); ++v) {
       const bool kept = variants[v].rotated(k);
       row["kept_p" + p_rope_fractions()[v]] = kept;
@@ -285,19 +287,16 @@ RoformerPart roformer_part(long long r_max) {
   const std::vector<Interval> g = frequencies<Interval>(s);
   const std::vector<Interval> B = proofs::roformer_bound(g, r_max);
   const std::vector<Interval> f = proofs::all_ones_activation(g, r_max);
+  // The claim's own analyses (roformer-decay.h, numeric/interval_series.h), not re-derived here.
+  const proofs::EnvelopeCounts envelope = proofs::roformer_envelope(B, f);
+  const long long envelope_certified = envelope.certified, envelope_violated = envelope.violated;
+  const long long argmin = minimum_over(B, 0, r_max).at;          // only chooses which enclosure is reported
+  const long long increases = count_steps(B, 0, r_max).increases;  // certified B(r) > B(r - 1)
   std::ostringstream csv;
   csv << "r,B,abs_a\n";
-  long long envelope_certified = 0, envelope_violated = 0;
-  long long argmin = 0, increases = 0;  // increases: certified B(r) > B(r - 1)
   for (long long r = 0; r <= r_max; ++r) {
     const auto i = static_cast<size_t>(r);
-    const Interval af = abs(f[i]);
-    if (upper_of(af) <= lower_of(B[i])) ++envelope_certified;
-    else if (lower_of(af) > upper_of(B[i])) ++envelope_violated;
-    // argmin by certified lower ends: only chooses which enclosure is reported.
-    if (lower_of(B[i]) < lower_of(B[static_cast<size_t>(argmin)])) argmin = r;
-    if (r > 0 && lower_of(B[i]) > upper_of(B[i - 1])) ++increases;
-    csv << r << "," << csv_number(B[i]) << "," << csv_number(af) << "\n";
+    csv << r << "," << csv_number(B[i]) << "," << csv_number(Interval(abs(f[i]))) << "\n";
   }
   const long long P = s.pairs();
   RoformerPart part;
@@ -336,6 +335,11 @@ RoformerPart roformer_part(long long r_max) {
 }
 
 }  // namespace
+
+nlohmann::json spectrum_data(const std::string& config) {
+  const ScopedPrecision precision(kBits);
+  return spectrum_part(config).data;
+}
 
 SectionResult spectrum_section(const Context& context) {
   std::ostream& log = *context.log;

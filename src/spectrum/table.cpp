@@ -8,6 +8,7 @@
 #include "numeric/decimal.h"
 #include "numeric/precision.h"
 #include "spectrum/frequencies.h"
+#include "spectrum/rotations.h"
 
 namespace ropecheck {
 namespace {
@@ -23,22 +24,24 @@ std::optional<long long> exact_ceiling(const Interval& x) {
 }  // namespace
 
 std::vector<SpectrumRow> spectrum_rows(const Spectrum& s, long long context) {
-  const std::vector<Interval> g = frequencies<Interval>(s);
+  const std::vector<PairTurns> turns = pair_turns(s, context);
   const Spectrum unscaled(s.dim(), s.theta(), s.variant(), s.fraction(), Scaling{});
   const std::vector<Interval> g0 = frequencies<Interval>(unscaled);
   const Interval pi = pi_value<Interval>();
   std::vector<SpectrumRow> rows;
   for (int k = 0; k < s.pairs(); ++k) {
+    const PairTurns& t = turns[static_cast<size_t>(k)];
     SpectrumRow row;
-    row.k = k + 1;
-    row.kept = s.rotated(k);
-    row.g = to_decimal(midpoint(g[k]), 17);
+    row.k = t.pair;
+    row.kept = t.rotated;
+    row.g = to_decimal(midpoint(t.g), 17);
     row.g_unscaled = to_decimal(midpoint(g0[k]), 17);
-    row.g_value = to_double(g[k]);
+    row.g_value = to_double(t.g);
+    row.semantic = t.semantic;
     if (row.kept) {
-      row.wavelength = to_decimal(midpoint(Interval(2 * pi / g[k])), 17);
-      row.rotations = to_decimal(midpoint(Interval(Interval(context) * g[k] / (2 * pi))), 17);
-      row.horizon = exact_ceiling(Interval(pi / (2 * g[k])));
+      row.wavelength = to_decimal(midpoint(Interval(2 * pi / t.g)), 17);
+      row.rotations = to_decimal(midpoint(t.rotations), 17);
+      row.horizon = exact_ceiling(Interval(pi / (2 * t.g)));
     } else {
       row.wavelength = "inf";
       row.rotations = "0";
@@ -48,10 +51,10 @@ std::vector<SpectrumRow> spectrum_rows(const Spectrum& s, long long context) {
   return rows;
 }
 
-int semantic_pairs(const std::vector<SpectrumRow>& rows, long long context) {
+int count_semantic(const std::vector<SpectrumRow>& rows, Decision d) {
   int n = 0;
   for (const auto& r : rows)
-    if (r.kept && r.horizon && *r.horizon > context) ++n;
+    if (r.semantic == d) ++n;
   return n;
 }
 
@@ -65,8 +68,9 @@ nlohmann::json spectrum_json(const Spectrum& s, const std::string& name, long lo
                         {"scaling", s.scaling().describe()},
                         {"context", context},
                         {"rotated_pairs", s.rotated_pairs()},
-                        {"semantic_pairs", semantic_pairs(rows, context)},
-                        {"semantic_pairs_definition", "rotating pairs whose quarter-turn horizon ceil(pi/(2 g)) exceeds the context"}};
+                        {"semantic_pairs", count_semantic(rows)},
+                        {"semantic_pairs_undecided", count_semantic(rows, Decision::undecided)},
+                        {"semantic_pairs_definition", kSemanticPairDefinition}};
   nlohmann::json r = nlohmann::json::array();
   for (const auto& row : rows) {
     r.push_back({{"k", row.k},
@@ -76,7 +80,8 @@ nlohmann::json spectrum_json(const Spectrum& s, const std::string& name, long lo
                  {"g_unscaled", row.g_unscaled},
                  {"wavelength", row.wavelength},
                  {"rotations_over_context", row.rotations},
-                 {"quarter_turn_horizon", row.horizon ? nlohmann::json(*row.horizon) : nlohmann::json(nullptr)}});
+                 {"quarter_turn_horizon", row.horizon ? nlohmann::json(*row.horizon) : nlohmann::json(nullptr)},
+                 {"semantic", decision_name(row.semantic)}});
   }
   out["rows"] = r;
   return out;
@@ -85,8 +90,11 @@ nlohmann::json spectrum_json(const Spectrum& s, const std::string& name, long lo
 std::string spectrum_text(const Spectrum& s, const std::string& name, long long context, const std::vector<SpectrumRow>& rows) {
   std::ostringstream out;
   out << "configuration " << name << ": " << s.describe() << ", context " << context << "\n";
-  out << s.rotated_pairs() << " of " << s.pairs() << " pairs rotate; " << semantic_pairs(rows, context)
-      << " rotating pairs keep their sign over the whole context (quarter-turn horizon > " << context << ")\n";
+  const int undecided = count_semantic(rows, Decision::undecided);
+  out << s.rotated_pairs() << " of " << s.pairs() << " pairs rotate; " << count_semantic(rows)
+      << " are semantic (turn less than once over the context: wavelength > " << context << ")";
+  if (undecided > 0) out << ", " << undecided << " undecided at this precision";
+  out << "\n";
   char line[256];
   std::snprintf(line, sizeof line, "%5s  %-8s %-24s %-24s %-24s %s\n", "k", "status", "g_k (rad/token)", "wavelength (tokens)",
                 "rotations over context", "quarter-turn horizon");

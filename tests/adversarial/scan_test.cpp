@@ -8,7 +8,7 @@ namespace ropecheck::adversarial {
 namespace {
 
 // The Appendix E.1 apostrophe channel on gemma-7b's pair 119 (1-based; index 118), as in
-// proofs/thm-6.1.cpp: query q_notBOS, target k_BOS, distractor k_notBOS.
+// proofs/semantic-channel.h: query q_notBOS, target k_BOS, distractor k_notBOS.
 Head apostrophe(int pair) {
   Head h;
   h.spectrum_request.config = "gemma-7b";

@@ -65,6 +65,10 @@ TEST(Cli, SpectrumJsonForLlama31) {
   EXPECT_EQ(j["rows"][0]["g"], "1");
   EXPECT_EQ(j["rows"][0]["quarter_turn_horizon"], 2);
   EXPECT_NE(j["scaling"].get<std::string>().find("llama3"), std::string::npos);
+  // Pairs 40-64 turn less than once over 131072 tokens (spectrum/rotations.h).
+  EXPECT_EQ(j["semantic_pairs"], 25);
+  EXPECT_EQ(j["rows"][38]["semantic"], "no");
+  EXPECT_EQ(j["rows"][39]["semantic"], "yes");
 }
 
 TEST(Cli, VerifyWritesCertificatesAtomically) {

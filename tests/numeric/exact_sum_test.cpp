@@ -17,6 +17,7 @@
 #include "io/input_error.h"
 #include "numeric/precision.h"
 #include "random/counter_rng.h"
+#include "tests/support/show.h"
 
 namespace ropecheck {
 
@@ -39,8 +40,6 @@ struct Ref {
   ~Ref() { mpfr_clear(v); }
   void add(double x) { ASSERT_EQ(mpfr_add_d(v, v, x, MPFR_RNDN), 0) << "reference not exact"; }
 };
-
-std::string hex(double x) { return hex_double(x); }
 
 std::string text_of(const mpfr_t x) {
   char* s = nullptr;
@@ -65,7 +64,7 @@ double any_finite(std::uint64_t b) {
 // Checks value() independently of mpfr_get_d: |exact - v| <= ulp(v)/2 with ties to an even
 // significand, overflow to inf exactly at or beyond DBL_MAX + ulp/2 (ties go to inf: DBL_MAX is odd).
 void expect_correctly_rounded(const mpfr_t exact, double v) {
-  SCOPED_TRACE("exact " + text_of(exact) + " value " + hex(v));
+  SCOPED_TRACE("exact " + text_of(exact) + " value " + show(v));
   mpfr_t err, half;
   mpfr_inits2(kExactBits + 64, err, half, nullptr);
   if (std::isinf(v)) {
@@ -97,7 +96,7 @@ void expect_correctly_rounded(const mpfr_t exact, double v) {
 void expect_matches(const ExactSum& s, const Ref& ref) {
   SCOPED_TRACE("text " + s.to_text() + " exact " + text_of(ref.v));
   const double v = s.value();
-  EXPECT_EQ(hex(v), hex(mpfr_get_d(ref.v, MPFR_RNDN)));
+  EXPECT_EQ(show(v), show(mpfr_get_d(ref.v, MPFR_RNDN)));
   expect_correctly_rounded(ref.v, v);
   if (mpfr_zero_p(ref.v)) {
     EXPECT_EQ(s.bits_needed(), 0);
@@ -126,7 +125,7 @@ void check_terms(const std::vector<double>& terms) {
 
 TEST(ExactSum, EmptyIsZero) {
   const ExactSum s;
-  EXPECT_EQ(hex(s.value()), hex(0.0));
+  EXPECT_EQ(show(s.value()), show(0.0));
   EXPECT_EQ(s.bits_needed(), 0);
   EXPECT_EQ(s.to_text(), "0");
   EXPECT_EQ(s.non_finite(), 0u);
@@ -155,7 +154,7 @@ TEST(ExactSum, HandMadeCancellationsAndRounding) {
   s.add(1e308);
   s.add(1);
   s.add(-1e308);
-  EXPECT_EQ(hex(s.value()), hex(1.0));
+  EXPECT_EQ(show(s.value()), show(1.0));
 }
 
 TEST(ExactSum, RandomSumsOverTheWholeRange) {
@@ -245,7 +244,7 @@ TEST(ExactSum, OrderAndGroupingDoNotMatter) {
 // threshold; the result must be exactly (K + 10) x and the counter must have restarted.
 TEST(ExactSum, CarryThreshold) {
   for (const double x : {std::ldexp(9007199254740991.0, 31 - 1074 + 32 * 10), -std::ldexp(9007199254740991.0, 31 - 1074 + 32 * 10)}) {
-    SCOPED_TRACE("x " + hex(x));
+    SCOPED_TRACE("x " + show(x));
     ExactSum s;
     ExactSum one;  // one unpropagated add: the (signed) digits each further add of x contributes
     one.add(x);

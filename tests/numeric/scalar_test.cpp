@@ -7,14 +7,10 @@
 
 #include "numeric/decimal.h"
 #include "numeric/precision.h"
+#include "tests/support/show.h"
 
 namespace ropecheck {
 namespace {
-
-std::string show(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 30);
-  return "[" + b.lower + ", " + b.upper + "]";
-}
 
 TEST(Scalar, FromDecimalIntervalEnclosesTheExactDecimal) {
   ScopedPrecision p(256);

@@ -9,14 +9,10 @@
 #include "numeric/interval_series.h"
 #include "numeric/precision.h"
 #include "spectrum/frequencies.h"
+#include "tests/support/show.h"
 
 namespace ropecheck::proofs {
 namespace {
-
-std::string show(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 30);
-  return "[" + b.lower + ", " + b.upper + "]";
-}
 
 // f(r) = (2/d) sum_k cos(r g_k) straight from MPFR's cos at 600 bits (no addition formulas, no
 // intervals): within ~r 2^-590 of the exact value, far inside the 257-bit enclosures.

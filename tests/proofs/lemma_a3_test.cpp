@@ -5,6 +5,7 @@
 #include "io/input_error.h"
 #include "numeric/decimal.h"
 #include "numeric/precision.h"
+#include "tests/support/show.h"
 
 namespace ropecheck::proofs {
 namespace {
@@ -13,11 +14,6 @@ Vector<Interval> row(const std::vector<std::string>& decimals) {
   Vector<Interval> a(static_cast<Eigen::Index>(decimals.size()));
   for (size_t k = 0; k < decimals.size(); ++k) a[static_cast<Eigen::Index>(k)] = from_decimal<Interval>(decimals[k]);
   return a;
-}
-
-std::string show(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 40);
-  return "[" + b.lower + ", " + b.upper + "]";
 }
 
 // The reference: alpha_i = exp(a_i) / sum_k exp(a_k) straight from the definition (no max shift,

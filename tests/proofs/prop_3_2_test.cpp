@@ -9,14 +9,10 @@
 #include "proofs/fig-2a.h"
 #include "random/dyadic_vector.h"
 #include "spectrum/frequencies.h"
+#include "tests/support/show.h"
 
 namespace ropecheck::proofs {
 namespace {
-
-std::string show(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 30);
-  return "[" + b.lower + ", " + b.upper + "]";
-}
 
 // ||R^r||_F^2 and tr(R^r) from the matrix itself at 600 bits: R^r applied to each basis vector e_i
 // (rotation.h's rotate, MPFR), the squares of all its entries summed, and its i-th entry for the

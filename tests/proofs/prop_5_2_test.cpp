@@ -7,14 +7,10 @@
 #include "numeric/precision.h"
 #include "random/counter_rng.h"
 #include "spectrum/frequencies.h"
+#include "tests/support/show.h"
 
 namespace ropecheck::proofs {
 namespace {
-
-std::string show(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 40);
-  return "[" + b.lower + ", " + b.upper + "]";
-}
 
 // A small NoPE head with exact dyadic weights and tokens from Philox (d = m = 4).
 struct Plain {

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <complex>
+#include <stdexcept>
+#include <vector>
 
 #include "io/input_error.h"
 #include "numeric/decimal.h"
@@ -12,14 +14,10 @@
 #include "proofs/fig-2a.h"
 #include "random/counter_rng.h"
 #include "spectrum/frequencies.h"
+#include "tests/support/show.h"
 
 namespace ropecheck::proofs {
 namespace {
-
-std::string show(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 30);
-  return "[" + b.lower + ", " + b.upper + "]";
-}
 
 // B(r) from MPFR at 600 bits: partial sums of cos and sin, hypot, summed; no addition formulas and
 // no intervals. Within ~P^2 r 2^-590 of the exact value, far inside the 257-bit enclosures.
@@ -118,6 +116,21 @@ TEST(RoformerDecay, BadMaxNIsAnInputError) {
   ClaimOptions o;
   o.max_n = 7;
   EXPECT_THROW(check_roformer_decay(o), InputError);
+}
+
+// The envelope decision per r, on hand-made enclosures: a tie is certified (non-strict), an
+// overlap undecided, |f| above B violated; the sign of f does not matter.
+TEST(RoformerDecay, EnvelopeCountsEachDistanceThreeWays) {
+  ScopedPrecision p(128);
+  const std::vector<Interval> B = {Interval(1), Interval(2), Interval(2), hull_of(Interval(1), Interval(3)), Interval(1)};
+  const std::vector<Interval> f = {Interval(1), Interval(-1.5), Interval(-3), Interval(2), Interval(4)};
+  const EnvelopeCounts e = roformer_envelope(B, f);
+  EXPECT_EQ(e.certified, 2);  // r = 0 (tie), r = 1
+  EXPECT_EQ(e.violated, 2);   // r = 2 (|f| = 3 > 2), r = 4
+  EXPECT_EQ(e.undecided, 1);  // r = 3
+  EXPECT_EQ(e.first_violation, 2);
+  EXPECT_EQ(roformer_envelope({Interval(1)}, {Interval(0)}).first_violation, -1);
+  EXPECT_THROW(roformer_envelope(B, {Interval(1)}), std::invalid_argument);
 }
 
 }  // namespace

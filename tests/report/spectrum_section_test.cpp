@@ -10,8 +10,10 @@
 #include <tuple>
 #include <vector>
 
+#include "../cli/run_cli.h"
 #include "numeric/precision.h"
 #include "numeric/scalar.h"
+#include "spectrum/config.h"
 
 namespace ropecheck::report {
 namespace {
@@ -135,6 +137,34 @@ TEST(SpectrumSection, SpectrumTablesAndPRopeBands) {
     EXPECT_EQ(smoke().data["spectra"][c.name]["pairs_below_one_rotation"], below) << c.name;
     EXPECT_EQ(smoke().data["spectra"][c.name]["pairs_undecided_at_one_rotation"], 0) << c.name;
   }
+}
+
+// One definition of a semantic pair (spectrum/rotations.h): `ropecheck spectrum --config X --json`
+// and the report's spectrum section count the same pairs for every named configuration, and the
+// section's own run shows what spectrum_data computes.
+TEST(SpectrumSection, SemanticPairsAgreeWithTheSpectrumCommandOnEveryNamedConfiguration) {
+  for (const ModelConfig& m : named_configs()) {
+    const test::CliStreams r = test::run_cli_streams("spectrum --config " + m.name + " --json");
+    ASSERT_EQ(r.status, 0) << m.name << ": " << r.err;
+    const nlohmann::json cli = nlohmann::json::parse(r.out);
+    const nlohmann::json report = spectrum_data(m.name);
+    EXPECT_EQ(cli["semantic_pairs"], report["pairs_below_one_rotation"]) << m.name;
+    EXPECT_EQ(cli["semantic_pairs_undecided"], report["pairs_undecided_at_one_rotation"]) << m.name;
+    EXPECT_EQ(cli["context"], report["context"]) << m.name;
+    // Pair by pair, not only the count.
+    ASSERT_EQ(cli["rows"].size(), report["pairs"].size()) << m.name;
+    long long yes = 0;
+    for (const nlohmann::json& row : cli["rows"]) yes += row["semantic"] == "yes";
+    EXPECT_EQ(yes, report["pairs_below_one_rotation"].get<long long>()) << m.name;
+  }
+  for (const std::string config : {"gemma-7b", "llama-3.1-8b"})
+    EXPECT_EQ(smoke().data["spectra"][config].dump(), spectrum_data(config).dump()) << config;
+  // The paper's numbers: gemma-7b's pairs 101-128 never turn fully over 8192 tokens, all removed by
+  // p-RoPE 0.75; llama-3.1-8b's pairs 40-64 over 131072, 16 of them removed by p-RoPE 0.75.
+  EXPECT_EQ(smoke().data["spectra"]["gemma-7b"]["pairs_below_one_rotation"], 28);
+  EXPECT_EQ(smoke().data["spectra"]["gemma-7b"]["p_rope_removes_of_pairs_below_one_rotation"]["0.75"], 28);
+  EXPECT_EQ(smoke().data["spectra"]["llama-3.1-8b"]["pairs_below_one_rotation"], 25);
+  EXPECT_EQ(smoke().data["spectra"]["llama-3.1-8b"]["p_rope_removes_of_pairs_below_one_rotation"]["0.75"], 16);
 }
 
 TEST(SpectrumSection, MinimalNormBracketsCertifiedAndGrowingWithN) {

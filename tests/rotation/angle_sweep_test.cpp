@@ -5,14 +5,10 @@
 #include "numeric/decimal.h"
 #include "numeric/precision.h"
 #include "spectrum/frequencies.h"
+#include "tests/support/show.h"
 
 namespace ropecheck {
 namespace {
-
-std::string show(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 30);
-  return "[" + b.lower + ", " + b.upper + "]";
-}
 
 // cos and sin of r g_k at 600 bits, g_k from the decimal theta at 600 bits: within ~r 2^-590 of the
 // exact values, far inside 257-bit enclosures (width ~1e-72), so containment is a sharp test.

@@ -15,17 +15,16 @@
 #include "io/input_error.h"
 #include "random/counter_rng.h"
 #include "statistics/moments.h"
+#include "tests/support/show.h"
 
 namespace ropecheck::statistics {
 namespace {
-
-std::string hex(double x) { return hex_double(x); }
 
 double upper_tail(double x) { return 0.5 * std::erfc(x / std::numbers::sqrt2); }  // 1 - Phi(x)
 
 TEST(JointExceedance, ClosedFormCorrelations) {
   for (const double z : {0.5, 1.6448536269514722, 3.2905267314918945}) {
-    SCOPED_TRACE("z " + hex(z));
+    SCOPED_TRACE("z " + show(z));
     const double p = 2 * upper_tail(z);
     // Tolerance: each orthant is Phi(h) - 2 T(h, a), a difference of numbers ~p/2 whose result is
     // ~p^2/4 at rho = 0: with Phi and T each within 10 ulps (Boost documents a few eps for both), the
@@ -56,7 +55,7 @@ TEST(JointExceedance, AgreesWithNumericalIntegration) {
       double sum = f(z) + f(12);
       for (int i = 1; i < steps; ++i) sum += (i % 2 ? 4 : 2) * f(z + i * h);
       const double integral = 2 * sum * h / 3;
-      EXPECT_NEAR(joint_exceedance(z, rho), integral, 1e-12) << "z " << hex(z) << " rho " << hex(rho);
+      EXPECT_NEAR(joint_exceedance(z, rho), integral, 1e-12) << "z " << show(z) << " rho " << show(rho);
     }
   }
 }
@@ -69,8 +68,8 @@ TEST(JointExceedance, BadArgumentsAreInputErrors) {
 
 TEST(ExceedanceCountLaw, IndependentIsBinomialExactly) {
   const ExceedanceCountLaw law = exceedance_count_law(5001, 0.999, [](std::int64_t) { return 0.0; });
-  EXPECT_EQ(hex(law.variance), hex(law.binomial_variance));
-  EXPECT_EQ(hex(law.mean), hex(5001 * (1 - 0.999)));
+  EXPECT_EQ(show(law.variance), show(law.binomial_variance));
+  EXPECT_EQ(show(law.mean), show(5001 * (1 - 0.999)));
   EXPECT_NEAR(law.z, 3.2905267314918945, 1e-14);
   // Perfect dependence: the count is 0 or n, variance n^2 p (1 - p) (relative 1e-12: the terms'
   // relative error is 40 * 2^-52 * 2/p ~ 4e-13 at p = 0.05, see above).
@@ -114,8 +113,8 @@ TEST(ExceedanceCountLaw, MatchesAnAr1Simulation) {
     counts.add(count);
   }
   const Summary s = summarize(counts);
-  SCOPED_TRACE("simulated variance " + hex(s.variance) + " +- " + hex(s.variance_standard_error) + ", formula " +
-               hex(law.variance) + ", binomial " + hex(law.binomial_variance));
+  SCOPED_TRACE("simulated variance " + show(s.variance) + " +- " + show(s.variance_standard_error) + ", formula " +
+               show(law.variance) + ", binomial " + show(law.binomial_variance));
   EXPECT_LT(std::fabs(s.variance - law.variance), 4.4 * s.variance_standard_error);
   EXPECT_GT(std::fabs(s.variance - law.binomial_variance), 10 * s.variance_standard_error);
   EXPECT_LT(std::fabs(s.mean - law.mean), 4.4 * std::sqrt(law.variance / kReplicates));

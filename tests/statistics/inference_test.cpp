@@ -17,11 +17,10 @@
 #include "io/input_error.h"
 #include "random/counter_rng.h"
 #include "statistics/kolmogorov.h"
+#include "tests/support/show.h"
 
 namespace ropecheck::statistics {
 namespace {
-
-std::string hex(double x) { return hex_double(x); }
 
 Summary summary_with(std::int64_t n, double mean, double standard_error) {
   Summary s;
@@ -35,15 +34,15 @@ TEST(MeanInterval, StudentQuantilesFromPrintedTables) {
   // t_{0.9995, 10} = 4.587 and t_{0.975, 10} = 2.228 (three decimals in the tables: +-5e-4);
   // df = 9.2e18 is the normal law to ~1e-19: z_{0.9995} = 3.2905, z_{0.975} = 1.9600 (+-5e-5).
   const Interval2 i = mean_interval(summary_with(11, 0, 1), 0.999);
-  EXPECT_NEAR(i.hi, 4.587, 5e-4) << hex(i.hi);
-  EXPECT_EQ(hex(i.lo), hex(-i.hi));
+  EXPECT_NEAR(i.hi, 4.587, 5e-4) << show(i.hi);
+  EXPECT_EQ(show(i.lo), show(-i.hi));
   EXPECT_NEAR(mean_interval(summary_with(11, 0, 1), 0.95).hi, 2.228, 5e-4);
   const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
   EXPECT_NEAR(mean_interval(summary_with(huge, 0, 1), 0.999).hi, 3.2905, 5e-5);
   EXPECT_NEAR(mean_interval(summary_with(huge, 0, 1), 0.95).hi, 1.9600, 5e-5);
   // Scaled and shifted: mean +- q se.
   const Interval2 j = mean_interval(summary_with(11, 10, 0.5), 0.999);
-  EXPECT_EQ(hex(j.hi), hex(10 + 0.5 * i.hi));
+  EXPECT_EQ(show(j.hi), show(10 + 0.5 * i.hi));
 }
 
 TEST(MeanInterval, DeterministicAndBadLevels) {
@@ -54,7 +53,7 @@ TEST(MeanInterval, DeterministicAndBadLevels) {
   EXPECT_EQ(fixed.lo, -1);
   EXPECT_EQ(fixed.hi, -1);
   for (double level : {0.0, 1.0, -0.5, std::nan("")}) {
-    EXPECT_THROW((void)mean_interval(summary_with(10, 0, 1), level), InputError) << hex(level);
+    EXPECT_THROW((void)mean_interval(summary_with(10, 0, 1), level), InputError) << show(level);
   }
 }
 
@@ -87,8 +86,8 @@ TEST(TTest, RejectsAClearShiftAndNotNone) {
   }
   const TestResult yes = t_test(summarize(shifted), 0, 0.001, "t");
   const TestResult no = t_test(summarize(centred), 0, 0.001, "t");
-  EXPECT_TRUE(yes.rejects) << yes.detail << " p " << hex(yes.p_value);
-  EXPECT_FALSE(no.rejects) << no.detail << " p " << hex(no.p_value);
+  EXPECT_TRUE(yes.rejects) << yes.detail << " p " << show(yes.p_value);
+  EXPECT_FALSE(no.rejects) << no.detail << " p " << show(no.p_value);
 }
 
 // R's binom.test two-sided p-value, re-done from exact binomial coefficients and the double p
@@ -134,7 +133,7 @@ TEST(BinomialTest, ExactSmallCase) {
   // k = 0 of n = 10 at p = 1/2: P(X = 0) + P(X = 10) = 2^-9 exactly. Boost's binomial cdf goes
   // through the incomplete beta function; allow 8 ulps (its documented double error is a few eps).
   const TestResult r = binomial_test(0, 10, 0.5, 0.01);
-  EXPECT_NEAR(r.p_value, 0.001953125, 8 * 0x1p-52 * 0.001953125) << hex(r.p_value);
+  EXPECT_NEAR(r.p_value, 0.001953125, 8 * 0x1p-52 * 0.001953125) << show(r.p_value);
   EXPECT_TRUE(r.rejects);
   EXPECT_EQ(r.statistic, 0.0);
   EXPECT_EQ(r.name, "binomial");
@@ -154,7 +153,7 @@ TEST(BinomialTest, MatchesRsAlgorithmInMpfr) {
   for (const std::int64_t k : {0, 1, 2, 3, 5, 8, 9, 10, 12, 15, 30}) {
     const double expected = binom_test_reference(k, pmf);
     const TestResult r = binomial_test(k, 5001, 0.001, 0.001);
-    EXPECT_NEAR(r.p_value, expected, 1e-10 * expected) << "k " << k << " got " << hex(r.p_value) << " want " << hex(expected);
+    EXPECT_NEAR(r.p_value, expected, 1e-10 * expected) << "k " << k << " got " << show(r.p_value) << " want " << show(expected);
   }
   const std::vector<double> small = binomial_pmf(60, 0.325);
   for (const std::int64_t k : {0, 7, 13, 20, 27, 40}) {  // an asymmetric small case, n p = 19.5
@@ -175,7 +174,7 @@ TEST(DependentExceedanceTest, IndependenceIsTheBinomialTest) {
   for (const std::int64_t k : {0, 2, 5, 9, 15}) {
     const TestResult d = dependent_exceedance_test(k, 5001, 0.999, zero, 0.001);
     const TestResult b = binomial_test(k, 5001, 1 - 0.999, 0.001);
-    EXPECT_EQ(hex(d.p_value), hex(b.p_value)) << "k " << k;
+    EXPECT_EQ(show(d.p_value), show(b.p_value)) << "k " << k;
     EXPECT_EQ(d.rejects, b.rejects);
     EXPECT_EQ(d.statistic, static_cast<double>(k));
     EXPECT_NE(d.detail.find("inflation=1 "), std::string::npos) << d.detail;
@@ -207,8 +206,8 @@ TEST(DependentExceedanceTest, DependenceWidensTheLaw) {
   const std::int64_t n = 1000, k = 20;  // expected 10 at level 0.99
   const TestResult b = binomial_test(k, n, 0.01, 0.01);
   const TestResult d = dependent_exceedance_test(k, n, 0.99, ar1, 0.01);
-  EXPECT_TRUE(b.rejects) << hex(b.p_value);
-  EXPECT_FALSE(d.rejects) << d.detail << " p " << hex(d.p_value);
+  EXPECT_TRUE(b.rejects) << show(b.p_value);
+  EXPECT_FALSE(d.rejects) << d.detail << " p " << show(d.p_value);
   EXPECT_GT(d.p_value, b.p_value);
   EXPECT_NE(d.name.find("beta-binomial"), std::string::npos) << d.name;
   // At the mode region the p-value is ~1: the beta-binomial probabilities sum to 1 (relative error
@@ -225,13 +224,13 @@ TEST(KsTwoSample, HandMadeStatistics) {
   EXPECT_EQ(apart.p_value, 0.1);  // 2 of the C(6, 3) = 20 orders reach D = 1: 2/20, rounded once
   EXPECT_EQ(apart.name, "two-sample Kolmogorov-Smirnov");
   const TestResult interleaved = ks_two_sample(c, d, 0.05);  // unsorted on purpose
-  EXPECT_EQ(hex(interleaved.statistic), hex(1.0 / 3));
+  EXPECT_EQ(show(interleaved.statistic), show(1.0 / 3));
   EXPECT_EQ(interleaved.p_value, 1.0);  // D >= 1/3 always: each sample's first step is 1/3
   // Ties across samples: at the shared value 2 both steps are taken before measuring. x = {1,2,2,3},
   // y = {2,2,4}: |F_x - F_y| is 1/4, 1/12, 1/3, 0 at 1, 2, 3, 4 -> D = 1/3 (not 3/4, which a
   // one-at-a-time walk through the x's 2s would report).
   const std::vector<double> x = {2, 1, 3, 2}, y = {4, 2, 2};
-  EXPECT_EQ(hex(ks_two_sample(x, y, 0.05).statistic), hex(4.0 / 12));
+  EXPECT_EQ(show(ks_two_sample(x, y, 0.05).statistic), show(4.0 / 12));
   EXPECT_EQ(ks_two_sample(x, x, 0.05).statistic, 0.0);
   EXPECT_EQ(ks_two_sample(x, x, 0.05).p_value, 1.0);
 }
@@ -256,7 +255,7 @@ TEST(KsTwoSample, ExactPValueMatchesEnumeration) {
     count += dmax >= observed;
   }
   EXPECT_EQ(observed, 9);  // n m (F_x - F_y) is -9 after 0.35 and +9 after 0.9, never more in size
-  EXPECT_EQ(hex(r.p_value), hex(static_cast<double>(count) / static_cast<double>(total)));
+  EXPECT_EQ(show(r.p_value), show(static_cast<double>(count) / static_cast<double>(total)));
   EXPECT_NE(r.detail.find("exact"), std::string::npos);
 }
 
@@ -273,7 +272,7 @@ TEST(KsTwoSample, AsymptoticPathAndPower) {
   const TestResult same = ks_two_sample(a, b, 0.001);
   EXPECT_FALSE(same.rejects) << same.detail;
   const double root = std::sqrt(100.0);
-  EXPECT_EQ(hex(same.p_value), hex(kolmogorov_survival((root + 0.12 + 0.11 / root) * same.statistic)));
+  EXPECT_EQ(show(same.p_value), show(kolmogorov_survival((root + 0.12 + 0.11 / root) * same.statistic)));
   EXPECT_NE(same.detail.find("asymptotic"), std::string::npos);
   const TestResult moved = ks_two_sample(a, shifted, 0.001);
   EXPECT_TRUE(moved.rejects) << moved.detail;
@@ -298,7 +297,7 @@ void expect_slope_weights(std::int64_t n) {
   mpfr_set_zero(bound, 1);
   for (std::int64_t r = 0; r < n; ++r) {
     const double wr = w[static_cast<std::size_t>(r)];
-    EXPECT_EQ(wr, -w[static_cast<std::size_t>(n - 1 - r)]) << "r " << r << ": " << hex(wr);
+    EXPECT_EQ(wr, -w[static_cast<std::size_t>(n - 1 - r)]) << "r " << r << ": " << show(wr);
     sum.add(wr);
     mpfr_set_d(t, wr, MPFR_RNDN);
     mpfr_mul_si(t, t, static_cast<long>(r), MPFR_RNDN);  // exact at 4096 bits

@@ -13,17 +13,16 @@
 #include <vector>
 
 #include "io/input_error.h"
+#include "tests/support/show.h"
 
 namespace ropecheck::statistics {
 namespace {
-
-std::string hex(double x) { return hex_double(x); }
 
 TEST(KolmogorovSurvival, PrintedValues) {
   // Tables of Kolmogorov's law (e.g. Smirnov 1948) give Q(1.36) = 0.0495 and the critical values
   // 1.3581 (5%), 1.6276 (1%), with Q(1) = 0.2700, Q(0.5) = 0.9639 to four decimals: tolerance half a
   // unit of the last printed digit.
-  EXPECT_NEAR(kolmogorov_survival(1.36), 0.0495, 5e-5) << hex(kolmogorov_survival(1.36));
+  EXPECT_NEAR(kolmogorov_survival(1.36), 0.0495, 5e-5) << show(kolmogorov_survival(1.36));
   EXPECT_NEAR(kolmogorov_survival(1.3581), 0.0500, 5e-5);
   EXPECT_NEAR(kolmogorov_survival(1.6276), 0.0100, 5e-5);
   EXPECT_NEAR(kolmogorov_survival(1.0), 0.2700, 5e-5);
@@ -50,7 +49,7 @@ TEST(KolmogorovSurvival, BothSeriesAgreeAroundTheSwitch) {
     }
     alternating *= 2;
     theta = 1 - std::sqrt(2 * std::numbers::pi_v<long double>) / lambda * theta;
-    SCOPED_TRACE("lambda " + hex(lambda));
+    SCOPED_TRACE("lambda " + show(lambda));
     EXPECT_NEAR(static_cast<double>(alternating), static_cast<double>(theta), 1e-15);
     EXPECT_NEAR(kolmogorov_survival(lambda), static_cast<double>(alternating), 1e-14);
   }
@@ -73,8 +72,8 @@ TEST(SmirnovExactSurvival, MatchesEnumeration) {
     for (std::int64_t d = 0; d <= n * m + 1; ++d) {
       const auto count = std::count_if(ds.begin(), ds.end(), [d](std::int64_t v) { return v >= d; });
       const double expected = static_cast<double>(count) / static_cast<double>(ds.size());
-      EXPECT_EQ(hex(smirnov_exact_survival(n, m, d)), hex(expected)) << "n=" << n << " m=" << m << " d=" << d;
-      EXPECT_EQ(hex(smirnov_exact_survival(m, n, d)), hex(expected)) << "swapped, n=" << m << " m=" << n << " d=" << d;
+      EXPECT_EQ(show(smirnov_exact_survival(n, m, d)), show(expected)) << "n=" << n << " m=" << m << " d=" << d;
+      EXPECT_EQ(show(smirnov_exact_survival(m, n, d)), show(expected)) << "swapped, n=" << m << " m=" << n << " d=" << d;
     }
   }
 }

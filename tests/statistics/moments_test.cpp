@@ -15,13 +15,12 @@
 #include <vector>
 
 #include "random/counter_rng.h"
+#include "tests/support/show.h"
 
 namespace ropecheck::statistics {
 namespace {
 
-std::string hex(double x) { return hex_double(x); }
-
-#define EXPECT_BITS(actual, expected) EXPECT_EQ(hex(actual), hex(expected)) << #actual
+#define EXPECT_BITS(actual, expected) EXPECT_EQ(show(actual), show(expected)) << #actual
 
 // The correctly rounded double of sqrt(p/q) (p, q exact small integers).
 double sqrt_ratio(long p, long q) {
@@ -82,7 +81,7 @@ TEST(Moments, LargeOffsetWhereOnePassFails) {
     sum2 += x * x;
   }
   const double naive = (sum2 - sum * sum / 3) / 2;
-  EXPECT_GE(std::fabs(naive - 1), 0.5) << "the sample no longer defeats the naive formula: " << hex(naive);
+  EXPECT_GE(std::fabs(naive - 1), 0.5) << "the sample no longer defeats the naive formula: " << show(naive);
   ExactSum rounded_squares;
   for (double x : xs) rounded_squares.add(x * x);
   mpfr_t v, t;
@@ -113,13 +112,13 @@ TEST(Moments, DegenerateSizes) {
   EXPECT_EQ(empty.n, 0);
   for (double v : {empty.mean, empty.variance, empty.sd, empty.standard_error, empty.skewness, empty.kurtosis,
                    empty.variance_standard_error, empty.kurtosis_standard_error}) {
-    EXPECT_TRUE(std::isnan(v)) << hex(v);
+    EXPECT_TRUE(std::isnan(v)) << show(v);
   }
   const Summary one = summarize(of({-3.25}));
   EXPECT_BITS(one.mean, -3.25);
   for (double v : {one.variance, one.sd, one.standard_error, one.skewness, one.kurtosis, one.variance_standard_error,
                    one.kurtosis_standard_error}) {
-    EXPECT_TRUE(std::isnan(v)) << hex(v);
+    EXPECT_TRUE(std::isnan(v)) << show(v);
   }
   const Summary constant = summarize(of({0.1, 0.1, 0.1, 0.1, 0.1}));
   EXPECT_BITS(constant.mean, 0.1);
@@ -200,7 +199,7 @@ TEST(Moments, PowerSumsAreExact) {
 TEST(Moments, AgreesWithTwoPassInMpfr) {
   const CounterRng rng(11, 4);
   for (const double offset : {0.0, 3.0, 1e6}) {
-    SCOPED_TRACE("offset " + hex(offset));
+    SCOPED_TRACE("offset " + show(offset));
     std::vector<double> xs;
     for (std::uint64_t i = 0; i < 1000; ++i) {
       const double u = rng.uniform_dyadic(i + static_cast<std::uint64_t>(offset));

@@ -1,0 +1,35 @@
+// File: show.h
+// How a test prints the operands of a failed assertion, the same way in every test and property:
+//   show(Interval)  "[lower, upper]", each endpoint rounded outward to enough significant digits
+//                   to tell apart any two numbers at the interval's own precision, so the printed
+//                   enclosure still holds the value and distinct endpoints never print alike;
+//   show(Real)      the same digits, rounded to nearest;
+//   show(double)    C99 hex (%a): exact;
+//   show(float)     %a and the bit pattern (io/printf_string.h's hex_float): exact.
+// Include as "tests/support/show.h" (the project root is on every test target's include path).
+#pragma once
+
+#include <mpfi.h>
+#include <mpfr.h>
+
+#include <cmath>
+#include <string>
+
+#include "io/printf_string.h"
+#include "numeric/decimal.h"
+#include "numeric/scalar.h"
+
+namespace ropecheck {
+
+// Significant decimal digits that separate any two distinct numbers of `bits` bits.
+inline int show_digits(long bits) { return static_cast<int>(std::ceil(static_cast<double>(bits) * 0.30102999566398120)) + 1; }
+
+inline std::string show(const Interval& x) { return decimal_interval_text(x, show_digits(mpfi_get_prec(x.backend().data()))); }
+
+inline std::string show(const Real& x) { return to_decimal(x, show_digits(mpfr_get_prec(x.backend().data()))); }
+
+inline std::string show(double x) { return hex_double(x); }
+
+inline std::string show(float x) { return hex_float(x); }
+
+}  // namespace ropecheck

@@ -135,7 +135,7 @@ RC_GTEST_PROP(KernelProperties, WithinTheUlpBoundOfTheReferenceOnEveryPath, ()) 
         const std::pair<size_t, const accuracy::ExactComponent*> comps[] = {{ia, &ex.a}, {ib, &ex.b}};
         for (const auto& [i, comp] : comps) {
           if (!comp->f32_decided) continue;
-          const accuracy::ComponentError err = accuracy::component_error(y[i], comp->value, comp->f32, ex.norm, accuracy::Format::f32);
+          const accuracy::ComponentError err = accuracy::component_error(y[i], comp->value, comp->f32, ex.norm, Dtype::f32);
           if (!(err.ulps <= kF32Bound))
             RC_FAIL("f32 pair " + std::to_string(k) + " at p=" + std::to_string(c.positions[t]) + " of " + plan.describe() +
                     ": in (" + hex_float(c.x[ia]) + ", " + hex_float(c.x[ib]) + ") out " + hex_float(y[i]) +
@@ -146,7 +146,7 @@ RC_GTEST_PROP(KernelProperties, WithinTheUlpBoundOfTheReferenceOnEveryPath, ()) 
         for (const auto& [i, comp] : bcomps) {
           if (!comp->bf16_decided) continue;
           const accuracy::ComponentError err = accuracy::component_error(kernel::bf16_to_f32(yb[i]), comp->value,
-                                                                     kernel::bf16_to_f32(comp->bf16), eb.norm, accuracy::Format::bf16);
+                                                                     kernel::bf16_to_f32(comp->bf16), eb.norm, Dtype::bf16);
           if (!(err.ulps <= kBf16Bound))
             RC_FAIL("bf16 pair " + std::to_string(k) + " at p=" + std::to_string(c.positions[t]) + " of " + plan.describe() +
                     ": in (" + hex_float(kernel::bf16_to_f32(xb[ia])) + ", " + hex_float(kernel::bf16_to_f32(xb[ib])) +

@@ -13,7 +13,7 @@ namespace ropecheck::proofs {
 
 // Stream id of the check's seeded random query in the counter-based RNG (ASCII "prop-3.1"): the
 // query is random_dyadic_vector(d, seed, kProp31QueryStream), here and in the finite-precision
-// verdicts (finite/finite_verdicts.h), which run the same construction through float arithmetic.
+// verdicts (finite/argmax_at_distance.h), which run the same construction through float arithmetic.
 inline constexpr std::uint64_t kProp31QueryStream = 0x70726f702d332e31ULL;
 
 // Certified margins of one (q, r): with k = R^r q and a_j = q^T R^(-j) k (the key j tokens before

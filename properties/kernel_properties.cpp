@@ -6,7 +6,7 @@
 //   - interleaved and half layouts agree after permuting the elements, bit for bit;
 //   - every path agrees with the scalar path bit for bit;
 //   - relative-position invariance and norm preservation within the bounds derived from the ulp
-//     contract (finite_verdicts.h, shift_invariance_bound; the norm bound is derived below).
+//     contract (accuracy/shift_invariance_bound.h; the norm bound is derived below).
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -21,9 +21,11 @@
 #include "io/printf_string.h"
 #include "kernel/apply_rope.h"
 #include "kernel/bf16.h"
-#include "finite/finite_verdicts.h"
+#include "finite/finite_arithmetic.h"
 #include "accuracy/rope_reference.h"
+#include "accuracy/shift_invariance_bound.h"
 #include "accuracy/ulp_error.h"
+#include "numeric/float32_dot.h"
 #include "tests/support/show.h"
 
 namespace ropecheck {
@@ -130,7 +132,7 @@ RC_GTEST_PROP(KernelProperties, WithinTheUlpBoundOfTheReferenceOnEveryPath, ()) 
         const std::pair<size_t, const accuracy::ExactComponent*> comps[] = {{ia, &ex.a}, {ib, &ex.b}};
         for (const auto& [i, comp] : comps) {
           if (!comp->f32_decided) continue;
-          const accuracy::ComponentError err = accuracy::component_error(y[i], comp->value, comp->f32, ex.norm, accuracy::Format::f32);
+          const accuracy::ComponentError err = accuracy::component_error(y[i], comp->value, comp->f32, ex.norm, Dtype::f32);
           if (!(err.ulps <= kF32Bound))
             RC_FAIL("f32 pair " + std::to_string(k) + " at p=" + std::to_string(c.positions[t]) + " of " + plan.describe() +
                     ": in (" + hex_float(c.x[ia]) + ", " + hex_float(c.x[ib]) + ") out " + hex_float(y[i]) +
@@ -141,7 +143,7 @@ RC_GTEST_PROP(KernelProperties, WithinTheUlpBoundOfTheReferenceOnEveryPath, ()) 
         for (const auto& [i, comp] : bcomps) {
           if (!comp->bf16_decided) continue;
           const accuracy::ComponentError err = accuracy::component_error(kernel::bf16_to_f32(yb[i]), comp->value,
-                                                                     kernel::bf16_to_f32(comp->bf16), eb.norm, accuracy::Format::bf16);
+                                                                     kernel::bf16_to_f32(comp->bf16), eb.norm, Dtype::bf16);
           if (!(err.ulps <= kBf16Bound))
             RC_FAIL("bf16 pair " + std::to_string(k) + " at p=" + std::to_string(c.positions[t]) + " of " + plan.describe() +
                     ": in (" + hex_float(kernel::bf16_to_f32(xb[ia])) + ", " + hex_float(kernel::bf16_to_f32(xb[ib])) +
@@ -211,7 +213,7 @@ rc::Gen<float> moderate() {
   });
 }
 
-// |a(m + s, n + s) - a(m, n)| <= shift_invariance_bound (finite_verdicts.h) for every shift.
+// |a(m + s, n + s) - a(m, n)| <= shift_invariance_bound (accuracy/shift_invariance_bound.h) for every shift.
 RC_GTEST_PROP(KernelProperties, RelativePositionInvarianceWithinTheBound, ()) {
   const Spectrum s = *gen::spectra(16);
   const RopePlan plan(s, Layout::interleaved);
@@ -219,7 +221,7 @@ RC_GTEST_PROP(KernelProperties, RelativePositionInvarianceWithinTheBound, ()) {
   const auto q = *rc::gen::container<std::vector<float>>(static_cast<size_t>(d), moderate());
   const auto k = *rc::gen::container<std::vector<float>>(static_cast<size_t>(d), moderate());
   const std::int64_t m = *gen::positions(), n = *gen::positions(), sh = *gen::positions();
-  for (finite::Dtype t : {finite::Dtype::f32, finite::Dtype::bf16}) {
+  for (Dtype t : {Dtype::f32, Dtype::bf16}) {
     std::vector<float> qt(q), kt(k);
     for (size_t i = 0; i < q.size(); ++i) qt[i] = finite::round_to(t, q[i]), kt[i] = finite::round_to(t, k[i]);
     const std::vector<std::int64_t> pq{m, m + sh}, pk{n, n + sh};
@@ -228,15 +230,15 @@ RC_GTEST_PROP(KernelProperties, RelativePositionInvarianceWithinTheBound, ()) {
     k2.insert(k2.end(), kt.begin(), kt.end());
     const std::vector<float> rq = finite::rotate(finite::Rotator::kernel, t, plan, pq, q2, 1, cpu::default_path());
     const std::vector<float> rk = finite::rotate(finite::Rotator::kernel, t, plan, pk, k2, 1, cpu::default_path());
-    const float a0 = finite::dot_f32(rq.data(), rk.data(), d), a1 = finite::dot_f32(rq.data() + d, rk.data() + d, d);
-    const double bound = finite::shift_invariance_bound(t, qt, kt);
+    const float a0 = dot_f32_sequential(rq.data(), rk.data(), d), a1 = dot_f32_sequential(rq.data() + d, rk.data() + d, d);
+    const double bound = accuracy::shift_invariance_bound(t, qt, kt);
     if (!(std::abs(static_cast<double>(a1) - a0) <= bound))
-      RC_FAIL(finite::dtype_name(t) + ": a(m,n) = " + hex_float(a0) + ", a(m+s,n+s) = " + hex_float(a1) + ", bound " + show(bound));
+      RC_FAIL(dtype_name(t) + ": a(m,n) = " + hex_float(a0) + ", a(m+s,n+s) = " + hex_float(a1) + ", bound " + show(bound));
   }
 }
 
-// Each pair keeps its norm: |y~ - y| <= eps ||P|| per component (finite_verdicts.h: eps from the
-// ulp contract), so | ||Y~|| - ||P|| | <= ||Y~ - Y|| <= sqrt2 eps ||P||; the double hypots add
+// Each pair keeps its norm: |y~ - y| <= eps ||P|| per component (accuracy/shift_invariance_bound.h:
+// eps from the ulp contract), so | ||Y~|| - ||P|| | <= ||Y~ - Y|| <= sqrt2 eps ||P||; the double hypots add
 // < 2 * 2^-52 relative, covered by 2^-48 ||P||.
 RC_GTEST_PROP(KernelProperties, NormPreservedWithinTheBound, ()) {
   const Spectrum s = *gen::spectra(16);
@@ -244,10 +246,10 @@ RC_GTEST_PROP(KernelProperties, NormPreservedWithinTheBound, ()) {
   const int d = plan.dim();
   const auto x = *rc::gen::container<std::vector<float>>(static_cast<size_t>(d), moderate());
   const std::vector<std::int64_t> pos{*gen::positions()};
-  for (finite::Dtype t : {finite::Dtype::f32, finite::Dtype::bf16}) {
+  for (Dtype t : {Dtype::f32, Dtype::bf16}) {
     std::vector<float> xt(x);
     for (float& v : xt) v = finite::round_to(t, v);
-    const double c = t == finite::Dtype::f32 ? (0.5 + 0x1p-25) * 0x1p-23 : (0.5 + 0x1p-14) * 0x1p-7;
+    const double c = t == Dtype::f32 ? (0.5 + 0x1p-25) * 0x1p-23 : (0.5 + 0x1p-14) * 0x1p-7;
     const double eps = c / (1 - c);
     const std::vector<float> y = finite::rotate(finite::Rotator::kernel, t, plan, pos, xt, 1, cpu::default_path());
     for (int k = 0; k < plan.block_pairs(); ++k) {
@@ -255,7 +257,7 @@ RC_GTEST_PROP(KernelProperties, NormPreservedWithinTheBound, ()) {
       const double before = std::hypot(static_cast<double>(xt[static_cast<size_t>(a)]), static_cast<double>(xt[static_cast<size_t>(b)]));
       const double after = std::hypot(static_cast<double>(y[static_cast<size_t>(a)]), static_cast<double>(y[static_cast<size_t>(b)]));
       if (!(std::abs(after - before) <= (std::sqrt(2.0) * eps + 0x1p-48) * before))
-        RC_FAIL(finite::dtype_name(t) + " pair " + std::to_string(k) + " at p=" + std::to_string(pos[0]) + ": (" +
+        RC_FAIL(dtype_name(t) + " pair " + std::to_string(k) + " at p=" + std::to_string(pos[0]) + ": (" +
                 hex_float(xt[static_cast<size_t>(a)]) + ", " + hex_float(xt[static_cast<size_t>(b)]) + ") -> (" +
                 hex_float(y[static_cast<size_t>(a)]) + ", " + hex_float(y[static_cast<size_t>(b)]) + ")");
     }

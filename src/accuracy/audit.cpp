@@ -27,7 +27,7 @@ using detail::special_matches;
 
 // Measures tokens [t0, t1) of every output into `acc` (one accumulator per output).
 template <typename T>
-void measure_chunk(const kernel::RopePlan& plan, Format f, std::span<const std::int64_t> positions, std::int64_t heads,
+void measure_chunk(const kernel::RopePlan& plan, Dtype f, std::span<const std::int64_t> positions, std::int64_t heads,
                    const T* in, const std::vector<const T*>& outs, std::int64_t t0, std::int64_t t1, RopeReference& ref,
                    std::vector<ErrorAccumulator>& acc, size_t groups) {
   const int dim = plan.dim();
@@ -83,8 +83,8 @@ void measure_chunk(const kernel::RopePlan& plan, Format f, std::span<const std::
             rec.got_bits = bits_of(g);
             rec.got = value_of(g);
             rec.exact = e.value;
-            rec.correctly_rounded = f == Format::f32 ? static_cast<double>(e.f32) : static_cast<double>(kernel::bf16_to_f32(e.bf16));
-            acc[o * groups + group].add(rec, f == Format::f32 ? e.f32_decided : e.bf16_decided);
+            rec.correctly_rounded = f == Dtype::f32 ? static_cast<double>(e.f32) : static_cast<double>(kernel::bf16_to_f32(e.bf16));
+            acc[o * groups + group].add(rec, f == Dtype::f32 ? e.f32_decided : e.bf16_decided);
           }
           acc[o * groups + group].add_phase(p, phase_error(value_of(ga), value_of(gb), exact.a.value, exact.b.value));
         }
@@ -118,7 +118,7 @@ void measure_chunk(const kernel::RopePlan& plan, Format f, std::span<const std::
 }
 
 template <typename T>
-std::vector<ErrorAccumulator> measure_typed(const kernel::RopePlan& plan, Format f, std::span<const std::int64_t> positions,
+std::vector<ErrorAccumulator> measure_typed(const kernel::RopePlan& plan, Dtype f, std::span<const std::int64_t> positions,
                                             std::int64_t heads, const void* input, const std::vector<const void*>& outputs,
                                             const MeasureOptions& options) {
   const auto tokens = static_cast<std::int64_t>(positions.size());
@@ -152,17 +152,19 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 
 }  // namespace
 
-std::vector<ErrorAccumulator> measure_outputs(const kernel::RopePlan& plan, Format format, std::span<const std::int64_t> positions,
+std::vector<ErrorAccumulator> measure_outputs(const kernel::RopePlan& plan, Dtype format, std::span<const std::int64_t> positions,
                                               std::int64_t heads, const void* input, const std::vector<const void*>& outputs,
                                               const MeasureOptions& options) {
   if (options.threads < 1) throw InputError("--threads", "an integer >= 1", std::to_string(options.threads));
   if (heads < 1) throw InputError("heads", "an integer >= 1", std::to_string(heads));
-  if (format == Format::f32) return measure_typed<float>(plan, format, positions, heads, input, outputs, options);
+  require_kernel_dtype(format, "measure_outputs");
+  if (format == Dtype::f32) return measure_typed<float>(plan, format, positions, heads, input, outputs, options);
   return measure_typed<std::uint16_t>(plan, format, positions, heads, input, outputs, options);
 }
 
 AuditResult audit_files(const AuditRequest& request) {
-  const std::string dtype = request.format == Format::f32 ? "<f4" : "<u2";
+  require_kernel_dtype(request.format, "audit_files");
+  const std::string dtype = request.format == Dtype::f32 ? "<f4" : "<u2";
   const NpyArray input = read_npy(request.input_path, "--input", {dtype});
   const std::vector<std::int64_t>& shape = input.shape;
   if (shape.size() < 2)
@@ -207,7 +209,7 @@ AuditResult audit_files(const AuditRequest& request) {
   std::vector<std::uint16_t> in16, out16;
   const void* in_data = nullptr;
   const void* out_data = nullptr;
-  if (request.format == Format::f32) {
+  if (request.format == Dtype::f32) {
     in32.resize(input.bytes.size() / 4);
     out32.resize(output.bytes.size() / 4);
     std::memcpy(in32.data(), input.bytes.data(), in32.size() * 4);
@@ -243,7 +245,7 @@ std::string format_decade_table(const ErrorAccumulator& e) {
 std::string format_audit(const AuditResult& r) {
   const ErrorAccumulator& e = r.errors;
   std::ostringstream out;
-  out << "audit of " << format_name(r.format) << " output, shape " << shape_text(r.shape) << " (batch " << r.batch << " x "
+  out << "audit of " << dtype_name(r.format) << " output, shape " << shape_text(r.shape) << " (batch " << r.batch << " x "
       << r.tokens << " tokens x " << r.heads << " heads), positions [" << r.min_position << ", " << r.max_position << "]\n";
   out << "spectrum: " << r.spectrum << "\n";
   out << "reference: exact rotation by p * g_k (MPFR, " << r.precision_bits << " bits, rounding decided by a rigorous error bound)\n";
@@ -268,7 +270,7 @@ nlohmann::json audit_json(const AuditResult& r) {
           {"command", "audit"},
           {"spectrum", r.spectrum},
           {"layout", kernel::layout_name(r.layout)},
-          {"dtype", format_name(r.format)},
+          {"dtype", dtype_name(r.format)},
           {"shape", r.shape},
           {"batch", r.batch},
           {"tokens", r.tokens},

@@ -34,13 +34,14 @@ struct MeasureOptions {
 };
 
 // Measures each of `outputs` against the exact rotation of `input`. input and every output are
-// dense [tokens][heads][plan.dim()] arrays of float (Format::f32) or bf16 bit patterns
-// (std::uint16_t, Format::bf16); positions has one entry per token. Returns one accumulator per
+// dense [tokens][heads][plan.dim()] arrays of float (Dtype::f32) or bf16 bit patterns
+// (std::uint16_t, Dtype::bf16); positions has one entry per token. Returns one accumulator per
 // output, in order (with per_head: heads accumulators per output, output-major). Pairs with a non-finite input are counted as specials: the expected output
 // is the IEEE evaluation of x_a cos - x_b sin, x_a sin + x_b cos with cos, sin rounded to double
 // (a copy for identity pairs and pass-through elements); NaN must match NaN, other values exactly.
-// Throws InputError for threads < 1 or a positions count that differs from tokens.
-std::vector<ErrorAccumulator> measure_outputs(const kernel::RopePlan& plan, Format format, std::span<const std::int64_t> positions,
+// Throws InputError for threads < 1 or a positions count that differs from tokens;
+// std::invalid_argument for format f64 (not a kernel dtype).
+std::vector<ErrorAccumulator> measure_outputs(const kernel::RopePlan& plan, Dtype format, std::span<const std::int64_t> positions,
                                               std::int64_t heads, const void* input, const std::vector<const void*>& outputs,
                                               const MeasureOptions& options = {});
 
@@ -48,7 +49,7 @@ std::vector<ErrorAccumulator> measure_outputs(const kernel::RopePlan& plan, Form
 struct AuditRequest {
   std::string input_path, positions_path, output_path;  // .npy files
   kernel::Layout layout = kernel::Layout::interleaved;
-  Format format = Format::f32;
+  Dtype format = Dtype::f32;  // f32 or bf16 (f64: std::invalid_argument)
   SpectrumRequest spectrum;  // --dim defaults to the input's last dimension
   MeasureOptions measure;
 };
@@ -56,13 +57,13 @@ struct AuditRequest {
 struct AuditResult {
   std::string spectrum;  // the plan's description
   kernel::Layout layout = kernel::Layout::interleaved;
-  Format format = Format::f32;
+  Dtype format = Dtype::f32;
   std::vector<std::int64_t> shape;
   std::int64_t batch = 1, tokens = 0, heads = 1;
   std::int64_t min_position = 0, max_position = 0;
   unsigned precision_bits = 0;
   int threads = 1;
-  ErrorAccumulator errors{Format::f32};
+  ErrorAccumulator errors{Dtype::f32};
 };
 
 // Reads the three .npy files and measures the output. Throws InputError naming the flag (--input,

@@ -12,7 +12,6 @@
 namespace ropecheck::accuracy {
 namespace {
 
-using accuracy::Format;
 using u128 = unsigned __int128;
 
 // Streams of CounterRng(seed, stream): block words at index 4 b + j, candidate words at 8 i + j.
@@ -164,10 +163,10 @@ KernelCandidate KernelCandidates::candidate(long long index, const CosSin& cos_s
   const CounterRng rng(seed_, kCandidateStream);
   const auto w = [&](std::uint64_t j) { return rng.bits(static_cast<std::uint64_t>(index) * 8 + j); };
   const std::uint64_t w0 = w(0);
-  c.format = (w0 >> 8) % 2 ? Format::bf16 : Format::f32;
+  c.format = (w0 >> 8) % 2 ? Dtype::bf16 : Dtype::f32;
   c.layout = (w0 >> 9) % 2 ? kernel::Layout::half : kernel::Layout::interleaved;
   const std::uint64_t sel = (w0 >> 16) % 100;
-  const bool f32 = c.format == Format::f32;
+  const bool f32 = c.format == Dtype::f32;
   // A float value in the candidate's format (bf16: rounded to nearest even).
   const auto value = [&](float x) -> std::uint32_t { return f32 ? f32_bits(x) : kernel::f32_to_bf16_rne(x); };
   const auto pattern = [&](std::uint64_t bits) -> std::uint32_t { return f32 ? f32_bits(finite_f32(bits)) : finite_bf16(bits); };

@@ -55,7 +55,7 @@ struct KernelCandidate {
   std::int64_t position = 0;
   int subject = 0;
   int pair = 0;  // block pair
-  accuracy::Format format = accuracy::Format::f32;
+  Dtype format = Dtype::f32;
   kernel::Layout layout = kernel::Layout::interleaved;
   KernelInputKind kind = KernelInputKind::bit_patterns;
   std::uint32_t input[2] = {0, 0};  // (x_a, x_b) bit patterns: float bits, or bf16 bits in the low 16

@@ -161,7 +161,7 @@ std::string agreement(const std::vector<std::string>& names, const std::vector<s
 }
 
 template <typename T>
-void check_format(const kernel::RopePlan& plan, const KernelCheckOptions& o, Format f, const Samples& s, KernelCheckResult& result) {
+void check_format(const kernel::RopePlan& plan, const KernelCheckOptions& o, Dtype f, const Samples& s, KernelCheckResult& result) {
   const std::vector<T>& in = [&]() -> const std::vector<T>& {
     if constexpr (std::is_same_v<T, float>) return s.f32;
     else return s.bf16;
@@ -210,7 +210,7 @@ void check_format(const kernel::RopePlan& plan, const KernelCheckOptions& o, For
     } else {
       std::string why;
       if (!(row.errors.max_ulps() <= kKernelMaxUlps)) why += "max " + fixed(row.errors.max_ulps(), 4) + " ulp > 0.501; ";
-      if (f == Format::f32 && row.typical.share_correctly_rounded() < kKernelMinShareCorrectlyRounded)
+      if (f == Dtype::f32 && row.typical.share_correctly_rounded() < kKernelMinShareCorrectlyRounded)
         why += "correctly rounded " + fixed(100 * row.typical.share_correctly_rounded(), 4) + "% < 99.99%; ";
       if (row.errors.special_mismatches() > 0) why += std::to_string(row.errors.special_mismatches()) + " specials differ from IEEE semantics; ";
       row.passed = why.empty();
@@ -221,7 +221,7 @@ void check_format(const kernel::RopePlan& plan, const KernelCheckOptions& o, For
   }
   bool agree = true;
   std::vector<std::vector<T>> kernel_outs(outs.begin(), outs.begin() + static_cast<std::ptrdiff_t>(kernel_rows));
-  result.path_agreement.push_back(format_name(f) + ": " + agreement<T>(path_names, kernel_outs, dim, agree));
+  result.path_agreement.push_back(dtype_name(f) + ": " + agreement<T>(path_names, kernel_outs, dim, agree));
   result.format_paths_agree.push_back(agree);
   result.paths_agree = result.paths_agree && agree;
   result.passed = result.passed && agree;
@@ -239,13 +239,18 @@ std::string kind_name(InputKind k) {
   return "";
 }
 
-std::string proved_bound_text(Format f) { return f == Format::f32 ? "0.5+2^-25" : "0.5+2^-14"; }
+std::string proved_bound_text(Dtype f) {
+  require_kernel_dtype(f, "proved_bound_text");
+  return f == Dtype::f32 ? "0.5+2^-25" : "0.5+2^-14";
+}
 
 KernelCheckResult run_kernel_check(const kernel::RopePlan& plan, const KernelCheckOptions& o) {
   if (o.samples < 1) throw InputError("--samples", "an integer >= 1", std::to_string(o.samples));
   if (o.max_position < 0) throw InputError("--max-position", "an integer in [0, 2^63 - 1]", std::to_string(o.max_position));
   if (o.threads < 1) throw InputError("--threads", "an integer >= 1", std::to_string(o.threads));
   if (o.formats.empty()) throw InputError("--dtype", "f32, bf16 or both", "no format");
+  for (Dtype f : o.formats)
+    if (f == Dtype::f64) throw InputError("--dtype", "f32, bf16 or both", dtype_name(f));
   const auto start = std::chrono::steady_clock::now();
   KernelCheckResult result;
   result.spectrum = plan.describe();
@@ -276,8 +281,8 @@ KernelCheckResult run_kernel_check(const kernel::RopePlan& plan, const KernelChe
     generate(plan, o, special_from, s, t0, t1, refs[static_cast<size_t>(c)]);
   });
 
-  for (Format f : o.formats) {
-    if (f == Format::f32) check_format<float>(plan, o, f, s, result);
+  for (Dtype f : o.formats) {
+    if (f == Dtype::f32) check_format<float>(plan, o, f, s, result);
     else check_format<std::uint16_t>(plan, o, f, s, result);
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -298,8 +303,8 @@ std::string format_kernel_check(const KernelCheckResult& r) {
       << "max err/norm: the max absolute error at unit pair norm |got - y| / ||(x_a, x_b)|| (pairs of norm >= 2^-126; raw absolute errors are in --json)\n"
       << "corr. rounded: share over bit-pattern, moderate and edge inputs (the 99.99% goal); (cancel.): the near-cancellation pairs,\n"
       << "  whose outputs lie far below the pair's norm: there the goal is the floored 0.501 ulp, not correct rounding\n";
-  for (Format f : o.formats) {
-    out << "\n" << format_name(f) << " outputs, " << metric_definition(f) << ":\n";
+  for (Dtype f : o.formats) {
+    out << "\n" << dtype_name(f) << " outputs, " << metric_definition(f) << ":\n";
     out << pad("implementation", 22) << pad("outputs", 10) << pad("max (sampled)", 14) << pad("proved", 11) << pad("median ulp", 12)
         << pad("corr. rounded", 15) << pad("(cancel.)", 11) << pad("max err/norm", 13) << pad("specials ok", 13) << "verdict\n";
     for (const ImplementationCheck& row : r.rows) {
@@ -312,7 +317,7 @@ std::string format_kernel_check(const KernelCheckResult& r) {
           << pad(std::to_string(e.specials() - e.special_mismatches()) + "/" + std::to_string(e.specials()), 13) << row.verdict << "\n";
       if (e.undecided() > 0) out << "    " << e.undecided() << " outputs undecided by the reference (excluded from the share)\n";
     }
-    out << "\nmax absolute error at unit pair norm, |got - y| / ||(x_a, x_b)||, per position decade, moderate inputs (" << format_name(f)
+    out << "\nmax absolute error at unit pair norm, |got - y| / ||(x_a, x_b)||, per position decade, moderate inputs (" << dtype_name(f)
         << "; sampled: lower bounds):\n" << pad("positions", 16);
     std::vector<const ImplementationCheck*> cols;
     for (const ImplementationCheck& row : r.rows)
@@ -343,7 +348,7 @@ std::string format_kernel_check(const KernelCheckResult& r) {
 nlohmann::json kernel_check_json(const KernelCheckResult& r) {
   nlohmann::json rows = nlohmann::json::array();
   for (const ImplementationCheck& row : r.rows) {
-    nlohmann::json j = {{"implementation", row.name}, {"kernel", row.kernel}, {"dtype", format_name(row.format)},
+    nlohmann::json j = {{"implementation", row.name}, {"kernel", row.kernel}, {"dtype", dtype_name(row.format)},
                         {"max_ulps_bound_kind", "lower bound (sampled)"}, {"passed", row.passed}, {"verdict", row.verdict},
                         {"errors", row.errors.to_json()},
                         {"moderate_decades", row.moderate.to_json()["decades"]},
@@ -353,7 +358,7 @@ nlohmann::json kernel_check_json(const KernelCheckResult& r) {
     rows.push_back(j);
   }
   nlohmann::json formats = nlohmann::json::array();
-  for (Format f : r.options.formats) formats.push_back(format_name(f));
+  for (Dtype f : r.options.formats) formats.push_back(dtype_name(f));
   return {{"tool", "ropecheck 0.1.0"},
           {"command", "kernel-check"},
           {"spectrum", r.spectrum},

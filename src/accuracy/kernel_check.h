@@ -44,7 +44,7 @@ inline constexpr double kKernelMaxUlps = 0.501;
 inline constexpr double kKernelMinShareCorrectlyRounded = 0.9999;
 
 struct KernelCheckOptions {
-  std::vector<Format> formats = {Format::f32, Format::bf16};
+  std::vector<Dtype> formats = {Dtype::f32, Dtype::bf16};
   std::int64_t samples = 4096;                           // random positions
   std::int64_t max_position = (std::int64_t{1} << 40) - 1;  // P >= 0
   std::uint64_t seed = 1;
@@ -59,11 +59,11 @@ std::string kind_name(InputKind k);
 struct ImplementationCheck {
   std::string name;  // "kernel scalar", "kernel avx2", ..., "baseline f32-angle", "baseline f64-angle"
   bool kernel = false;
-  Format format = Format::f32;
-  ErrorAccumulator errors{Format::f32};       // every finite-input output
-  ErrorAccumulator typical{Format::f32};      // bit patterns, moderate and edge values (the 99.99% share)
-  ErrorAccumulator cancellation{Format::f32}; // near-cancellation pairs alone
-  ErrorAccumulator moderate{Format::f32};     // moderate values alone (the per-decade table)
+  Dtype format = Dtype::f32;
+  ErrorAccumulator errors{Dtype::f32};       // every finite-input output
+  ErrorAccumulator typical{Dtype::f32};      // bit patterns, moderate and edge values (the 99.99% share)
+  ErrorAccumulator cancellation{Dtype::f32}; // near-cancellation pairs alone
+  ErrorAccumulator moderate{Dtype::f32};     // moderate values alone (the per-decade table)
   bool passed = true;   // kernel rows: the accuracy goal holds on the sample (baselines: always true)
   std::string verdict;  // "ok", the failed criteria, or "baseline (not judged)"
 };
@@ -82,8 +82,8 @@ struct KernelCheckResult {
   double seconds = 0;
 };
 
-// Runs the sweep. Throws InputError for samples < 1, max_position < 0, threads < 1 or an empty
-// formats list.
+// Runs the sweep. Throws InputError for samples < 1, max_position < 0, threads < 1, an empty
+// formats list or f64 in it (the kernel dtypes are f32 and bf16).
 KernelCheckResult run_kernel_check(const kernel::RopePlan& plan, const KernelCheckOptions& options);
 
 // The head dimension swept when no spectrum is given (theta 10000, interleaved): the common
@@ -91,8 +91,8 @@ KernelCheckResult run_kernel_check(const kernel::RopePlan& plan, const KernelChe
 inline constexpr int kKernelCheckDefaultDim = 128;
 
 // Returns: the text of apply_rope.h's kProvedUlpBoundF32 / kProvedUlpBoundBf16: "0.5+2^-25" or
-// "0.5+2^-14".
-std::string proved_bound_text(Format f);
+// "0.5+2^-14". Throws std::invalid_argument for f64.
+std::string proved_bound_text(Dtype f);
 
 // The report: one row per (implementation, dtype) with samples, max ulp (lower bound, sampled) and
 // the proved bound beside it, median ulp, share correctly rounded, max abs error at unit pair norm,

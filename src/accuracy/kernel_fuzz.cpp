@@ -26,7 +26,7 @@ namespace ropecheck::accuracy {
 namespace {
 
 using accuracy::ExactPair;
-using accuracy::Format;
+using Format = Dtype;  // numeric/dtype.h: the kernel dtypes f32 and bf16
 using kernel::Layout;
 using cpu::Path;
 using kernel::RopePlan;
@@ -173,7 +173,7 @@ nlohmann::json document(const nlohmann::json& spectrum, kernel::Layout layout, F
           {"target", "kernel"},
           {"spectrum", spectrum},
           {"layout", kernel::layout_name(layout)},
-          {"dtype", accuracy::format_name(f)},
+          {"dtype", dtype_name(f)},
           {"path", cpu::path_name(path)},
           {"position", std::to_string(p)},
           {"pair", k},
@@ -407,7 +407,7 @@ KernelFuzzResult fuzz_kernel_with(const KernelFuzzOptions& options, std::ostream
     for (long long j = 0; j < n; ++j) {
       cands.push_back(gen.candidate(first + j, cos_sin));
       const KernelCandidate& c = cands.back();
-      const int g = static_cast<int>(c.format) * 2 + static_cast<int>(c.layout);
+      const int g = (c.format == Format::f32 ? 0 : 2) + static_cast<int>(c.layout);
       const kernel::RopePlan& plan = sub.plans[static_cast<std::size_t>(c.layout)];
       const auto ia = static_cast<std::size_t>(plan.first_element(c.pair)), ib = static_cast<std::size_t>(plan.second_element(c.pair));
       rows[g][ia] = c.input[0];
@@ -423,7 +423,7 @@ KernelFuzzResult fuzz_kernel_with(const KernelFuzzOptions& options, std::ostream
       for (Path p : paths) outs[g].push_back(run_rows(kut, sub.plans[static_cast<std::size_t>(layout)], positions, rows[g], f, p));
       check_unowned(run, sub, f, layout, blk.position, rows[g], owner[g], outs[g]);
     }
-    for (const KernelCandidate& c : cands) check_candidate(run, sub, c, blk, outs[static_cast<int>(c.format) * 2 + static_cast<int>(c.layout)]);
+    for (const KernelCandidate& c : cands) check_candidate(run, sub, c, blk, outs[(c.format == Format::f32 ? 0 : 2) + static_cast<int>(c.layout)]);
     result.tried += n;
   }
   result.undecided = run.undecided_special + run.undecided_figure + run.undecided_reference;
@@ -486,7 +486,7 @@ std::int64_t parse_position(const nlohmann::json& j, const std::string& where) {
 
 std::uint32_t parse_bits(const nlohmann::json& j, Format f, const std::string& where) {
   const std::size_t digits = f == Format::f32 ? 8 : 4;
-  const std::string accepted = "a hex bit pattern \"0x\" + " + std::to_string(digits) + " hex digits (" + accuracy::format_name(f) + ")";
+  const std::string accepted = "a hex bit pattern \"0x\" + " + std::to_string(digits) + " hex digits (" + dtype_name(f) + ")";
   if (!j.is_string()) throw InputError(where, accepted, got_text(j));
   const std::string s = j.get<std::string>();
   if (s.size() != 2 + digits || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) throw InputError(where, accepted, got_text(j));
@@ -510,7 +510,7 @@ ParsedDocument parse_document(const nlohmann::json& doc, const std::string& wher
   ParsedDocument d;
   d.spectrum = adversarial::spectrum_from_json(field(doc, "spectrum", where, "a spectrum object"), where + ": spectrum");
   d.layout = kernel::parse_layout(string_field(doc, "layout", where, "\"interleaved\" or \"half\""), where + ": layout");
-  d.format = accuracy::parse_format(string_field(doc, "dtype", where, "\"f32\" or \"bf16\""), where + ": dtype");
+  d.format = parse_dtype(string_field(doc, "dtype", where, "\"f32\" or \"bf16\""), where + ": dtype", kKernelDtypes);
   const std::string path_accepted = "scalar, avx2, avx512 or avx512-bf16";
   const std::string path = string_field(doc, "path", where, path_accepted);
   bool known = false;
@@ -554,7 +554,7 @@ KernelReplay replay_kernel_with(const nlohmann::json& doc, const std::string& wh
   std::string head = claim_name(d.claim) + " on " + cpu::path_name(d.path) +
                      (have ? "" : " (this CPU lacks " + cpu::path_name(d.path) + ": ran its scalar twin)") + ", position " +
                      std::to_string(d.position) + ", pair " + std::to_string(k) + ", input (" + bits_hex(d.input[0], f) + ", " +
-                     bits_hex(d.input[1], f) + ") " + accuracy::format_name(f) + ": ";
+                     bits_hex(d.input[1], f) + ") " + dtype_name(f) + ": ";
   const auto ia = static_cast<std::size_t>(plan.first_element(k)), ib = static_cast<std::size_t>(plan.second_element(k));
   std::vector<std::uint32_t> row(static_cast<std::size_t>(plan.dim()), 0);
   row[ia] = d.input[0];

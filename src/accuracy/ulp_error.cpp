@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <limits>
 
-#include "io/input_error.h"
 
 namespace ropecheck::accuracy {
 namespace {
@@ -16,27 +15,23 @@ constexpr std::size_t kPerOctave = 16;
 constexpr int kMaxOctave = 1023;  // double's largest binade
 constexpr std::size_t kInfBin = kLinearBins + static_cast<std::size_t>(kMaxOctave) * kPerOctave;
 
-std::string hex_float(double v, std::uint32_t bits, Format f) {
+std::string hex_float(double v, std::uint32_t bits, Dtype f) {
   char buf[96];
-  if (f == Format::f32) std::snprintf(buf, sizeof buf, "%a (0x%08x)", v, bits);
+  if (f == Dtype::f32) std::snprintf(buf, sizeof buf, "%a (0x%08x)", v, bits);
   else std::snprintf(buf, sizeof buf, "%a (0x%04x)", v, bits);
   return buf;
 }
 
 }  // namespace
 
-std::string format_name(Format f) { return f == Format::f32 ? "f32" : "bf16"; }
-
-Format parse_format(const std::string& name, const std::string& input) {
-  if (name == "f32") return Format::f32;
-  if (name == "bf16") return Format::bf16;
-  throw InputError(input, "f32 or bf16", name);
+double format_floor(Dtype f) {
+  require_kernel_dtype(f, "format_floor");
+  return f == Dtype::f32 ? 0x1p-24 : 0x1p-8;
 }
 
-double format_floor(Format f) { return f == Format::f32 ? 0x1p-24 : 0x1p-8; }
-
-double format_ulp(double y, Format f) {
-  const int mantissa = f == Format::f32 ? 23 : 7;  // stored significand bits
+double format_ulp(double y, Dtype f) {
+  require_kernel_dtype(f, "format_ulp");
+  const int mantissa = f == Dtype::f32 ? 23 : 7;  // stored significand bits
   const double a = std::fabs(y);
   if (!(a >= 0x1p-126)) return std::ldexp(1.0, -126 - mantissa);  // subnormal range (and 0)
   int ex = 0;
@@ -45,14 +40,15 @@ double format_ulp(double y, Format f) {
   return std::ldexp(1.0, e - mantissa);
 }
 
-double metric_ulp(double y, double norm, Format f) { return std::max(format_ulp(y, f), format_floor(f) * norm); }
+double metric_ulp(double y, double norm, Dtype f) { return std::max(format_ulp(y, f), format_floor(f) * norm); }
 
-std::string metric_definition(Format f) {
-  return f == Format::f32 ? "ulp floored at 2^-24 x pair norm (f32 ulp of the exact value, at least 2^-24 ||(x_a, x_b)||)"
+std::string metric_definition(Dtype f) {
+  require_kernel_dtype(f, "metric_definition");
+  return f == Dtype::f32 ? "ulp floored at 2^-24 x pair norm (f32 ulp of the exact value, at least 2^-24 ||(x_a, x_b)||)"
                           : "ulp floored at 2^-8 x pair norm (bf16 ulp of the exact value, at least 2^-8 ||(x_a, x_b)||)";
 }
 
-ComponentError component_error(double got, double exact, double correctly_rounded, double norm, Format f) {
+ComponentError component_error(double got, double exact, double correctly_rounded, double norm, Dtype f) {
   ComponentError e;
   if (std::isnan(got)) {
     e.ulps = e.abs = std::numeric_limits<double>::infinity();
@@ -103,7 +99,8 @@ std::string decade_label(int decade) {
   return "[" + power(decade) + ", " + power(decade + 1) + ")";
 }
 
-std::string describe(const ElementRecord& r, Format f) {
+std::string describe(const ElementRecord& r, Dtype f) {
+  require_kernel_dtype(f, "describe");
   char buf[128];
   std::string s = "position " + std::to_string(r.position) + ", token " + std::to_string(r.token) + ", head " +
                   std::to_string(r.head) + ", ";
@@ -120,8 +117,10 @@ std::string describe(const ElementRecord& r, Format f) {
   return s + buf;
 }
 
-ErrorAccumulator::ErrorAccumulator(Format f)
-    : format_(f), histogram_(kInfBin + 1, 0), decades_(static_cast<size_t>(kDecades)) {}
+ErrorAccumulator::ErrorAccumulator(Dtype f)
+    : format_(f), histogram_(kInfBin + 1, 0), decades_(static_cast<size_t>(kDecades)) {
+  require_kernel_dtype(f, "ErrorAccumulator");
+}
 
 std::size_t ErrorAccumulator::bin_of(double u) {
   if (!(u < std::numeric_limits<double>::infinity())) return kInfBin;
@@ -241,7 +240,7 @@ nlohmann::json ErrorAccumulator::to_json() const {
     if (std::isfinite(v)) return v;
     return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
   };
-  nlohmann::json j = {{"format", format_name(format_)},
+  nlohmann::json j = {{"format", dtype_name(format_)},
                       {"metric", metric_definition(format_)},
                       {"elements", elements_},
                       {"correctly_rounded", correctly_rounded_},

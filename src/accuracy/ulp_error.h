@@ -17,6 +17,9 @@
 // Numbers: y is the reference value rounded to double (rope_reference.h), so each figure carries a
 // relative error below 2^-52 (|got - y| and ulp are computed in double from exact float inputs):
 // an ulp figure is exact to about 2^-28 ulp, far below the 0.001 ulp margin of the 0.501 goal.
+//
+// Formats: the kernel dtypes f32 and bf16 (numeric/dtype.h). Every function here taking a Dtype,
+// and ErrorAccumulator's constructor, throws std::invalid_argument for f64 (not a kernel output).
 #pragma once
 
 #include <cstdint>
@@ -25,23 +28,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "numeric/dtype.h"
+
 namespace ropecheck::accuracy {
-
-enum class Format { f32, bf16 };
-
-// Returns: "f32" or "bf16". parse_format throws InputError(input, "f32 or bf16", name).
-std::string format_name(Format f);
-Format parse_format(const std::string& name, const std::string& input);
 
 // Returns: the ulp of the format at y (unfloored; |y| beyond the largest finite value uses the top
 // binade's ulp). format_floor: 2^-24 or 2^-8.
-double format_ulp(double y, Format f);
-double format_floor(Format f);
+double format_ulp(double y, Dtype f);
+double format_floor(Dtype f);
 // Returns: max(format_ulp(y), format_floor(f) * norm).
-double metric_ulp(double y, double norm, Format f);
+double metric_ulp(double y, double norm, Dtype f);
 
 // The text every printed table states.
-std::string metric_definition(Format f);
+std::string metric_definition(Dtype f);
 
 struct ComponentError {
   double ulps = 0;  // the metric above (infinity for a NaN or an infinity that should be finite)
@@ -54,7 +53,7 @@ struct ComponentError {
 
 // got: the output value; exact: y rounded to double; correctly_rounded: the correctly rounded
 // value in the format (infinite after overflow); norm: ||(x_a, x_b)||. All finite-input cases.
-ComponentError component_error(double got, double exact, double correctly_rounded, double norm, Format f);
+ComponentError component_error(double got, double exact, double correctly_rounded, double norm, Dtype f);
 
 // Returns: the angle in radians between the vectors (got_a, got_b) and (exact_a, exact_b), in
 // [0, pi]; NaN when either vector is zero or not finite (undefined: not counted).
@@ -83,7 +82,7 @@ struct ElementRecord {
 
 // Returns: one line, inputs and outputs as hex floats with raw bits, e.g.
 // "position 4096 token 3 head 0 pair 5 y_a: x_a = 0x1.8p+0 (0x3fc00000), ...".
-std::string describe(const ElementRecord& r, Format f);
+std::string describe(const ElementRecord& r, Dtype f);
 
 struct DecadeStats {
   std::uint64_t elements = 0, correctly_rounded = 0;
@@ -96,7 +95,7 @@ struct DecadeStats {
 // the same result for any split.
 class ErrorAccumulator {
  public:
-  explicit ErrorAccumulator(Format f);
+  explicit ErrorAccumulator(Dtype f);
 
   // Adds one finite-input output element (its record's error is computed here).
   void add(ElementRecord r, bool decided);
@@ -107,7 +106,7 @@ class ErrorAccumulator {
   // Appends `later` (elements after this one's in token order).
   void merge(const ErrorAccumulator& later);
 
-  Format format() const { return format_; }
+  Dtype format() const { return format_; }
   std::uint64_t elements() const { return elements_; }
   std::uint64_t correctly_rounded() const { return correctly_rounded_; }
   std::uint64_t undecided() const { return undecided_; }
@@ -134,7 +133,7 @@ class ErrorAccumulator {
   static double bin_low(std::size_t bin);
   static double bin_high(std::size_t bin);
 
-  Format format_;
+  Dtype format_;
   std::uint64_t elements_ = 0, correctly_rounded_ = 0, undecided_ = 0, specials_ = 0, special_mismatches_ = 0;
   double max_abs_ = 0, max_rel_ = 0, max_phase_ = 0;
   bool have_worst_ = false;

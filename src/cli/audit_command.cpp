@@ -7,6 +7,7 @@
 #include "io/atomic_write.h"
 #include "io/input_error.h"
 #include "accuracy/audit.h"
+#include "numeric/dtype.h"
 
 namespace ropecheck::cli {
 
@@ -31,7 +32,7 @@ int AuditCommand::run() {
   request.positions_path = positions;
   request.output_path = output;
   request.layout = kernel::parse_layout(layout, "--layout");
-  request.format = dtype.empty() ? accuracy::Format::f32 : accuracy::parse_format(dtype, "--dtype");
+  request.format = dtype.empty() ? Dtype::f32 : parse_dtype(dtype, "--dtype", kKernelDtypes);
   request.spectrum = to_request(flags);
   if (!threads.empty()) request.measure.threads = static_cast<int>(parse_integer("--threads", threads, 1, 256));
   if (!precision.empty())

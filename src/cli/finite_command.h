@@ -1,6 +1,6 @@
 // File: finite_command.h
 // `ropecheck finite`: which of the paper's positional constructions survive float32 and bfloat16
-// (finite/finite_verdicts.h), for this kernel and the two baselines, each row next to the exact
+// (src/finite/), for this kernel and the two baselines, each row next to the exact
 // verdict. Prints one table per construction; --json FILE writes every result (atomically).
 #pragma once
 

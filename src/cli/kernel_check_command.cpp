@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "io/atomic_write.h"
-#include "io/input_error.h"
 #include "accuracy/kernel_check.h"
+#include "numeric/dtype.h"
 
 namespace ropecheck::cli {
 
@@ -24,10 +24,7 @@ void KernelCheckCommand::attach(CLI::App& app) {
 int KernelCheckCommand::run() {
   if (!json_path.empty()) check_writable_target(json_path, "--json");
   accuracy::KernelCheckOptions o;
-  if (dtype == "both" || dtype.empty()) o.formats = {accuracy::Format::f32, accuracy::Format::bf16};
-  else if (dtype == "f32") o.formats = {accuracy::Format::f32};
-  else if (dtype == "bf16") o.formats = {accuracy::Format::bf16};
-  else throw InputError("--dtype", "f32, bf16 or both", dtype);
+  o.formats = parse_kernel_dtypes(dtype.empty() ? "both" : dtype, "--dtype");
   if (!samples.empty()) o.samples = parse_integer("--samples", samples, 1, 10000000);
   if (!max_position.empty()) o.max_position = parse_integer("--max-position", max_position, 0, std::numeric_limits<long long>::max());
   if (!seed.empty()) o.seed = parse_seed(seed);

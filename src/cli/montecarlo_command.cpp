@@ -70,7 +70,7 @@ int MontecarloCommand::run() {
   if (!arith.empty()) choice.arith = parse_arith(arith);
   if (!seed.empty()) choice.seed = parse_seed(seed);
   if (!base_position.empty()) {
-    if (choice.arith == Arith::f64) throw InputError("--base-position", "used with --arith f32 or bf16 only", base_position);
+    if (choice.arith == Dtype::f64) throw InputError("--base-position", "used with --arith f32 or bf16 only", base_position);
     choice.base_position = parse_integer("--base-position", base_position, 0, std::int64_t{1} << 62);
   }
   const bool fig8 = choice.experiment == Experiment::fig8;
@@ -102,7 +102,7 @@ int MontecarloCommand::run() {
 
   const RunOptions options{thread_count, true};
   validate(p, sh, options);
-  std::cerr << "ropecheck montecarlo: experiment " << experiment_name(p.experiment) << ", seed " << p.seed << ", arith " << arith_name(p.arith)
+  std::cerr << "ropecheck montecarlo: experiment " << experiment_name(p.experiment) << ", seed " << p.seed << ", arith " << dtype_name(p.arith)
             << ", " << thread_count << " thread(s)" << (shard.empty() ? "" : ", shard " + shard) << "\n";
   const Partial partial = simulate(p, sh, options);
   if (!shard.empty()) {

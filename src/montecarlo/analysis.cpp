@@ -253,7 +253,7 @@ SeriesOutcome analyse_series(const Params& p, const SeriesSpec& spec, const Seri
   std::ostringstream text;
   text << experiment_name(p.experiment) << "  " << spec.label << "  (" << spec.spectrum.describe() << "; " << (ones ? "all-ones" : "Gaussian")
        << " q, k; " << spec.trials << (p.deterministic() ? " deterministic evaluation" : " trials") << "; distances 0.." << R << "; arith "
-       << arith_name(p.arith) << ")\n";
+       << dtype_name(p.arith) << ")\n";
   if (!p.deterministic()) text << "  largest per-distance standard error " << fmt("%.3g", max_se) << "\n";
   for (const TestResult& t : tests) text << test_line(t);
   if (extra.contains("closed_form")) {

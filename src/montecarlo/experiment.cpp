@@ -23,21 +23,7 @@ Experiment parse_experiment(const std::string& text) {
   throw InputError("--experiment", "fig2a, fig2b, fig9, fig8 or variance", text);
 }
 
-std::string arith_name(Arith a) {
-  switch (a) {
-    case Arith::f64: return "f64";
-    case Arith::f32: return "f32";
-    case Arith::bf16: return "bf16";
-  }
-  return "?";
-}
-
-Arith parse_arith(const std::string& text) {
-  if (text == "f64") return Arith::f64;
-  if (text == "f32") return Arith::f32;
-  if (text == "bf16") return Arith::bf16;
-  throw InputError("--arith", "f64, f32 or bf16", text);
-}
+Dtype parse_arith(const std::string& text) { return parse_dtype(text, "--arith", kAllDtypes); }
 
 std::int64_t Params::near_end() const { return static_cast<std::int64_t>(std::llround(static_cast<double>(max_distance) / 100.0)); }
 
@@ -79,7 +65,7 @@ nlohmann::json spectrum_json(const Spectrum& s) {
 nlohmann::json Params::to_json() const {
   nlohmann::json j;
   j["experiment"] = experiment_name(experiment);
-  j["arith"] = arith_name(arith);
+  j["arith"] = dtype_name(arith);
   j["seed"] = seed;
   j["max_distance"] = max_distance;
   j["fig8_n"] = fig8_n;

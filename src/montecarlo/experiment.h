@@ -29,20 +29,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "numeric/dtype.h"
 #include "spectrum/spectrum.h"
 
 namespace ropecheck::montecarlo {
 
 enum class Experiment { fig2a, fig2b, fig9, fig8, variance };
-enum class Arith { f64, f32, bf16 };
 enum class Vectors { ones, gaussian };
 
 std::string experiment_name(Experiment e);
 // Throws InputError("--experiment", the names, text).
 Experiment parse_experiment(const std::string& text);
-std::string arith_name(Arith a);
-// Throws InputError("--arith", "f64, f32 or bf16", text).
-Arith parse_arith(const std::string& text);
+// The arithmetic of a run is a Dtype (numeric/dtype.h): f64, or the kernel's f32 or bf16.
+// Returns: the dtype `text` names (every dtype). Throws InputError("--arith", "f64, f32 or bf16", text).
+Dtype parse_arith(const std::string& text);
 
 struct SeriesSpec {
   std::string label;        // e.g. "d=256", "L=2000 gaussian"
@@ -56,7 +56,7 @@ struct SeriesSpec {
 
 struct Params {
   Experiment experiment = Experiment::fig2b;
-  Arith arith = Arith::f64;
+  Dtype arith = Dtype::f64;
   std::uint64_t seed = 1;
   std::int64_t max_distance = 0;  // distances 0..max_distance (fig8: n - 1)
   std::int64_t fig8_n = 0;        // fig8 only

@@ -18,6 +18,7 @@
 #include "montecarlo/progress.h"
 #include "montecarlo/random_positions.h"
 #include "montecarlo/streams.h"
+#include "numeric/float32_dot.h"
 #include "random/counter_rng.h"
 #include "random/normal_sampler.h"
 #include "statistics/inference.h"
@@ -38,18 +39,6 @@ double activation_f64(const double* A, const double* B, const double* c, const d
 }
 
 namespace {
-
-// The f32 dot product a model runs: float products, eight interleaved float partial sums
-// (element i mod 8, the lanes of an AVX register) combined pairwise. For bf16 inputs the products
-// are exact in float (8-bit significands), as on tensor cores.
-float dot_f32(const float* x, const float* y, int n) {
-  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int j = 0; j < 8; ++j) acc[j] = acc[j] + x[i + j] * y[i + j];
-  for (int j = 0; i < n; ++i, ++j) acc[j] = acc[j] + x[i] * y[i];
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-}
 
 // cos/sin rows of every pair for a list of distances (gaps), from the kernel's exactly
 // range-reduced table (|error| <= 2^-50, the same bits on every machine: no libm).
@@ -128,7 +117,7 @@ class Worker {
 
   void trial(std::int64_t t) {
     const Params& p = *ctx_.params;
-    if (p.arith == Arith::f64) trial_f64(t);
+    if (p.arith == Dtype::f64) trial_f64(t);
     else trial_kernel(t);
     for (std::int64_t r = 0; r < ctx_.distances; ++r) {
       acc_.distance[static_cast<size_t>(r)].add(a_[static_cast<size_t>(r)]);
@@ -200,7 +189,7 @@ class Worker {
   }
 
   // f32/bf16: q and k rounded to the format, rotated at their positions by the production kernel,
-  // dotted in float (dot_f32).
+  // dotted in float (dot_f32_eight_lanes).
   template <typename T>
   static T to_format(double x) {
     if constexpr (std::is_same_v<T, float>) return static_cast<float>(x);
@@ -270,14 +259,14 @@ class Worker {
         xf[static_cast<size_t>(i)] = from_format<T>(x[i]);
         yf[static_cast<size_t>(i)] = from_format<T>(y[i]);
       }
-      const float sum = dot_f32(xf.data(), yf.data(), d);
+      const float sum = dot_f32_eight_lanes(xf.data(), yf.data(), d);
       a_[static_cast<size_t>(r)] = p.experiment == Experiment::variance ? static_cast<double>(sum)
                                                                       : static_cast<double>(sum / static_cast<float>(d));
     }
   }
 
   void trial_kernel(std::int64_t t) {
-    if (ctx_.params->arith == Arith::f32) trial_kernel_typed<float>(t);
+    if (ctx_.params->arith == Dtype::f32) trial_kernel_typed<float>(t);
     else trial_kernel_typed<std::uint16_t>(t);
   }
 
@@ -308,7 +297,7 @@ void validate(const Params& p, const Shard& shard, const RunOptions& o) {
     throw InputError(p.experiment == Experiment::fig8 ? "--fig8-n" : "--max-distance",
                      p.experiment == Experiment::fig8 ? "an integer in [11, 2^24 - 2]" : "an integer in [10, 2^24 - 3]", std::to_string(p.max_distance));
   if (p.series.empty() || p.series.size() > 16) throw InputError("series", "1 to 16 series", std::to_string(p.series.size()));
-  if (p.arith != Arith::f64 && (p.base_position < 0 || p.base_position > (std::int64_t{1} << 62)))
+  if (p.arith != Dtype::f64 && (p.base_position < 0 || p.base_position > (std::int64_t{1} << 62)))
     throw InputError("--base-position", "an integer in [0, 2^62]", std::to_string(p.base_position));
   for (const SeriesSpec& s : p.series) {
     if (p.deterministic()) {
@@ -322,7 +311,7 @@ void validate(const Params& p, const Shard& shard, const RunOptions& o) {
     if (p.experiment != Experiment::fig8) continue;
     if (s.L < p.fig8_n) throw InputError("--fig8-L", "values >= n = " + std::to_string(p.fig8_n) + " (positions are drawn without replacement from [0, L))", std::to_string(s.L));
     // f64 keeps a cos/sin row per gap: bound the table (2^25 entries of 16 bytes = 512 MiB).
-    if (p.arith == Arith::f64 && s.L > (std::int64_t{1} << 25) / s.spectrum.pairs())
+    if (p.arith == Dtype::f64 && s.L > (std::int64_t{1} << 25) / s.spectrum.pairs())
       throw InputError("--fig8-L", "values <= 2^25 / (d/2) = " + std::to_string((std::int64_t{1} << 25) / s.spectrum.pairs()) + " with --arith f64", std::to_string(s.L));
   }
 }
@@ -337,7 +326,7 @@ SeriesContext make_context(const Params& p, const SeriesSpec& s, int threads) {
   ctx.pairs = s.spectrum.pairs();
   ctx.distances = p.max_distance + 1;
   ctx.weights = statistics::slope_weights(ctx.distances);
-  if (p.arith == Arith::f64) {
+  if (p.arith == Dtype::f64) {
     const std::int64_t rows = p.experiment == Experiment::fig8 ? s.L : ctx.distances;
     ctx.rows = row_table(s.spectrum, rows, threads);
     if (p.experiment == Experiment::fig8 && s.vectors == Vectors::ones) ctx.ones_curve = ones_curve_of(ctx.rows, rows);

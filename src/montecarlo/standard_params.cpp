@@ -12,7 +12,7 @@ Params standard_params(const ExperimentChoice& choice) {
   p.arith = choice.arith;
   p.seed = choice.seed;
   if (choice.base_position != 0) {
-    if (p.arith == Arith::f64)
+    if (p.arith == Dtype::f64)
       throw InputError("--base-position", "used with --arith f32 or bf16 only", std::to_string(choice.base_position));
     p.base_position = choice.base_position;
   }

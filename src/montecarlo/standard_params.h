@@ -15,7 +15,7 @@ namespace ropecheck::montecarlo {
 
 struct ExperimentChoice {
   Experiment experiment = Experiment::fig2b;
-  Arith arith = Arith::f64;
+  Dtype arith = Dtype::f64;
   std::uint64_t seed = 1;
   SpectrumRequest spectrum;                 // neither config nor dim: the paper's d = 256
   std::optional<std::int64_t> trials;       // default: 1 for fig2a, else default_trials(d)

@@ -28,7 +28,6 @@
 namespace ropecheck::report {
 namespace {
 
-using accuracy::Format;
 using accuracy::ImplementationCheck;
 using accuracy::KernelCheckResult;
 
@@ -64,7 +63,7 @@ void log_line(const Context& c, const std::string& line) {
 
 // The rows of one format: the kernel paths in available_paths() order (scalar first, best last),
 // then the baselines in kernel-check's order (f32-angle, f64-angle).
-std::vector<const ImplementationCheck*> rows_of(const KernelCheckResult& r, Format f) {
+std::vector<const ImplementationCheck*> rows_of(const KernelCheckResult& r, Dtype f) {
   std::vector<const ImplementationCheck*> out;
   for (const ImplementationCheck& row : r.rows)
     if (row.format == f) out.push_back(&row);
@@ -80,7 +79,7 @@ struct Curves {
   const ImplementationCheck* f64_angle = nullptr;
 };
 
-Curves curves_of(const KernelCheckResult& r, Format f) {
+Curves curves_of(const KernelCheckResult& r, Dtype f) {
   Curves c;
   for (const ImplementationCheck* row : rows_of(r, f)) {
     if (row->kernel) c.kernel = row;  // the last kernel row is the best path
@@ -116,7 +115,7 @@ std::vector<int> sampled_decades(const KernelCheckResult& r) {
 double decade_upper(int d) { return d == accuracy::kDecades - 1 ? 0x1p63 : std::pow(10.0, d + 1); }
 
 Figure error_figure(const KernelCheckResult& r) {
-  const Curves c32 = curves_of(r, Format::f32), c16 = curves_of(r, Format::bf16);
+  const Curves c32 = curves_of(r, Dtype::f32), c16 = curves_of(r, Dtype::bf16);
   std::string csv = "decade,position_upper,outputs_per_implementation,kernel_f32,f32_angle_f32,f64_angle_f32,kernel_bf16,f32_angle_bf16,f64_angle_bf16\n";
   for (int d : sampled_decades(r)) {
     csv += std::to_string(d) + "," + csv_number(decade_upper(d)) + "," + std::to_string(r.rows.front().moderate.decade(d).elements);
@@ -160,7 +159,7 @@ std::string accuracy_table(const KernelCheckResult& r) {
   std::vector<std::vector<std::string>> rows;
   for (const ImplementationCheck& row : r.rows) {
     const accuracy::ErrorAccumulator& e = row.errors;
-    rows.push_back({row.name, accuracy::format_name(row.format), std::to_string(e.elements()), accuracy::fixed(e.max_ulps(), 6),
+    rows.push_back({row.name, dtype_name(row.format), std::to_string(e.elements()), accuracy::fixed(e.max_ulps(), 6),
                     row.kernel ? proved_bound_text(row.format) : "-", accuracy::fixed(e.median_ulps(), 4),
                     accuracy::fixed(100 * row.typical.share_correctly_rounded(), 4) + "%",
                     accuracy::fixed(100 * row.cancellation.share_correctly_rounded(), 2) + "%", accuracy::sci(e.max_rel()),
@@ -173,7 +172,7 @@ std::string accuracy_table(const KernelCheckResult& r) {
 }
 
 std::string decade_table(const KernelCheckResult& r) {
-  const Curves c32 = curves_of(r, Format::f32), c16 = curves_of(r, Format::bf16);
+  const Curves c32 = curves_of(r, Dtype::f32), c16 = curves_of(r, Dtype::bf16);
   std::vector<std::vector<std::string>> rows;
   auto cell = [](const ImplementationCheck* row, int d) { return row == nullptr ? std::string("-") : accuracy::sci(row->moderate.decade(d).max_rel); };
   for (int d : sampled_decades(r))
@@ -183,7 +182,7 @@ std::string decade_table(const KernelCheckResult& r) {
                         rows);
 }
 
-SummaryRow summary_row(const KernelCheckResult& r, Format f) {
+SummaryRow summary_row(const KernelCheckResult& r, Dtype f) {
   const std::vector<const ImplementationCheck*> rows = rows_of(r, f);
   bool passed = true;
   double max_ulps = 0;
@@ -200,9 +199,9 @@ SummaryRow summary_row(const KernelCheckResult& r, Format f) {
   const auto index = static_cast<std::size_t>(at - r.options.formats.begin());
   const bool agree = index < r.format_paths_agree.size() && r.format_paths_agree[index];
   SummaryRow s;
-  s.id = "kernel-accuracy-" + accuracy::format_name(f);
-  s.statement = "every kernel path is within " + proved_bound_text(f) + " ulp (floored at " + (f == Format::f32 ? "2^-24" : "2^-8") +
-                " of the pair norm) of the exact rotation" + (f == Format::f32 ? ", correctly rounded >= 99.99%" : "") +
+  s.id = "kernel-accuracy-" + dtype_name(f);
+  s.statement = "every kernel path is within " + proved_bound_text(f) + " ulp (floored at " + (f == Dtype::f32 ? "2^-24" : "2^-8") +
+                " of the pair norm) of the exact rotation" + (f == Dtype::f32 ? ", correctly rounded >= 99.99%" : "") +
                 ", paths bit-identical";
   s.method = "sampled sweep against MPFR (" + std::to_string(r.options.precision_bits) + " bits), " + std::to_string(outputs) +
              " outputs per path, " + std::to_string(paths) + " paths; goal max <= " + accuracy::fixed(accuracy::kKernelMaxUlps, 3) + " ulp";
@@ -320,7 +319,7 @@ SectionResult kernel_section(const Context& context) {
   section.timings["accuracy_seconds"] = result.seconds;
   section.timings["accuracy_threads"] = o.threads;
   section.artifacts.push_back({kEvidence, evidence.dump(2) + "\n", true});
-  for (Format f : o.formats) section.summary.push_back(summary_row(result, f));
+  for (Dtype f : o.formats) section.summary.push_back(summary_row(result, f));
   section.figures.push_back(error_figure(result));
   section.as_paper_states = result.passed;
 

@@ -59,7 +59,7 @@ TEST(Audit, CorrectlyRoundedOutputIsPerfectAndOneUlpSlipIsFound) {
   const std::vector<std::int64_t> positions = {0, 3, 77, 4096, 1 << 20, (std::int64_t{1} << 40) - 1, -5};
   const std::vector<float> x = moderate_inputs(positions.size() * heads * d, 21);
   std::vector<float> y = correctly_rounded_output(plan, positions, heads, x);
-  ErrorAccumulator e = measure_outputs(plan, Format::f32, positions, heads, x.data(), {y.data()}).front();
+  ErrorAccumulator e = measure_outputs(plan, Dtype::f32, positions, heads, x.data(), {y.data()}).front();
   EXPECT_EQ(e.elements(), x.size());
   EXPECT_EQ(e.correctly_rounded(), x.size());
   EXPECT_EQ(e.undecided(), 0u);
@@ -71,8 +71,8 @@ TEST(Audit, CorrectlyRoundedOutputIsPerfectAndOneUlpSlipIsFound) {
   // into the next binade, where it moves by at most one more ulp): the error lands in [0.5, 2.5].
   const std::size_t row = (4 * heads + 1) * d, slip = row + 8;
   const double norm = std::hypot(static_cast<double>(x[row + 2]), static_cast<double>(x[row + 8]));
-  y[slip] = static_cast<float>(y[slip] + metric_ulp(y[slip], norm, Format::f32));
-  e = measure_outputs(plan, Format::f32, positions, heads, x.data(), {y.data()}).front();
+  y[slip] = static_cast<float>(y[slip] + metric_ulp(y[slip], norm, Dtype::f32));
+  e = measure_outputs(plan, Dtype::f32, positions, heads, x.data(), {y.data()}).front();
   EXPECT_EQ(e.correctly_rounded(), x.size() - 1);
   EXPECT_GT(e.max_ulps(), 0.5);
   EXPECT_LE(e.max_ulps(), 2.5);
@@ -101,11 +101,11 @@ TEST(Audit, F32AngleBaselineErrorGrowsWithPosition) {
   const auto tokens = static_cast<std::int64_t>(positions.size());
   apply_rope_baseline(Baseline::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, heads, d),
                       kernel::dense_view<float>(y.data(), tokens, heads, d));
-  const ErrorAccumulator e = measure_outputs(plan, Format::f32, positions, heads, x.data(), {y.data()}).front();
+  const ErrorAccumulator e = measure_outputs(plan, Dtype::f32, positions, heads, x.data(), {y.data()}).front();
   const DecadeStats& near = e.decade(1);
   const DecadeStats& far = e.decade(6);
   std::printf("f32-angle: [10,100) max %.4g ulp, abs %.3g; [1e6,1e7) max %.4g ulp, abs %.3g (%s)\n", near.max_ulps,
-              near.max_abs, far.max_ulps, far.max_abs, metric_definition(Format::f32).c_str());
+              near.max_abs, far.max_ulps, far.max_abs, metric_definition(Dtype::f32).c_str());
   EXPECT_GT(far.max_ulps, near.max_ulps);
   // The angle error grows ~1e5-fold (|p g| from < 100 to ~1e7 rad); the inputs are the same kind.
   EXPECT_GT(far.max_abs, 100 * near.max_abs);
@@ -123,12 +123,12 @@ TEST(Audit, ThreadCountDoesNotChangeTheResult) {
   apply_rope_baseline(Baseline::f64_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d), kernel::dense_view<float>(z.data(), tokens, 1, d));
   std::string first;
   for (int threads : {1, 2, 5, 64}) {
-    const std::vector<ErrorAccumulator> e = measure_outputs(plan, Format::f32, positions, 1, x.data(), {y.data(), z.data()}, {threads});
+    const std::vector<ErrorAccumulator> e = measure_outputs(plan, Dtype::f32, positions, 1, x.data(), {y.data(), z.data()}, {threads});
     const std::string dump = e[0].to_json().dump() + e[1].to_json().dump();
     if (first.empty()) first = dump;
     EXPECT_EQ(dump, first) << threads << " threads";
   }
-  EXPECT_THROW(measure_outputs(plan, Format::f32, positions, 1, x.data(), {y.data()}, {0}), InputError);
+  EXPECT_THROW(measure_outputs(plan, Dtype::f32, positions, 1, x.data(), {y.data()}, {0}), InputError);
 }
 
 // Non-finite inputs: the IEEE evaluation of the formula. (inf, 1) at p = 5 gives (inf cos 5, inf sin
@@ -145,7 +145,7 @@ TEST(Audit, SpecialsFollowIeeeSemantics) {
   EXPECT_EQ(y[1], -INFINITY);
   std::vector<float> flushed = y;
   flushed[2] = 0.0f;
-  const std::vector<ErrorAccumulator> e = measure_outputs(plan, Format::f32, positions, 1, x.data(), {y.data(), flushed.data()});
+  const std::vector<ErrorAccumulator> e = measure_outputs(plan, Dtype::f32, positions, 1, x.data(), {y.data(), flushed.data()});
   EXPECT_EQ(e[0].specials(), 6u);  // three pairs with a non-finite input, two components each
   EXPECT_EQ(e[0].special_mismatches(), 0u);
   EXPECT_EQ(e[1].special_mismatches(), 1u);
@@ -160,7 +160,7 @@ TEST(Audit, Bf16OutputsAreMeasuredInBf16Ulps) {
   std::vector<std::uint16_t> x(xf.size()), y(xf.size());
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = kernel::f32_to_bf16_rne(xf[i]);
   apply_rope_baseline(Baseline::f64_angle, plan, positions, kernel::dense_view<const std::uint16_t>(x.data(), 3, 1, d), kernel::dense_view<std::uint16_t>(y.data(), 3, 1, d));
-  const ErrorAccumulator e = measure_outputs(plan, Format::bf16, positions, 1, x.data(), {y.data()}).front();
+  const ErrorAccumulator e = measure_outputs(plan, Dtype::bf16, positions, 1, x.data(), {y.data()}).front();
   EXPECT_EQ(e.elements(), x.size());
   // A double-precision rotation rounded to float then to bf16: at most one extra float rounding
   // (2^-16 bf16-ulp) above half an ulp, whatever the double rounding does to ties.
@@ -193,10 +193,10 @@ TEST(Audit, KernelOutputIsWithinItsBoundOnEveryPath) {
     std::vector<std::uint16_t> yb(x.size());
     kernel::apply_rope(plan, positions, kernel::dense_view<const float>(x.data(), tokens, heads, d), kernel::dense_view<float>(y.data(), tokens, heads, d), {path, 1});
     kernel::apply_rope(plan, positions, kernel::dense_view<const std::uint16_t>(xb.data(), tokens, heads, d), kernel::dense_view<std::uint16_t>(yb.data(), tokens, heads, d), {path, 1});
-    const ErrorAccumulator e32 = measure_outputs(plan, Format::f32, positions, heads, x.data(), {y.data()}).front();
-    const ErrorAccumulator e16 = measure_outputs(plan, Format::bf16, positions, heads, xb.data(), {yb.data()}).front();
-    EXPECT_LE(e32.max_ulps(), 0.501) << cpu::path_name(path) << ": " << describe(e32.worst(), Format::f32);
-    EXPECT_LE(e16.max_ulps(), 0.501) << cpu::path_name(path) << ": " << describe(e16.worst(), Format::bf16);
+    const ErrorAccumulator e32 = measure_outputs(plan, Dtype::f32, positions, heads, x.data(), {y.data()}).front();
+    const ErrorAccumulator e16 = measure_outputs(plan, Dtype::bf16, positions, heads, xb.data(), {yb.data()}).front();
+    EXPECT_LE(e32.max_ulps(), 0.501) << cpu::path_name(path) << ": " << describe(e32.worst(), Dtype::f32);
+    EXPECT_LE(e16.max_ulps(), 0.501) << cpu::path_name(path) << ": " << describe(e16.worst(), Dtype::bf16);
     EXPECT_GE(e32.share_correctly_rounded(), 0.9999) << cpu::path_name(path);
     EXPECT_EQ(e32.undecided(), 0u);
   }

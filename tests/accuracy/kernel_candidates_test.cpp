@@ -125,17 +125,17 @@ TEST(KernelCandidates, EveryKindIsDrawn) {
   for (long long i = 0; i < 4000; ++i) {
     const KernelCandidate c = gen.candidate(i, kCosSin);
     kinds[input_kind_name(c.kind)]++;
-    f32 += c.format == accuracy::Format::f32;
+    f32 += c.format == Dtype::f32;
     half += c.layout == kernel::Layout::half;
     for (std::uint32_t u : c.input) {
-      const double v = c.format == accuracy::Format::f32 ? std::bit_cast<float>(u) : kernel::bf16_to_f32(static_cast<std::uint16_t>(u));
+      const double v = c.format == Dtype::f32 ? std::bit_cast<float>(u) : kernel::bf16_to_f32(static_cast<std::uint16_t>(u));
       if (!std::isfinite(v) && c.kind != KernelInputKind::specials) ++non_finite_outside_specials;
-      if (c.format == accuracy::Format::bf16) {
+      if (c.format == Dtype::bf16) {
         EXPECT_LT(u, 0x10000u);
       }
     }
     if (c.kind == KernelInputKind::zeros) {
-      EXPECT_EQ((c.input[0] | c.input[1]) & (c.format == accuracy::Format::f32 ? 0x7FFFFFFFu : 0x7FFFu), 0u);
+      EXPECT_EQ((c.input[0] | c.input[1]) & (c.format == Dtype::f32 ? 0x7FFFFFFFu : 0x7FFFu), 0u);
     }
   }
   EXPECT_EQ(kinds.size(), 7u);

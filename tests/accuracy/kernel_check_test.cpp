@@ -55,15 +55,18 @@ TEST(KernelCheck, EdgePositionsAndBadOptions) {
   KernelCheckOptions o;
   o.samples = 4;
   o.max_position = 1000;
-  o.formats = {Format::bf16};
+  o.formats = {Dtype::bf16};
   const KernelCheckResult r = run_kernel_check(plan, o);
   EXPECT_EQ(r.edge_positions, (std::vector<std::int64_t>{0, 1, 1000}));
   EXPECT_TRUE(r.passed) << format_kernel_check(r);
-  for (const ImplementationCheck& row : r.rows) EXPECT_EQ(row.format, Format::bf16);
+  for (const ImplementationCheck& row : r.rows) EXPECT_EQ(row.format, Dtype::bf16);
   o.samples = 0;
   EXPECT_THROW(run_kernel_check(plan, o), InputError);
   o.samples = 1;
   o.max_position = -1;
+  EXPECT_THROW(run_kernel_check(plan, o), InputError);
+  o.max_position = 1000;
+  o.formats = {Dtype::f32, Dtype::f64};  // f64 is not a kernel dtype
   EXPECT_THROW(run_kernel_check(plan, o), InputError);
 }
 

@@ -7,6 +7,7 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "random/counter_rng.h"
 
@@ -16,59 +17,67 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 TEST(UlpError, UlpAtBinadeBoundariesAndSubnormals) {
-  EXPECT_EQ(format_ulp(1.0, Format::f32), 0x1p-23);
-  EXPECT_EQ(format_ulp(-1.0, Format::f32), 0x1p-23);
-  EXPECT_EQ(format_ulp(2.0 - 0x1p-23, Format::f32), 0x1p-23);
-  EXPECT_EQ(format_ulp(2.0, Format::f32), 0x1p-22);
-  EXPECT_EQ(format_ulp(0x1p-126, Format::f32), 0x1p-149);  // smallest normal: same ulp as subnormals
-  EXPECT_EQ(format_ulp(0x1p-127, Format::f32), 0x1p-149);
-  EXPECT_EQ(format_ulp(0.0, Format::f32), 0x1p-149);
-  EXPECT_EQ(format_ulp(FLT_MAX, Format::f32), 0x1p104);
-  EXPECT_EQ(format_ulp(0x1p129, Format::f32), 0x1p104);  // beyond the largest float: the top binade's
-  EXPECT_EQ(format_ulp(1.0, Format::bf16), 0x1p-7);
-  EXPECT_EQ(format_ulp(3.0, Format::bf16), 0x1p-6);
-  EXPECT_EQ(format_ulp(0x1p-127, Format::bf16), 0x1p-133);
+  EXPECT_EQ(format_ulp(1.0, Dtype::f32), 0x1p-23);
+  EXPECT_EQ(format_ulp(-1.0, Dtype::f32), 0x1p-23);
+  EXPECT_EQ(format_ulp(2.0 - 0x1p-23, Dtype::f32), 0x1p-23);
+  EXPECT_EQ(format_ulp(2.0, Dtype::f32), 0x1p-22);
+  EXPECT_EQ(format_ulp(0x1p-126, Dtype::f32), 0x1p-149);  // smallest normal: same ulp as subnormals
+  EXPECT_EQ(format_ulp(0x1p-127, Dtype::f32), 0x1p-149);
+  EXPECT_EQ(format_ulp(0.0, Dtype::f32), 0x1p-149);
+  EXPECT_EQ(format_ulp(FLT_MAX, Dtype::f32), 0x1p104);
+  EXPECT_EQ(format_ulp(0x1p129, Dtype::f32), 0x1p104);  // beyond the largest float: the top binade's
+  EXPECT_EQ(format_ulp(1.0, Dtype::bf16), 0x1p-7);
+  EXPECT_EQ(format_ulp(3.0, Dtype::bf16), 0x1p-6);
+  EXPECT_EQ(format_ulp(0x1p-127, Dtype::bf16), 0x1p-133);
+}
+
+// The metric is defined for the kernel dtypes only: f64 is a programming error.
+TEST(UlpError, F64IsNotAKernelDtype) {
+  EXPECT_THROW(format_ulp(1.0, Dtype::f64), std::invalid_argument);
+  EXPECT_THROW(format_floor(Dtype::f64), std::invalid_argument);
+  EXPECT_THROW(metric_definition(Dtype::f64), std::invalid_argument);
+  EXPECT_THROW(ErrorAccumulator{Dtype::f64}, std::invalid_argument);
 }
 
 TEST(UlpError, FloorAtPairNorm) {
-  EXPECT_EQ(metric_ulp(1e-10, 1.0, Format::f32), 0x1p-24);  // cancellation: the floor decides
-  EXPECT_EQ(metric_ulp(1.0, 1.0, Format::f32), 0x1p-23);    // |y| = norm: its own ulp (2x the floor)
-  EXPECT_EQ(metric_ulp(0.75, 1.0, Format::f32), 0x1p-24);   // [0.5, 1): ulp 2^-24 = floor
-  EXPECT_EQ(metric_ulp(0.3, 1.0, Format::f32), 0x1p-24);    // ulp 2^-25 < floor
-  EXPECT_EQ(metric_ulp(1e-10, 4.0, Format::bf16), 0x1p-6);
-  EXPECT_NE(metric_definition(Format::f32).find("2^-24"), std::string::npos);
-  EXPECT_NE(metric_definition(Format::bf16).find("2^-8"), std::string::npos);
+  EXPECT_EQ(metric_ulp(1e-10, 1.0, Dtype::f32), 0x1p-24);  // cancellation: the floor decides
+  EXPECT_EQ(metric_ulp(1.0, 1.0, Dtype::f32), 0x1p-23);    // |y| = norm: its own ulp (2x the floor)
+  EXPECT_EQ(metric_ulp(0.75, 1.0, Dtype::f32), 0x1p-24);   // [0.5, 1): ulp 2^-24 = floor
+  EXPECT_EQ(metric_ulp(0.3, 1.0, Dtype::f32), 0x1p-24);    // ulp 2^-25 < floor
+  EXPECT_EQ(metric_ulp(1e-10, 4.0, Dtype::bf16), 0x1p-6);
+  EXPECT_NE(metric_definition(Dtype::f32).find("2^-24"), std::string::npos);
+  EXPECT_NE(metric_definition(Dtype::bf16).find("2^-8"), std::string::npos);
 }
 
 TEST(UlpError, ComponentErrors) {
   // 1 + 2^-24 + 2^-30 lies just above the midpoint of [1, 1 + 2^-23]: the correct rounding is up.
   const double y = 1.0 + 0x1p-24 + 0x1p-30;
-  ComponentError e = component_error(1.0 + 0x1p-23, y, 1.0 + 0x1p-23, 1.0, Format::f32);
+  ComponentError e = component_error(1.0 + 0x1p-23, y, 1.0 + 0x1p-23, 1.0, Dtype::f32);
   EXPECT_TRUE(e.correctly_rounded);
   EXPECT_EQ(e.ulps, 0.5 - 0x1p-7);
-  e = component_error(1.0, y, 1.0 + 0x1p-23, 1.0, Format::f32);
+  e = component_error(1.0, y, 1.0 + 0x1p-23, 1.0, Dtype::f32);
   EXPECT_FALSE(e.correctly_rounded);
   EXPECT_EQ(e.ulps, 0.5 + 0x1p-7);
   EXPECT_EQ(e.abs, 0x1p-24 + 0x1p-30);
   // Subnormal: 3/4 of the smallest subnormal, got the smallest subnormal: a quarter ulp.
-  e = component_error(0x1p-149, 0.75 * 0x1p-149, 0x1p-149, 0x1p-149, Format::f32);
+  e = component_error(0x1p-149, 0.75 * 0x1p-149, 0x1p-149, 0x1p-149, Dtype::f32);
   EXPECT_TRUE(e.correctly_rounded);
   EXPECT_EQ(e.ulps, 0.25);
   // Signed zeros are the same value.
-  EXPECT_TRUE(component_error(-0.0, 0x1p-200, 0.0, 1.0, Format::f32).correctly_rounded);
+  EXPECT_TRUE(component_error(-0.0, 0x1p-200, 0.0, 1.0, Dtype::f32).correctly_rounded);
   // A correctly rounded overflow.
-  e = component_error(kInf, 0x1p128, kInf, 0x1p128, Format::f32);
+  e = component_error(kInf, 0x1p128, kInf, 0x1p128, Dtype::f32);
   EXPECT_TRUE(e.correctly_rounded);
   EXPECT_EQ(e.ulps, 0.5);
   EXPECT_EQ(e.abs, 0.0);
   // A missed overflow: FLT_MAX where y is above the rounding threshold FLT_MAX + 2^103.
-  e = component_error(FLT_MAX, FLT_MAX + 0x1p103 + 0x1p80, kInf, 0x1p128, Format::f32);
+  e = component_error(FLT_MAX, FLT_MAX + 0x1p103 + 0x1p80, kInf, 0x1p128, Dtype::f32);
   EXPECT_FALSE(e.correctly_rounded);
   EXPECT_GT(e.ulps, 0.5);
   EXPECT_LT(e.ulps, 0.5 + 0x1p-20);
   // A spurious overflow and a NaN: infinitely wrong.
-  EXPECT_EQ(component_error(kInf, FLT_MAX, FLT_MAX, FLT_MAX, Format::f32).ulps, kInf);
-  e = component_error(std::nan(""), 1.0, 1.0, 1.0, Format::bf16);
+  EXPECT_EQ(component_error(kInf, FLT_MAX, FLT_MAX, FLT_MAX, Dtype::f32).ulps, kInf);
+  e = component_error(std::nan(""), 1.0, 1.0, 1.0, Dtype::bf16);
   EXPECT_EQ(e.ulps, kInf);
   EXPECT_FALSE(e.correctly_rounded);
 }
@@ -110,7 +119,7 @@ ElementRecord record(std::int64_t p, double got, double exact, double cr) {
 }
 
 TEST(UlpError, AccumulatorMedianWorstAndShare) {
-  ErrorAccumulator a(Format::f32);
+  ErrorAccumulator a(Dtype::f32);
   // Errors 0.1, 0.2, 0.3 ulp (ulp 2^-23 at 1): median 0.2 within the histogram's resolution.
   for (double u : {0.3, 0.1, 0.2}) a.add(record(5, 1.0, 1.0 + u * 0x1p-23, 1.0), true);
   // Two elements with the same, larger error: the first one is the worst.
@@ -141,9 +150,9 @@ TEST(UlpError, MergeIsIndependentOfTheSplit) {
                           1.0 + u * 0x1p-23, 1.0));
   }
   auto run = [&](int chunks) {
-    ErrorAccumulator total(Format::f32);
+    ErrorAccumulator total(Dtype::f32);
     for (int c = 0; c < chunks; ++c) {
-      ErrorAccumulator part(Format::f32);
+      ErrorAccumulator part(Dtype::f32);
       for (size_t i = recs.size() * static_cast<size_t>(c) / static_cast<size_t>(chunks);
            i < recs.size() * static_cast<size_t>(c + 1) / static_cast<size_t>(chunks); ++i) {
         part.add(recs[i], true);

@@ -126,7 +126,7 @@ TEST(MontecarloSimulate, KernelArithmeticWithinItsBoundOfF64) {
   const int d = 16;
   const Params p64 = small_params(Experiment::fig2b, d, 2, 40);
   const Partial ref = simulate(p64, Shard{}, RunOptions{1, false});
-  for (Arith arith : {Arith::f32, Arith::bf16}) {
+  for (Dtype arith : {Dtype::f32, Dtype::bf16}) {
     Params p = p64;
     p.arith = arith;
     p.base_position = 123456789;
@@ -137,8 +137,8 @@ TEST(MontecarloSimulate, KernelArithmeticWithinItsBoundOfF64) {
     // each term, |sum| <= ||q|| ||k||): |a - a64| <= (2 (1 + sqrt 2) u + 6 2^-24 + O(u^2)) ||q|| ||k|| / d;
     // 5.2 u (bf16) and 11 u (f32) cover it, the f64 side's error (2^-50) included. The mean of two
     // trials is within the larger of the two bounds.
-    const double u = arith == Arith::f32 ? 0x1p-24 : 0x1p-8;
-    const double factor = arith == Arith::f32 ? 11.0 : 5.2;
+    const double u = arith == Dtype::f32 ? 0x1p-24 : 0x1p-8;
+    const double factor = arith == Dtype::f32 ? 11.0 : 5.2;
     for (std::int64_t r = 0; r <= 40; ++r) {
       double bound = 0;
       for (std::int64_t t = 0; t < 2; ++t) {
@@ -148,7 +148,7 @@ TEST(MontecarloSimulate, KernelArithmeticWithinItsBoundOfF64) {
       }
       const double a = statistics::summarize(got.series[0].distance[static_cast<size_t>(r)]).mean;
       const double b = statistics::summarize(ref.series[0].distance[static_cast<size_t>(r)]).mean;
-      ASSERT_LE(std::fabs(a - b), bound) << arith_name(arith) << " r=" << r << std::hexfloat << " got=" << a << " f64=" << b;
+      ASSERT_LE(std::fabs(a - b), bound) << dtype_name(arith) << " r=" << r << std::hexfloat << " got=" << a << " f64=" << b;
     }
   }
 }

@@ -21,13 +21,13 @@ namespace ropecheck::accuracy::detail {
 
 // Returns: y rounded to the format (f32, or f32 then bf16: exact for the infinities, NaNs and zeros
 // this is used for), as a double.
-inline double ieee_round(double y, Format f) {
+inline double ieee_round(double y, Dtype f) {
   const auto y32 = static_cast<float>(y);
-  return f == Format::f32 ? static_cast<double>(y32) : static_cast<double>(kernel::bf16_to_f32(kernel::f32_to_bf16_rne(y32)));
+  return f == Dtype::f32 ? static_cast<double>(y32) : static_cast<double>(kernel::bf16_to_f32(kernel::f32_to_bf16_rne(y32)));
 }
 
 // Sets ya, yb to the formula's IEEE result in binary64, rounded to f.
-inline void ieee_rotation(double xa, double xb, double c, double s, Format f, double& ya, double& yb) {
+inline void ieee_rotation(double xa, double xb, double c, double s, Dtype f, double& ya, double& yb) {
   ya = ieee_round(xa * c - xb * s, f);
   yb = ieee_round(xa * s + xb * c, f);
 }

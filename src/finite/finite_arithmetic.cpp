@@ -1,0 +1,80 @@
+#include "finite/finite_arithmetic.h"
+
+#include <mpfr.h>
+
+#include <cmath>
+
+#include "accuracy/baselines.h"
+#include "finite/detail/construction_inputs.h"
+#include "io/input_error.h"
+#include "io/printf_string.h"
+#include "kernel/apply_rope.h"
+#include "kernel/bf16.h"
+
+namespace ropecheck::finite {
+
+namespace {
+
+accuracy::Baseline baseline_of(Rotator r) {
+  return r == Rotator::f32_angle ? accuracy::Baseline::f32_angle : accuracy::Baseline::f64_angle;
+}
+
+}  // namespace
+
+std::string rotator_name(Rotator r) {
+  switch (r) {
+    case Rotator::kernel: return "kernel";
+    case Rotator::f32_angle: return "f32-angle";
+    case Rotator::f64_angle: return "f64-angle";
+  }
+  return "?";
+}
+
+void check_dtypes(const std::vector<Dtype>& dtypes) {
+  if (dtypes.empty()) throw InputError("--dtype", "f32, bf16 or both", "no dtype");
+  for (Dtype t : dtypes)
+    if (t == Dtype::f64) throw InputError("--dtype", "f32, bf16 or both", dtype_name(t));
+}
+
+float round_to(Dtype t, double x) {
+  require_kernel_dtype(t, "round_to");
+  if (t == Dtype::f32) return static_cast<float>(x);
+  mpfr_t m;
+  mpfr_init2(m, 53);
+  mpfr_set_d(m, x, MPFR_RNDN);
+  const float f = detail::round_mpfr(m, t);
+  mpfr_clear(m);
+  return f;
+}
+
+std::vector<float> rotate(Rotator r, Dtype t, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+                          std::span<const float> in, std::int64_t heads, cpu::Path path) {
+  require_kernel_dtype(t, "rotate");
+  const std::int64_t tokens = static_cast<std::int64_t>(positions.size());
+  const int d = plan.dim();
+  if (static_cast<std::int64_t>(in.size()) != tokens * heads * d)
+    throw InputError("rotate: input", std::to_string(tokens * heads * d) + " values (tokens x heads x dim)",
+                     std::to_string(in.size()));
+  std::vector<float> out(in.size());
+  if (t == Dtype::f32) {
+    const auto iv = kernel::dense_view(in.data(), tokens, heads, d);
+    const auto ov = kernel::dense_view(out.data(), tokens, heads, d);
+    if (r == Rotator::kernel) kernel::apply_rope(plan, positions, iv, ov, kernel::KernelOptions{path, 1});
+    else accuracy::apply_rope_baseline(baseline_of(r), plan, positions, iv, ov);
+    return out;
+  }
+  std::vector<std::uint16_t> bi(in.size()), bo(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    bi[i] = kernel::f32_to_bf16_rne(in[i]);
+    if (kernel::bf16_to_f32(bi[i]) != in[i] && !std::isnan(in[i]))
+      throw InputError("rotate: input", "values representable in bf16", hex_float(in[i]));
+  }
+  const auto iv = kernel::dense_view(static_cast<const std::uint16_t*>(bi.data()), tokens, heads, d);
+  const auto ov = kernel::dense_view(bo.data(), tokens, heads, d);
+  if (r == Rotator::kernel) kernel::apply_rope(plan, positions, iv, ov, kernel::KernelOptions{path, 1});
+  else accuracy::apply_rope_baseline(baseline_of(r), plan, positions, iv, ov);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = kernel::bf16_to_f32(bo[i]);
+  return out;
+}
+
+}  // namespace ropecheck::finite

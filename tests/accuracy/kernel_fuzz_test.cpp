@@ -94,7 +94,7 @@ TEST(KernelFuzz, DeterministicForASeedAndACandidateCount) {
 
 TEST(KernelFuzz, NoCounterexampleOnTheProductionKernelSampled) {
   // 16384 candidates (128 positions x every pair of gemma-7b, both dtypes and layouts): a SAMPLED
-  // statement; the kernel's upper bound is proved in kernel/detail/ops.h, this only fails to refute it.
+  // statement; the kernel's upper bound is proved (kernel/apply_rope.h), this only fails to refute it.
   std::ostringstream log;
   const KernelFuzzResult r = fuzz_kernel(options(1, 16384), log);
   EXPECT_EQ(r.tried, 16384);

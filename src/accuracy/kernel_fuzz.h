@@ -14,16 +14,8 @@
 // the configuration as p-rope 0.75, whose identity pairs must copy -0 and NaN payloads bit for bit.
 // A run keeps at most 64 documents (the first in candidate order); its log counts every violation.
 // Tests substitute a faulty kernel through detail/kernel_fuzz_seam.h.
-//
-// Counterexample file (stored with counterexample.h's store_counterexample under "kernel/"):
-//   {"format": "ropecheck-kernel-counterexample/1", "target": "kernel",
-//    "spectrum": {...as in counterexample.h}, "layout": "interleaved|half", "dtype": "f32|bf16",
-//    "path": "scalar|avx2|avx512|avx512-bf16", "position": "<int64 as decimal string>",
-//    "pair": k, "input": ["0x...", "0x..."] (the pair's bit patterns, hex),
-//    "claim": "bound" | "paths" | "special",
-//    "found": {"got": [...], "reference": [...], "ulp": ..., "bound": ...}}
-// Replay recomputes the kernel output on the recorded path (or the scalar twin, saying so, when
-// this CPU lacks the path) and the MPFR reference from the recorded inputs.
+// Each output is checked by kernel_output_check.h; violations are written as counterexample
+// documents (kernel_counterexample.h: the format and its replay).
 #pragma once
 
 #include <cstdint>
@@ -32,8 +24,6 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-
-#include "certificate/replay_verdict.h"
 
 namespace ropecheck::accuracy {
 
@@ -50,19 +40,11 @@ struct KernelFuzzResult {
   long long undecided = 0;           // reference rounding test undecided (never counted as errors)
   double max_ulp_f32 = 0, max_ulp_bf16 = 0;  // sampled maxima: LOWER bounds of the true maxima
   std::string worst_f32, worst_bf16;         // the worst element, "x=%a ref=%a got=%a" style
-  std::vector<nlohmann::json> counterexamples;  // documents in the format above
+  std::vector<nlohmann::json> counterexamples;  // documents of kernel_counterexample.h
   double seconds = 0;
 };
 
 // Throws InputError for budget <= 0 or an unknown config.
 KernelFuzzResult fuzz_kernel(const KernelFuzzOptions& options, std::ostream& log);
-
-// Re-checks a kernel counterexample document. Throws InputError(where + field, ...) if malformed.
-// still_breaks when the recomputed kernel output still violates the recorded claim.
-struct KernelReplay {
-  ReplayVerdict verdict = ReplayVerdict::inconclusive;
-  std::string detail;
-};
-KernelReplay replay_kernel_counterexample(const nlohmann::json& doc, const std::string& where);
 
 }  // namespace ropecheck::accuracy

@@ -8,7 +8,7 @@
 // <out>/<target>/<sha256>.json unless already present. Position-free heads (every active chunk at
 // g = 0: p-RoPE's removed band, NoPE) are not scanned: certify_position_free gives the certified
 // reason no permutation can break them, and the summary prints it.
-// kernel: kernel_fuzz.h.
+// kernel: accuracy/kernel_fuzz.h.
 // Determinism: candidate i depends only on (seed, i); the budget decides how many are tried.
 #pragma once
 

@@ -1,7 +1,7 @@
 #include "adversarial/replay.h"
 
 #include "adversarial/counterexample.h"
-#include "accuracy/kernel_fuzz.h"
+#include "accuracy/kernel_counterexample.h"
 #include "io/input_error.h"
 
 namespace ropecheck::adversarial {

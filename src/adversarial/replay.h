@@ -17,7 +17,7 @@ struct ReplayOutcome {
 };
 
 // Re-checks one file: channel/band through check_attack (certify.h), kernel through
-// replay_kernel_counterexample (kernel_fuzz.h). Throws InputError naming the file and field for a
+// replay_kernel_counterexample (accuracy/kernel_counterexample.h). Throws InputError naming the file and field for a
 // malformed file (read_json_file, counterexample_from_json).
 ReplayOutcome replay_file(const std::string& path);
 

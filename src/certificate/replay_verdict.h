@@ -1,7 +1,7 @@
 // File: replay_verdict.h
 // The verdict of replaying a stored counterexample by value (`ropecheck replay`), for every kind
 // of counterexample (a broken channel or band, adversarial/certify.h; a kernel output outside its
-// bound, accuracy/kernel_fuzz.h): three-valued, so an undecided re-check is never a pass.
+// bound, accuracy/kernel_counterexample.h): three-valued, so an undecided re-check is never a pass.
 #pragma once
 
 #include <string>

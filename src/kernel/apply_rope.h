@@ -2,7 +2,7 @@
 // The production RoPE kernel: rotates every pair of every head of every token of a float32 or
 // bfloat16 tensor by p_t * g_k, for any spectrum variant and layout (rope_plan.h).
 //
-// Accuracy contract (proved in the comments of sincos_table.h and detail/rotate.h, measured by
+// Accuracy contract (proved in the comments of sincos_table.h and detail/ops.h, measured by
 // `ropecheck kernel-check` and tests/kernel/apply_rope_test.cpp against MPFR):
 //   float32: each output component y is within 0.5 + 2^-25 ulp of the exact rotation of the
 //            float32 input by the exact angle p * g_k, for every int64 position p, where

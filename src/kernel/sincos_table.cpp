@@ -1,6 +1,7 @@
 #include "kernel/sincos_table.h"
 
 #include <algorithm>
+#include <string>
 
 #include "io/input_error.h"
 #include "kernel/detail/mxcsr.h"
@@ -13,7 +14,6 @@ namespace {
 detail::TurnLimbs limbs_of(const RopePlan& plan) {
   return detail::TurnLimbs{{plan.limb(0), plan.limb(1), plan.limb(2), plan.limb(3)}};
 }
-
 
 }  // namespace
 
@@ -40,6 +40,24 @@ SinCosTable::SinCosTable(const RopePlan& plan, std::span<const std::int64_t> pos
   };
   const std::int64_t n = std::min<std::int64_t>(threads, std::max<std::int64_t>(tokens_, 1));
   cpu::split_tokens(tokens_, n, work);
+}
+
+SinCosPairs::SinCosPairs(const RopePlan& plan, std::span<const int> pairs, cpu::Path path) : pairs_(pairs.begin(), pairs.end()), path_(path) {
+  cpu::require_available(path, "kernel path");
+  for (int k : pairs_)
+    if (k < 0 || k >= plan.block_pairs())
+      throw InputError("pairs", "block-pair indices in [0, " + std::to_string(plan.block_pairs()) + ") of " + plan.describe(), std::to_string(k));
+  for (int i = 0; i < 4; ++i) {
+    limbs_[i].reserve(pairs_.size());
+    for (int k : pairs_) limbs_[i].push_back(plan.limb(i)[k]);
+  }
+}
+
+void SinCosPairs::at(std::int64_t p, double* c, double* s) const {
+  if (pairs_.empty()) return;
+  detail::MxcsrGuard guard;
+  const detail::TurnLimbs g{{limbs_[0].data(), limbs_[1].data(), limbs_[2].data(), limbs_[3].data()}};
+  detail::ops_for(path_).sincos_row(g, static_cast<int>(pairs_.size()), p, c, s);
 }
 
 }  // namespace ropecheck::kernel

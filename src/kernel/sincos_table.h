@@ -1,6 +1,7 @@
 // File: sincos_table.h
 // cos and sin of p * g_k in binary64 for a list of positions and every block pair of a plan,
-// shared by every head (and by every tensor a caller applies at the same positions).
+// shared by every head (and by every tensor a caller applies at the same positions); SinCosPairs
+// evaluates chosen pairs at one position with the same bits.
 //
 // Contract: for every int64 position p and pair k,
 //     |cos_row(t)[k] - cos(p g_k)| <= 2^-50   and   |sin_row(t)[k] - sin(p g_k)| <= 2^-50,
@@ -27,6 +28,7 @@
 // Total < 2^-51.2 < 2^-50: the contract keeps a factor of about 2 in reserve.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -58,6 +60,34 @@ class SinCosTable {
   std::int64_t tokens_;
   std::vector<std::int64_t> positions_;
   std::vector<double> cos_, sin_;
+};
+
+// cos and sin of p * g_k for chosen block pairs of a plan, one position at a time: for a caller
+// that needs a few pairs at many positions (the adversarial scan evaluates a head's active pairs
+// at every distance) rather than every pair at a list of positions.
+//
+// Contract: at(p, c, s) writes c[j], s[j] bit-identical to SinCosTable's cos_row(t)[k],
+// sin_row(t)[k] for k = pairs[j] and position(t) = p, on every path (the same per-pair
+// arithmetic), so the 2^-50 contract above holds; identity pairs give cos = 1, sin = 0. It runs
+// under the default MXCSR whatever the caller set, like the table.
+class SinCosPairs {
+ public:
+  // `pairs`: block-pair indices of `plan`, any order, repeats allowed, possibly empty. The plan's
+  // turn limbs of those pairs are copied: the plan need not outlive this object.
+  // Throws InputError("pairs", ...) for an index outside [0, plan.block_pairs()), and
+  // InputError("kernel path", ...) for a path this CPU does not run.
+  SinCosPairs(const RopePlan& plan, std::span<const int> pairs, cpu::Path path = cpu::default_path());
+
+  std::size_t size() const { return pairs_.size(); }
+  int pair(std::size_t j) const { return pairs_[j]; }
+  cpu::Path path() const { return path_; }
+  // Fills c[j], s[j] for j in [0, size()) at position p (any int64); touches nothing when empty.
+  void at(std::int64_t p, double* c, double* s) const;
+
+ private:
+  std::vector<int> pairs_;
+  std::vector<std::uint64_t> limbs_[4];
+  cpu::Path path_;
 };
 
 }  // namespace ropecheck::kernel

@@ -1,15 +1,10 @@
 #include "report/kernel_section.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <limits>
-#include <memory>
-#include <new>
 #include <numeric>
 #include <ostream>
 #include <string>
@@ -20,6 +15,7 @@
 #include "kernel/apply_rope.h"
 #include "accuracy/baselines.h"
 #include "accuracy/kernel_check.h"
+#include "accuracy/memory_speed.h"
 #include "cpu/path.h"
 #include "accuracy/report_format.h"
 #include "kernel/rope_plan.h"
@@ -222,28 +218,14 @@ SummaryRow summary_row(const KernelCheckResult& r, Dtype f) {
 constexpr std::int64_t kSpeedHeads = 32;
 constexpr int kSpeedDim = 128;
 
-struct Free {
-  void operator()(void* p) const { std::free(p); }
-};
-
-// Page-aligned and touched (first-touch page faults are not part of any measurement).
-std::unique_ptr<unsigned char, Free> buffer(std::size_t bytes, int fill) {
-  auto* p = static_cast<unsigned char*>(std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096));
-  if (p == nullptr) throw std::bad_alloc();
-  std::memset(p, fill, bytes);
-  return std::unique_ptr<unsigned char, Free>(p);
-}
-
-// Keeps the compiler from dropping a store nobody reads (memcpy into a buffer freed unread).
-inline void clobber(const void* p) { asm volatile("" : : "r"(p) : "memory"); }
-
 struct SpeedRow {
   std::string dtype, implementation;
   std::int64_t tokens = 0;
   double bytes_moved = 0;
-  double best_seconds = 0;
+  double median_seconds = 0;
+  double median_memcpy_seconds = 0;  // memcpy's, in the same repetitions
   double gb_per_s = 0;
-  double ratio_to_memcpy = 0;  // memcpy's best time / this one's: 1 = memory speed
+  double ratio_to_memcpy = 0;        // median of memcpy's time / this one's within a pair: 1 = memory speed
 };
 
 // Tokens so that the input tensor is `bytes` (~32 MiB: beyond this machine's L2, and the output
@@ -253,13 +235,13 @@ std::vector<SpeedRow> measure_speed(const kernel::RopePlan& plan, std::int64_t t
   using namespace kernel;
   const auto bytes = static_cast<std::size_t>(tokens * kSpeedHeads * kSpeedDim) * sizeof(E);
   // 0x3C3C3C3C as f32 is 0.0115, as bf16 pairs 0.0114: ordinary values, like the benchmark's.
-  auto in = buffer(bytes, 0x3C), out = buffer(bytes, 0);
+  accuracy::TouchedBuffer in(bytes, 0x3C), out(bytes, 0);
   std::vector<std::int64_t> positions(static_cast<std::size_t>(tokens));
   std::iota(positions.begin(), positions.end(), std::int64_t{0});
-  const TensorView<const E> x = dense_view<const E>(reinterpret_cast<const E*>(in.get()), tokens, kSpeedHeads, kSpeedDim);
-  const TensorView<E> y = dense_view<E>(reinterpret_cast<E*>(out.get()), tokens, kSpeedHeads, kSpeedDim);
-  std::vector<std::string> names = {"memcpy"};
-  std::vector<std::function<void()>> runs = {[&] { std::memcpy(out.get(), in.get(), bytes); }};
+  const TensorView<const E> x = dense_view<const E>(reinterpret_cast<const E*>(in.data()), tokens, kSpeedHeads, kSpeedDim);
+  const TensorView<E> y = dense_view<E>(reinterpret_cast<E*>(out.data()), tokens, kSpeedHeads, kSpeedDim);
+  std::vector<std::string> names;
+  std::vector<std::function<void()>> runs;
   for (cpu::Path p : cpu::available_paths()) {
     names.push_back("kernel " + cpu::path_name(p));
     runs.push_back([&, p] { apply_rope(plan, positions, x, y, KernelOptions{p, 1}); });
@@ -268,29 +250,34 @@ std::vector<SpeedRow> measure_speed(const kernel::RopePlan& plan, std::int64_t t
     names.push_back("baseline " + accuracy::baseline_name(b));
     runs.push_back([&, b] { accuracy::apply_rope_baseline(b, plan, positions, x, y); });
   }
-  // Interleaved repetitions (memcpy, then every implementation, k times): a slow phase of the
-  // shared machine then hits every implementation alike, and best-of-k keeps the quiet moments.
-  std::vector<double> best(runs.size(), std::numeric_limits<double>::infinity());
+  // Interleaved repetitions (every implementation once per repetition, each timed in a pair with
+  // memcpy of the same bytes, accuracy/memory_speed.h): a slow phase of the shared machine then
+  // hits every implementation and its baseline alike; medians over the repetitions.
+  std::vector<std::vector<accuracy::PairTiming>> pairs(runs.size());
   for (int rep = 0; rep < repetitions; ++rep)
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      runs[i]();
-      clobber(out.get());
-      const auto t1 = std::chrono::steady_clock::now();
-      best[i] = std::min(best[i], std::chrono::duration<double>(t1 - t0).count());
-    }
-  std::vector<SpeedRow> rows;
+    for (std::size_t i = 0; i < runs.size(); ++i) pairs[i].push_back(accuracy::time_against_memcpy(out.data(), in.data(), bytes, runs[i]));
   const double moved = 2.0 * static_cast<double>(bytes);  // read + written
-  for (std::size_t i = 0; i < runs.size(); ++i) {
+  auto row_of = [&](const std::string& name, double median_seconds, double median_memcpy_seconds, double ratio) {
     SpeedRow row;
     row.dtype = std::is_same_v<E, float> ? "f32" : "bf16";
-    row.implementation = names[i];
+    row.implementation = name;
     row.tokens = tokens;
     row.bytes_moved = moved;
-    row.best_seconds = best[i];
-    row.gb_per_s = best[i] > 0 ? moved / best[i] * 1e-9 : std::numeric_limits<double>::infinity();
-    row.ratio_to_memcpy = best[i] > 0 ? best[0] / best[i] : std::numeric_limits<double>::infinity();
-    rows.push_back(row);
+    row.median_seconds = median_seconds;
+    row.median_memcpy_seconds = median_memcpy_seconds;
+    row.gb_per_s = accuracy::gb_per_s(moved, median_seconds);
+    row.ratio_to_memcpy = ratio;
+    return row;
+  };
+  // The memcpy row: the median of every pair's memcpy (its ratio to itself is 1).
+  std::vector<double> all_memcpy;
+  for (const auto& timings : pairs)
+    for (const accuracy::PairTiming& t : timings) all_memcpy.push_back(t.memcpy_seconds);
+  const double memcpy_median = accuracy::median(all_memcpy);
+  std::vector<SpeedRow> rows = {row_of("memcpy", memcpy_median, memcpy_median, 1.0)};
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const accuracy::SpeedSummary s = accuracy::summarize_speed(pairs[i]);
+    rows.push_back(row_of(names[i], s.median_seconds, s.median_memcpy_seconds, s.ratio_to_memcpy));
   }
   return rows;
 }
@@ -324,29 +311,32 @@ SectionResult kernel_section(const Context& context) {
   section.as_paper_states = result.passed;
 
   // Speed: timings only. Input tensor 32 MiB in quick/full ([2048][32][128] f32, [4096][32][128]
-  // bf16), 1 MiB in smoke; best of 3 (quick), 5 (full), 1 (smoke).
+  // bf16), 1 MiB in smoke; medians of 3 (quick), 5 (full), 1 (smoke) repetitions.
   const bool smoke = context.mode == Mode::smoke;
   const int repetitions = smoke ? 1 : context.mode == Mode::quick ? 3 : 5;
   const std::int64_t f32_tokens = smoke ? 64 : 2048, bf16_tokens = 2 * f32_tokens;
-  log_line(context, "speed, best of " + std::to_string(repetitions) + ", 1 thread");
+  log_line(context, "speed, median of " + std::to_string(repetitions) + ", 1 thread");
   std::vector<SpeedRow> speed = measure_speed<float>(plan, f32_tokens, repetitions);
   for (const SpeedRow& row : measure_speed<std::uint16_t>(plan, bf16_tokens, repetitions)) speed.push_back(row);
 
   nlohmann::json speed_rows = nlohmann::json::array();
-  std::string csv = "dtype,implementation,tokens,heads,dim,bytes_moved,repetitions,best_seconds,gb_per_s,ratio_to_memcpy\n";
+  std::string csv = "dtype,implementation,tokens,heads,dim,bytes_moved,repetitions,median_seconds,median_memcpy_seconds,gb_per_s,ratio_to_memcpy\n";
   std::vector<std::vector<std::string>> speed_table;
   for (const SpeedRow& row : speed) {
     speed_rows.push_back({{"dtype", row.dtype}, {"implementation", row.implementation}, {"tokens", row.tokens}, {"bytes_moved", row.bytes_moved},
-                          {"best_seconds", row.best_seconds}, {"gb_per_s", row.gb_per_s}, {"ratio_to_memcpy", row.ratio_to_memcpy}});
+                          {"median_seconds", row.median_seconds}, {"median_memcpy_seconds", row.median_memcpy_seconds},
+                          {"gb_per_s", row.gb_per_s}, {"ratio_to_memcpy", row.ratio_to_memcpy}});
     csv += row.dtype + "," + row.implementation + "," + std::to_string(row.tokens) + "," + std::to_string(kSpeedHeads) + "," +
            std::to_string(kSpeedDim) + "," + csv_number(row.bytes_moved) + "," + std::to_string(repetitions) + "," +
-           csv_number(row.best_seconds) + "," + csv_number(row.gb_per_s) + "," + csv_number(row.ratio_to_memcpy) + "\n";
+           csv_number(row.median_seconds) + "," + csv_number(row.median_memcpy_seconds) + "," + csv_number(row.gb_per_s) + "," +
+           csv_number(row.ratio_to_memcpy) + "\n";
     speed_table.push_back({row.implementation, row.dtype,
                            "[" + std::to_string(row.tokens) + "][" + std::to_string(kSpeedHeads) + "][" + std::to_string(kSpeedDim) + "]",
-                           printf_string("%.3f", row.best_seconds * 1e3), printf_string("%.2f", row.gb_per_s),
+                           printf_string("%.3f", row.median_seconds * 1e3), printf_string("%.3f", row.median_memcpy_seconds * 1e3),
+                           printf_string("%.2f", row.gb_per_s),
                            printf_string("%.2f", row.ratio_to_memcpy)});
   }
-  section.timings["speed"] = {{"heads", kSpeedHeads}, {"dim", kSpeedDim}, {"threads", 1}, {"repetitions", repetitions},
+  section.timings["speed"] = {{"heads", kSpeedHeads}, {"dim", kSpeedDim}, {"threads", 1}, {"repetitions", repetitions}, {"summary", "median"},
                               {"layout", kernel::layout_name(plan.layout())}, {"rows", speed_rows}};
   section.artifacts.push_back({kSpeedCsv, csv, false});
 
@@ -367,10 +357,12 @@ SectionResult kernel_section(const Context& context) {
         "path, every path being bit-identical):\n\n";
   md += decade_table(result) + "\n";
   md += "Speed (timings, not results: this machine is shared): apply_rope on one thread against memcpy of the same bytes in the same "
-        "run, best of " +
-        std::to_string(repetitions) + "; GB/s counts bytes read + written; \"/ memcpy\" is memcpy's time over the implementation's "
-        "(1 = memory speed). Raw numbers in `" + kSpeedCsv + "`.\n\n";
-  md += markdown_table({"implementation", "dtype", "tensor [tokens][heads][dim]", "best time (ms)", "GB/s", "/ memcpy"}, speed_table);
+        "run (each repetition times memcpy, then the implementation), medians of " +
+        std::to_string(repetitions) + " repetitions; GB/s counts bytes read + written; \"/ memcpy\" is the median of memcpy's time over the "
+        "implementation's within a repetition (1 = memory speed; a busy phase slows both, so it can differ from the ratio of the "
+        "medians). Raw numbers in `" + kSpeedCsv + "`.\n\n";
+  md += markdown_table({"implementation", "dtype", "tensor [tokens][heads][dim]", "median time (ms)", "memcpy in its pairs (ms)", "GB/s", "/ memcpy"},
+                       speed_table);
   section.markdown = md;
   return section;
 }

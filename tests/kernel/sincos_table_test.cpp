@@ -4,9 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "numeric/precision.h"
 #include "numeric/scalar.h"
@@ -142,6 +149,90 @@ TEST(SinCosTable, RejectsBadThreadCounts) {
   const RopePlan plan(Spectrum(8, "10000"), Layout::half);
   const std::vector<std::int64_t> p{1, 2};
   EXPECT_THROW(SinCosTable(plan, p, cpu::Path::scalar, 0), InputError);
+}
+
+// SinCosPairs: chosen pairs at one position, bit for bit the table's entries for those pairs.
+TEST(SinCosPairs, EqualsTheTableEntriesOfItsPairsOnEveryPath) {
+  std::vector<std::int64_t> positions = test_positions(100);
+  for (std::int64_t p : std::initializer_list<std::int64_t>{std::numeric_limits<std::int64_t>::max() - 1, std::numeric_limits<std::int64_t>::min() + 1,
+                                                           -(std::int64_t{1} << 62), (std::int64_t{1} << 62) + 12345, -103993, -2})
+    positions.push_back(p);
+  // p-rope 0.5 has identity pairs (cos 1, sin 0); dim 34 gives 17 pairs, an odd SIMD tail.
+  const std::vector<Spectrum> spectra = {config_spectrum("llama-3.1-8b"), Spectrum(34, "10000"),
+                                         Spectrum(64, "10000", Variant::p_rope, "0.5")};
+  for (const Spectrum& spectrum : spectra)
+    for (Layout layout : {Layout::interleaved, Layout::half}) {
+      const RopePlan plan(spectrum, layout);
+      const int r = plan.block_pairs();
+      // Any order, repeats, first and last pair; and every pair in order.
+      std::vector<std::vector<int>> choices = {{r - 1, 0, r / 2, 0, 3 % r, r - 1, 1 % r}, {r / 3}, {}};
+      choices.push_back(std::vector<int>(static_cast<size_t>(r)));
+      std::iota(choices.back().begin(), choices.back().end(), 0);
+      for (cpu::Path path : cpu::available_paths()) {
+        const SinCosTable table(plan, positions, path);
+        for (const std::vector<int>& pairs : choices) {
+          const SinCosPairs chosen(plan, pairs, path);
+          ASSERT_EQ(chosen.size(), pairs.size());
+          std::vector<double> c(pairs.size() + 1, -7.0), s(pairs.size() + 1, -7.0);
+          for (std::int64_t t = 0; t < table.tokens(); ++t) {
+            chosen.at(table.position(t), c.data(), s.data());
+            for (size_t j = 0; j < pairs.size(); ++j) {
+              const int k = pairs[j];
+              ASSERT_EQ(std::bit_cast<std::uint64_t>(c[j]), std::bit_cast<std::uint64_t>(table.cos_row(t)[k]))
+                  << spectrum.describe() << " " << layout_name(layout) << " " << cpu::path_name(path) << " p=" << table.position(t) << " k=" << k;
+              ASSERT_EQ(std::bit_cast<std::uint64_t>(s[j]), std::bit_cast<std::uint64_t>(table.sin_row(t)[k]))
+                  << spectrum.describe() << " " << layout_name(layout) << " " << cpu::path_name(path) << " p=" << table.position(t) << " k=" << k;
+            }
+            ASSERT_EQ(c[pairs.size()], -7.0) << "wrote past its pairs";
+            ASSERT_EQ(s[pairs.size()], -7.0) << "wrote past its pairs";
+          }
+        }
+      }
+    }
+}
+
+TEST(SinCosPairs, EmptyListTouchesNothing) {
+  const RopePlan plan(config_spectrum("gemma-7b"), Layout::half);
+  const SinCosPairs none(plan, std::vector<int>{});
+  EXPECT_EQ(none.size(), 0u);
+  none.at(std::numeric_limits<std::int64_t>::min(), nullptr, nullptr);  // must not dereference
+  double c = -7, s = -7;
+  none.at(5, &c, &s);
+  EXPECT_EQ(c, -7.0);
+  EXPECT_EQ(s, -7.0);
+}
+
+TEST(SinCosPairs, DoesNotNeedThePlanAfterConstruction) {
+  const std::vector<int> pairs{2, 0, 5};
+  std::optional<RopePlan> plan(std::in_place, config_spectrum("gemma-7b"), Layout::interleaved);
+  const std::vector<std::int64_t> p{1234567};
+  const SinCosTable table(*plan, p);
+  const double c2 = table.cos_row(0)[2], s5 = table.sin_row(0)[5];
+  const SinCosPairs chosen(*plan, pairs);
+  plan.reset();
+  double c[3], s[3];
+  chosen.at(1234567, c, s);
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(c[0]), std::bit_cast<std::uint64_t>(c2));
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(s[2]), std::bit_cast<std::uint64_t>(s5));
+}
+
+TEST(SinCosPairs, RejectsPairIndicesOutsideTheBlock) {
+  const RopePlan plan(Spectrum(8, "10000"), Layout::half);  // 4 block pairs
+  for (const std::vector<int>& bad : {std::vector<int>{-1}, std::vector<int>{4}, std::vector<int>{0, 1, 2, 3, 4}}) {
+    try {
+      SinCosPairs chosen(plan, bad, cpu::Path::scalar);
+      ADD_FAILURE() << "accepted pair " << bad.back();
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("pairs"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("[0, 4)"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(SinCosPairs(plan, std::vector<int>{0, 3, 3}, cpu::Path::scalar));
+  const std::vector<cpu::Path> available = cpu::available_paths();
+  for (cpu::Path path : {cpu::Path::scalar, cpu::Path::avx2, cpu::Path::avx512, cpu::Path::avx512_bf16})
+    if (std::find(available.begin(), available.end(), path) == available.end()) {
+      EXPECT_THROW(SinCosPairs(plan, std::vector<int>{0}, path), InputError) << cpu::path_name(path);
+    }
 }
 
 }  // namespace

@@ -7,9 +7,8 @@
 #include <vector>
 
 #include "adversarial/head.h"
-#include "kernel/detail/mxcsr.h"
-#include "kernel/detail/ops.h"
 #include "kernel/rope_plan.h"
+#include "kernel/sincos_table.h"
 
 namespace ropecheck::adversarial::detail {
 
@@ -19,13 +18,8 @@ namespace ropecheck::adversarial::detail {
 class FloatActivations {
  public:
   explicit FloatActivations(const Head& head)
-      : plan_(head.spectrum, kernel::Layout::interleaved), ops_(&kernel::detail::ops_for(cpu::default_path())) {
-    chunks_ = active_chunks(head);
-    for (int i = 0; i < 4; ++i) {
-      limbs_[i].resize(chunks_.size());
-      for (size_t p = 0; p < chunks_.size(); ++p) limbs_[i][p] = plan_.limb(i)[chunks_[p]];
-    }
-    turn_ = kernel::detail::TurnLimbs{{limbs_[0].data(), limbs_[1].data(), limbs_[2].data(), limbs_[3].data()}};
+      : chunks_(active_chunks(head)),
+        sincos_(kernel::RopePlan(head.spectrum, kernel::Layout::interleaved), chunks_, cpu::default_path()) {
     for (TypeId t : {kTarget, distractor(0), kBos}) {
       if (!head.has_type(t)) continue;
       const std::vector<double>& k = head.key(t);
@@ -43,10 +37,7 @@ class FloatActivations {
   }
   // Moves to distance s; activation(i) for i = 0 target, 1 distractor 0, 2 bos (if any):
   // a(s) = sum over active chunks of cos(s g) u - sin(s g) w (a key s tokens before the query).
-  void at(long long s) {
-    kernel::detail::MxcsrGuard guard;
-    if (!chunks_.empty()) ops_->sincos_row(turn_, static_cast<int>(chunks_.size()), s, c_.data(), s_.data());
-  }
+  void at(long long s) { sincos_.at(s, c_.data(), s_.data()); }
   double activation(size_t i) const {
     double a = 0;
     for (size_t p = 0; p < chunks_.size(); ++p) a += c_[p] * u_[i][p] - s_[p] * w_[i][p];
@@ -54,11 +45,8 @@ class FloatActivations {
   }
 
  private:
-  kernel::RopePlan plan_;
-  const kernel::detail::PathOps* ops_;
   std::vector<int> chunks_;
-  std::vector<std::uint64_t> limbs_[4];
-  kernel::detail::TurnLimbs turn_{};
+  kernel::SinCosPairs sincos_;  // cos, sin of s g for the active chunks (chunks_ order)
   std::vector<std::vector<double>> u_, w_;
   std::vector<double> c_, s_;
 };

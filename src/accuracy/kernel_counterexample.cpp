@@ -1,0 +1,237 @@
+#include "accuracy/kernel_counterexample.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "adversarial/counterexample.h"  // spectrum_from_json: until the spectrum JSON moves to spectrum/
+#include "accuracy/detail/kernel_fuzz_seam.h"
+#include "accuracy/kernel_output_check.h"
+#include "accuracy/rope_reference.h"
+#include "io/input_error.h"
+#include "io/printf_string.h"
+
+namespace ropecheck::accuracy {
+namespace {
+
+using cpu::Path;
+using Claim = KernelClaim;
+constexpr const char* kKernelFormat = kKernelCounterexampleFormat;
+
+std::string claim_name(Claim c) { return kernel_claim_name(c); }
+
+struct ParsedDocument {
+  Spectrum spectrum{2, "10000"};
+  kernel::Layout layout = kernel::Layout::interleaved;
+  Dtype format = Dtype::f32;
+  Path path = Path::scalar;
+  std::int64_t position = 0;
+  int pair = 0;
+  std::uint32_t input[2] = {0, 0};
+  Claim claim = Claim::bound;
+};
+
+std::string got_text(const nlohmann::json& j) { return j.dump(); }
+
+const nlohmann::json& field(const nlohmann::json& doc, const std::string& name, const std::string& where, const std::string& accepted) {
+  const auto it = doc.find(name);
+  if (it == doc.end()) throw InputError(where + ": " + name, accepted, "");
+  return *it;
+}
+
+std::string string_field(const nlohmann::json& doc, const std::string& name, const std::string& where, const std::string& accepted) {
+  const nlohmann::json& j = field(doc, name, where, accepted);
+  if (!j.is_string()) throw InputError(where + ": " + name, accepted, got_text(j));
+  return j.get<std::string>();
+}
+
+
+std::int64_t parse_position(const nlohmann::json& j, const std::string& where) {
+  const std::string accepted = "an int64 as a decimal string (e.g. \"-9223372036854775808\")";
+  if (!j.is_string()) throw InputError(where, accepted, got_text(j));
+  const std::string s = j.get<std::string>();
+  std::int64_t p = 0;
+  const char* begin = s.data();
+  const char* end = s.data() + s.size();
+  // from_chars takes a leading '-' but no '+', spaces or radix prefix; a full match is required.
+  const auto [ptr, ec] = std::from_chars(begin, end, p);
+  if (s.empty() || ec != std::errc() || ptr != end || (s.size() > 1 && (s[0] == '0' || (s[0] == '-' && s[1] == '0'))))
+    throw InputError(where, accepted, got_text(j));
+  return p;
+}
+
+std::uint32_t parse_bits(const nlohmann::json& j, Dtype f, const std::string& where) {
+  const std::size_t digits = f == Dtype::f32 ? 8 : 4;
+  const std::string accepted = "a hex bit pattern \"0x\" + " + std::to_string(digits) + " hex digits (" + dtype_name(f) + ")";
+  if (!j.is_string()) throw InputError(where, accepted, got_text(j));
+  const std::string s = j.get<std::string>();
+  if (s.size() != 2 + digits || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) throw InputError(where, accepted, got_text(j));
+  std::uint32_t v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data() + 2, s.data() + s.size(), v, 16);
+  if (ec != std::errc() || ptr != s.data() + s.size()) throw InputError(where, accepted, got_text(j));
+  return v;
+}
+
+ParsedDocument parse_document(const nlohmann::json& doc, const std::string& where) {
+  if (!doc.is_object()) throw InputError(where, "a JSON object (a kernel counterexample document)", got_text(doc).substr(0, 80));
+  static const char* const kKeys[] = {"format", "target", "spectrum", "layout", "dtype", "path", "position", "pair", "input", "claim", "found"};
+  for (auto it = doc.begin(); it != doc.end(); ++it)
+    if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return it.key() == k; }) == std::end(kKeys))
+      throw InputError(where + ": " + it.key(), "one of the keys format, target, spectrum, layout, dtype, path, position, pair, input, claim, found",
+                       it.key());
+  const std::string format = string_field(doc, "format", where, std::string("\"") + kKernelFormat + "\"");
+  if (format != kKernelFormat) throw InputError(where + ": format", std::string("\"") + kKernelFormat + "\"", format);
+  const std::string target = string_field(doc, "target", where, "\"kernel\"");
+  if (target != "kernel") throw InputError(where + ": target", "\"kernel\"", target);
+  ParsedDocument d;
+  d.spectrum = adversarial::spectrum_from_json(field(doc, "spectrum", where, "a spectrum object"), where + ": spectrum");
+  d.layout = kernel::parse_layout(string_field(doc, "layout", where, "\"interleaved\" or \"half\""), where + ": layout");
+  d.format = parse_dtype(string_field(doc, "dtype", where, "\"f32\" or \"bf16\""), where + ": dtype", kKernelDtypes);
+  const std::string path_accepted = "scalar, avx2, avx512 or avx512-bf16";
+  const std::string path = string_field(doc, "path", where, path_accepted);
+  bool known = false;
+  for (Path p : {Path::scalar, Path::avx2, Path::avx512, Path::avx512_bf16})
+    if (cpu::path_name(p) == path) {
+      d.path = p;
+      known = true;
+    }
+  if (!known) throw InputError(where + ": path", path_accepted, path);
+  d.position = parse_position(field(doc, "position", where, "an int64 as a decimal string"), where + ": position");
+  const nlohmann::json& claim_j = field(doc, "claim", where, "\"bound\", \"paths\" or \"special\"");
+  const std::string claim = claim_j.is_string() ? claim_j.get<std::string>() : got_text(claim_j);
+  if (claim == "bound") d.claim = Claim::bound;
+  else if (claim == "paths") d.claim = Claim::paths;
+  else if (claim == "special") d.claim = Claim::special;
+  else throw InputError(where + ": claim", "\"bound\", \"paths\" or \"special\"", claim);
+  const kernel::RopePlan plan(d.spectrum, d.layout);
+  const nlohmann::json& pair = field(doc, "pair", where, "an integer pair index");
+  const std::string pair_accepted = "an integer in [0, " + std::to_string(plan.block_pairs()) + ") (the rotating block pairs of " + plan.describe() + ")";
+  if (!pair.is_number_integer()) throw InputError(where + ": pair", pair_accepted, got_text(pair));
+  const long long k = pair.get<long long>();
+  if (k < 0 || k >= plan.block_pairs()) throw InputError(where + ": pair", pair_accepted, got_text(pair));
+  d.pair = static_cast<int>(k);
+  const nlohmann::json& input = field(doc, "input", where, "an array of two hex bit patterns");
+  if (!input.is_array() || input.size() != 2) throw InputError(where + ": input", "an array of two hex bit patterns (x_a, x_b)", got_text(input));
+  for (int i = 0; i < 2; ++i) d.input[i] = parse_bits(input[static_cast<std::size_t>(i)], d.format, where + ": input[" + std::to_string(i) + "]");
+  if (doc.contains("found") && !doc["found"].is_object()) throw InputError(where + ": found", "an object (informational)", got_text(doc["found"]));
+  return d;
+}
+
+}  // namespace
+
+std::string kernel_claim_name(KernelClaim c) {
+  switch (c) {
+    case Claim::bound: return "bound";
+    case Claim::paths: return "paths";
+    case Claim::special: return "special";
+  }
+  return "";
+}
+
+nlohmann::json json_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+nlohmann::json kernel_counterexample_json(const nlohmann::json& spectrum, kernel::Layout layout, Dtype f, Path path, std::int64_t p, int k,
+                                          const std::uint32_t in[2], Claim claim, nlohmann::json found) {
+  return {{"format", kKernelFormat},
+          {"target", "kernel"},
+          {"spectrum", spectrum},
+          {"layout", kernel::layout_name(layout)},
+          {"dtype", dtype_name(f)},
+          {"path", cpu::path_name(path)},
+          {"position", std::to_string(p)},
+          {"pair", k},
+          {"input", {bits_hex(in[0], f), bits_hex(in[1], f)}},
+          {"claim", claim_name(claim)},
+          {"found", std::move(found)}};
+}
+
+nlohmann::json hex_pair(const std::uint32_t bits[2], Dtype f) { return {bits_hex(bits[0], f), bits_hex(bits[1], f)}; }
+
+namespace detail {
+
+KernelReplay replay_kernel_with(const nlohmann::json& doc, const std::string& where, const KernelUnderTest& kut) {
+  const ParsedDocument d = parse_document(doc, where);
+  const Dtype f = d.format;
+  const kernel::RopePlan plan(d.spectrum, d.layout);
+  const int k = d.pair;
+  const std::vector<Path> available = cpu::available_paths();
+  const bool have = std::find(available.begin(), available.end(), d.path) != available.end();
+  const Path run_path = have ? d.path : Path::scalar;
+  std::string head = claim_name(d.claim) + " on " + cpu::path_name(d.path) +
+                     (have ? "" : " (this CPU lacks " + cpu::path_name(d.path) + ": ran its scalar twin)") + ", position " +
+                     std::to_string(d.position) + ", pair " + std::to_string(k) + ", input (" + bits_hex(d.input[0], f) + ", " +
+                     bits_hex(d.input[1], f) + ") " + dtype_name(f) + ": ";
+  const auto ia = static_cast<std::size_t>(plan.first_element(k)), ib = static_cast<std::size_t>(plan.second_element(k));
+  std::vector<std::uint32_t> row(static_cast<std::size_t>(plan.dim()), 0);
+  row[ia] = d.input[0];
+  row[ib] = d.input[1];
+  const std::int64_t positions[1] = {d.position};
+  KernelReplay out;
+  if (d.claim == Claim::paths) {
+    if (d.path == Path::scalar)
+      throw InputError(where + ": path", "a SIMD path (avx2, avx512, avx512-bf16) for claim \"paths\" (the scalar twin is the reference)", "scalar");
+    if (!have) {
+      out.detail = head + "inconclusive: this CPU cannot run the path";
+      return out;
+    }
+    const std::vector<std::uint32_t> got = run_rows(kut, plan, positions, row, f, d.path);
+    const std::vector<std::uint32_t> twin = run_rows(kut, plan, positions, row, f, Path::scalar);
+    const bool same = got[ia] == twin[ia] && got[ib] == twin[ib];
+    out.verdict = same ? ReplayVerdict::no_longer_breaks : ReplayVerdict::still_breaks;
+    out.detail = head + "got (" + bits_hex(got[ia], f) + ", " + bits_hex(got[ib], f) + "), scalar twin (" + bits_hex(twin[ia], f) + ", " +
+                 bits_hex(twin[ib], f) + "): " + (same ? "identical" : "DIFFERENT") + " -> " + verdict_name(out.verdict);
+    return out;
+  }
+  const std::vector<std::uint32_t> outv = run_rows(kut, plan, positions, row, f, run_path);
+  const std::uint32_t got[2] = {outv[ia], outv[ib]};
+  const double xa = value_of(d.input[0], f), xb = value_of(d.input[1], f);
+  const bool finite = std::isfinite(xa) && std::isfinite(xb);
+  std::unique_ptr<RopeReference> ref;
+  if (!plan.identity(k)) {
+    ref = std::make_unique<RopeReference>(plan);
+    ref->set_position(d.position);
+  }
+  if (d.claim == Claim::special) {
+    const SpecialExpectation e = special_expectation(plan, ref.get(), k, d.position, d.input, f);
+    if (!e.applies)
+      throw InputError(where + ": claim",
+                       "\"special\" only for an identity pair, a non-finite input or two signed zeros (a finite pair has claim \"bound\")",
+                       "special");
+    const std::string text = head + "got (" + bits_hex(got[0], f) + ", " + bits_hex(got[1], f) + "), expected (" + bits_hex(e.bits[0], f) + ", " +
+                             bits_hex(e.bits[1], f) + ") (" + (plan.identity(k) ? "bit-for-bit copy" : "IEEE result of the formula") + ")";
+    if (!e.decided) {
+      out.detail = text + ": inconclusive (cos or sin within 2^-49 of 0: the kernel's sign is not certain)";
+      return out;
+    }
+    const bool matches = got[0] == e.bits[0] && got[1] == e.bits[1];
+    out.verdict = matches ? ReplayVerdict::no_longer_breaks : ReplayVerdict::still_breaks;
+    out.detail = text + " -> " + verdict_name(out.verdict);
+    return out;
+  }
+  if (!finite)
+    throw InputError(where + ": input", "finite values for claim \"bound\" (a non-finite input has claim \"special\")",
+                     bits_hex(d.input[0], f) + ", " + bits_hex(d.input[1], f));
+  const ExactPair exact = plan.identity(k) ? identity_pair(xa, xb) : ref->rotate(k, static_cast<float>(xa), static_cast<float>(xb));
+  const BoundCheck check = check_bound(exact, got, f);
+  const double bound = proved_bound(f);
+  out.verdict = check.breaks > 0 ? ReplayVerdict::still_breaks : check.undecided > 0 ? ReplayVerdict::inconclusive : ReplayVerdict::no_longer_breaks;
+  out.detail = head + printf_string("y_a got %a exact %a: %.9g ulp; y_b got %a exact %a: %.9g ulp; proved bound %.9g ulp (+- %a for the figure's own error)",
+                                    value_of(got[0], f), exact.a.value, check.error[0].ulps, value_of(got[1], f), exact.b.value,
+                                    check.error[1].ulps, bound, kFigureSlack) +
+               " -> " + verdict_name(out.verdict);
+  return out;
+}
+
+}  // namespace detail
+
+KernelReplay replay_kernel_counterexample(const nlohmann::json& doc, const std::string& where) {
+  return detail::replay_kernel_with(doc, where, detail::production_kernel());
+}
+
+}  // namespace ropecheck::accuracy

@@ -1,0 +1,66 @@
+#include "accuracy/memory_speed.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <vector>
+
+namespace ropecheck::accuracy {
+
+void TouchedBuffer::Free::operator()(void* p) const { std::free(p); }
+
+TouchedBuffer::TouchedBuffer(std::size_t bytes, int fill) : bytes_(bytes) {
+  // aligned_alloc wants a size that is a multiple of the alignment (and at least one page here).
+  const std::size_t rounded = std::max<std::size_t>(1, (bytes + 4095) / 4096) * 4096;
+  auto* p = static_cast<unsigned char*>(std::aligned_alloc(4096, rounded));
+  if (p == nullptr) throw std::bad_alloc();
+  std::memset(p, fill, bytes);
+  data_.reset(p);
+}
+
+PairTiming time_against_memcpy(void* dst, const void* src, std::size_t bytes, const std::function<void()>& run) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  std::memcpy(dst, src, bytes);
+  clobber_memory(dst);
+  const auto t1 = clock::now();
+  run();
+  clobber_memory(dst);
+  const auto t2 = clock::now();
+  return {std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count()};
+}
+
+double median(std::span<const double> values) {
+  if (values.empty()) throw std::invalid_argument("median of no values");
+  std::vector<double> v(values.begin(), values.end());
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double upper = v[mid];
+  if (v.size() % 2 == 1) return upper;
+  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return lower == upper ? upper : lower + (upper - lower) / 2;  // (== keeps two infinities infinite)
+}
+
+SpeedSummary summarize_speed(std::span<const PairTiming> pairs) {
+  if (pairs.empty()) throw std::invalid_argument("summarize_speed: no repetition");
+  std::vector<double> seconds, memcpy_seconds, ratios;
+  for (const PairTiming& p : pairs) {
+    seconds.push_back(p.seconds);
+    memcpy_seconds.push_back(p.memcpy_seconds);
+    ratios.push_back(p.seconds > 0 ? p.memcpy_seconds / p.seconds : std::numeric_limits<double>::infinity());
+  }
+  SpeedSummary s;
+  s.repetitions = static_cast<int>(pairs.size());
+  s.median_seconds = median(seconds);
+  s.median_memcpy_seconds = median(memcpy_seconds);
+  s.ratio_to_memcpy = median(ratios);
+  return s;
+}
+
+double gb_per_s(double bytes, double seconds) { return seconds > 0 ? bytes / seconds * 1e-9 : std::numeric_limits<double>::infinity(); }
+
+}  // namespace ropecheck::accuracy

@@ -17,7 +17,8 @@
 //
 // Counterexample file (stored with counterexample.h's store_counterexample under "kernel/"):
 //   {"format": "ropecheck-kernel-counterexample/1", "target": "kernel",
-//    "spectrum": {...as in counterexample.h}, "layout": "interleaved|half", "dtype": "f32|bf16",
+//    "spectrum": SPECTRUM (spectrum/spectrum_json.h; written as the request: {"config": NAME}, or
+//                with "variant": "p-rope", "fraction": "0.75"), "layout": "interleaved|half", "dtype": "f32|bf16",
 //    "path": "scalar|avx2|avx512|avx512-bf16", "position": "<int64 as decimal string>",
 //    "pair": k, "input": ["0x...", "0x..."] (the pair's bit patterns, hex),
 //    "claim": "bound" | "paths" | "special",
@@ -57,7 +58,8 @@ struct KernelFuzzResult {
 // Throws InputError for budget <= 0 or an unknown config.
 KernelFuzzResult fuzz_kernel(const KernelFuzzOptions& options, std::ostream& log);
 
-// Re-checks a kernel counterexample document. Throws InputError(where + field, ...) if malformed.
+// Re-checks a kernel counterexample document. Throws InputError("<where>: <field>", ...) if
+// malformed (io/json_fields.h: a missing or unknown field, a wrong type; the format is checked first).
 // still_breaks when the recomputed kernel output still violates the recorded claim.
 struct KernelReplay {
   ReplayVerdict verdict = ReplayVerdict::inconclusive;

@@ -3,6 +3,7 @@
 #include "adversarial/counterexample.h"
 #include "adversarial/kernel_fuzz.h"
 #include "io/input_error.h"
+#include "io/json_fields.h"
 
 namespace ropecheck::adversarial {
 

@@ -1,7 +1,7 @@
 // Activation evaluations per second per core, end to end through montecarlo::simulate (one
 // thread, progress off): fig2b draws a fresh Gaussian (q, k) for every activation (2d normals
 // each), fig9 evaluates every distance from one pair (the dot product alone). Beside them, the
-// dot product on its own (activation_sum) and this core's measured FMA peak, in the same run, so
+// dot product on its own (attention/activation.h's lagged_activation) and this core's measured FMA peak, in the same run, so
 // the ratio is not hostage to a noisy shared machine:
 //   ratio_to_fma_peak = (4 flops per pair: 2 mul + 2 add, times d/2 pairs, per activation) /
 //                       (the FMA loop's flops per second)
@@ -12,6 +12,7 @@
 
 #include <vector>
 
+#include "attention/activation.h"
 #include "montecarlo/simulate.h"
 #include "random/counter_rng.h"
 
@@ -59,16 +60,16 @@ BENCHMARK(BM_FmaPeak)->Iterations(4000);
 void BM_ActivationSum(benchmark::State& state) {
   const int pairs = static_cast<int>(state.range(0)) / 2;
   const CounterRng rng(1, 2);
-  std::vector<double> A(static_cast<size_t>(pairs)), B(A), c(A), s(A);
+  std::vector<double> u(static_cast<size_t>(pairs)), w(u), c(u), s(u);
   for (int k = 0; k < pairs; ++k) {
-    A[static_cast<size_t>(k)] = rng.uniform_dyadic(static_cast<std::uint64_t>(4 * k));
-    B[static_cast<size_t>(k)] = rng.uniform_dyadic(static_cast<std::uint64_t>(4 * k + 1));
+    u[static_cast<size_t>(k)] = rng.uniform_dyadic(static_cast<std::uint64_t>(4 * k));
+    w[static_cast<size_t>(k)] = rng.uniform_dyadic(static_cast<std::uint64_t>(4 * k + 1));
     c[static_cast<size_t>(k)] = rng.uniform_dyadic(static_cast<std::uint64_t>(4 * k + 2));
     s[static_cast<size_t>(k)] = rng.uniform_dyadic(static_cast<std::uint64_t>(4 * k + 3));
   }
   for (auto _ : state) {
-    benchmark::DoNotOptimize(A.data());
-    benchmark::DoNotOptimize(activation_sum(A.data(), B.data(), c.data(), s.data(), pairs));
+    benchmark::DoNotOptimize(u.data());
+    benchmark::DoNotOptimize(lagged_activation(u.data(), w.data(), c.data(), s.data(), pairs));
   }
   state.SetItemsProcessed(state.iterations());
   state.counters["flops"] = benchmark::Counter(4.0 * pairs * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);

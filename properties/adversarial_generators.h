@@ -124,7 +124,7 @@ inline rc::Gen<SpectrumRequest> small_rope_requests() {
                         r.dim = std::get<0>(t);
                         r.theta = std::get<1>(t);
                         r.variant = Variant::rope;
-                        r.scaling = std::get<2>(t);
+                        r.scaling = parse_scaling(std::get<2>(t));
                         return r;
                       });
 }

@@ -7,6 +7,7 @@
 #include "generators.h"
 #include "numeric/precision.h"
 #include "spectrum/frequencies.h"
+#include "spectrum/spectrum_json.h"
 
 namespace ropecheck {
 namespace {
@@ -61,6 +62,17 @@ RC_GTEST_PROP(SpectrumProperties, PRopeAndReversedKeepRoPEValues, ()) {
     for (int k = 0; k < s.pairs(); ++k)
       if (s.rotated(k)) RC_ASSERT(overlaps(g[k], rope[k]));
   }
+}
+
+// The one JSON form of a spectrum (spectrum/spectrum_json.h) names it back, and the writer is
+// canonical: what it wrote, read and written again, is the same JSON.
+RC_GTEST_PROP(SpectrumProperties, JsonRoundTrips, ()) {
+  const Spectrum s = *gen::spectra(256);
+  const nlohmann::json j = spectrum_to_json(s);
+  const Spectrum back = spectrum_from_json(nlohmann::json::parse(j.dump()), "generated");
+  RC_ASSERT(back.describe() == s.describe());
+  RC_ASSERT(back.rotated_pairs() == s.rotated_pairs());
+  RC_ASSERT(spectrum_to_json(back) == j);
 }
 
 }  // namespace

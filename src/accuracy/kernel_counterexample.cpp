@@ -4,14 +4,16 @@
 #include <charconv>
 #include <cmath>
 #include <memory>
+#include <set>
 #include <vector>
 
-#include "adversarial/counterexample.h"  // spectrum_from_json: until the spectrum JSON moves to spectrum/
 #include "accuracy/detail/kernel_fuzz_seam.h"
 #include "accuracy/kernel_output_check.h"
 #include "accuracy/rope_reference.h"
 #include "io/input_error.h"
+#include "io/json_fields.h"
 #include "io/printf_string.h"
+#include "spectrum/spectrum_json.h"
 
 namespace ropecheck::accuracy {
 namespace {
@@ -33,89 +35,77 @@ struct ParsedDocument {
   Claim claim = Claim::bound;
 };
 
-std::string got_text(const nlohmann::json& j) { return j.dump(); }
+const std::set<std::string> kDocumentKeys = {"format", "target", "spectrum", "layout", "dtype", "path", "position", "pair", "input", "claim", "found"};
 
-const nlohmann::json& field(const nlohmann::json& doc, const std::string& name, const std::string& where, const std::string& accepted) {
-  const auto it = doc.find(name);
-  if (it == doc.end()) throw InputError(where + ": " + name, accepted, "");
-  return *it;
+// A required string field of the document.
+std::string text_field(const nlohmann::json& doc, const JsonPlace& root, const std::string& name, const std::string& accepted) {
+  return string_value(required(doc, root, name, accepted), root.member(name), accepted);
 }
 
-std::string string_field(const nlohmann::json& doc, const std::string& name, const std::string& where, const std::string& accepted) {
-  const nlohmann::json& j = field(doc, name, where, accepted);
-  if (!j.is_string()) throw InputError(where + ": " + name, accepted, got_text(j));
-  return j.get<std::string>();
-}
-
-
-std::int64_t parse_position(const nlohmann::json& j, const std::string& where) {
+std::int64_t parse_position(const nlohmann::json& j, const JsonPlace& place) {
   const std::string accepted = "an int64 as a decimal string (e.g. \"-9223372036854775808\")";
-  if (!j.is_string()) throw InputError(where, accepted, got_text(j));
-  const std::string s = j.get<std::string>();
+  const std::string s = string_value(j, place, accepted);
   std::int64_t p = 0;
   const char* begin = s.data();
   const char* end = s.data() + s.size();
   // from_chars takes a leading '-' but no '+', spaces or radix prefix; a full match is required.
   const auto [ptr, ec] = std::from_chars(begin, end, p);
   if (s.empty() || ec != std::errc() || ptr != end || (s.size() > 1 && (s[0] == '0' || (s[0] == '-' && s[1] == '0'))))
-    throw InputError(where, accepted, got_text(j));
+    throw InputError(place.name(), accepted, shown(j));
   return p;
 }
 
-std::uint32_t parse_bits(const nlohmann::json& j, Dtype f, const std::string& where) {
+std::uint32_t parse_bits(const nlohmann::json& j, Dtype f, const JsonPlace& place) {
   const std::size_t digits = f == Dtype::f32 ? 8 : 4;
   const std::string accepted = "a hex bit pattern \"0x\" + " + std::to_string(digits) + " hex digits (" + dtype_name(f) + ")";
-  if (!j.is_string()) throw InputError(where, accepted, got_text(j));
-  const std::string s = j.get<std::string>();
-  if (s.size() != 2 + digits || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) throw InputError(where, accepted, got_text(j));
+  const std::string s = string_value(j, place, accepted);
+  if (s.size() != 2 + digits || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) throw InputError(place.name(), accepted, shown(j));
   std::uint32_t v = 0;
   const auto [ptr, ec] = std::from_chars(s.data() + 2, s.data() + s.size(), v, 16);
-  if (ec != std::errc() || ptr != s.data() + s.size()) throw InputError(where, accepted, got_text(j));
+  if (ec != std::errc() || ptr != s.data() + s.size()) throw InputError(place.name(), accepted, shown(j));
   return v;
 }
 
 ParsedDocument parse_document(const nlohmann::json& doc, const std::string& where) {
-  if (!doc.is_object()) throw InputError(where, "a JSON object (a kernel counterexample document)", got_text(doc).substr(0, 80));
-  static const char* const kKeys[] = {"format", "target", "spectrum", "layout", "dtype", "path", "position", "pair", "input", "claim", "found"};
-  for (auto it = doc.begin(); it != doc.end(); ++it)
-    if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return it.key() == k; }) == std::end(kKeys))
-      throw InputError(where + ": " + it.key(), "one of the keys format, target, spectrum, layout, dtype, path, position, pair, input, claim, found",
-                       it.key());
-  const std::string format = string_field(doc, "format", where, std::string("\"") + kKernelFormat + "\"");
-  if (format != kKernelFormat) throw InputError(where + ": format", std::string("\"") + kKernelFormat + "\"", format);
-  const std::string target = string_field(doc, "target", where, "\"kernel\"");
-  if (target != "kernel") throw InputError(where + ": target", "\"kernel\"", target);
+  const JsonPlace root = JsonPlace::document(where);
+  if (!doc.is_object()) throw InputError(where, "a JSON object (a kernel counterexample document)", shown(doc));
+  // The format first: a channel or band counterexample gets that answer, not "unknown key".
+  const std::string format_accepted = std::string("\"") + kKernelFormat + "\"";
+  const std::string format = text_field(doc, root, "format", format_accepted);
+  if (format != kKernelFormat) throw InputError(root.member("format").name(), format_accepted, format);
+  refuse_unknown_keys(doc, root, kDocumentKeys, "a kernel counterexample");
+  const std::string target = text_field(doc, root, "target", "\"kernel\"");
+  if (target != "kernel") throw InputError(root.member("target").name(), "\"kernel\"", target);
   ParsedDocument d;
-  d.spectrum = adversarial::spectrum_from_json(field(doc, "spectrum", where, "a spectrum object"), where + ": spectrum");
-  d.layout = kernel::parse_layout(string_field(doc, "layout", where, "\"interleaved\" or \"half\""), where + ": layout");
-  d.format = parse_dtype(string_field(doc, "dtype", where, "\"f32\" or \"bf16\""), where + ": dtype", kKernelDtypes);
+  d.spectrum = spectrum_from_json(required(doc, root, "spectrum", "a spectrum object"), root.member("spectrum").name());
+  d.layout = kernel::parse_layout(text_field(doc, root, "layout", "\"interleaved\" or \"half\""), root.member("layout").name());
+  d.format = parse_dtype(text_field(doc, root, "dtype", "\"f32\" or \"bf16\""), root.member("dtype").name(), kKernelDtypes);
   const std::string path_accepted = "scalar, avx2, avx512 or avx512-bf16";
-  const std::string path = string_field(doc, "path", where, path_accepted);
+  const std::string path = text_field(doc, root, "path", path_accepted);
   bool known = false;
   for (Path p : {Path::scalar, Path::avx2, Path::avx512, Path::avx512_bf16})
     if (cpu::path_name(p) == path) {
       d.path = p;
       known = true;
     }
-  if (!known) throw InputError(where + ": path", path_accepted, path);
-  d.position = parse_position(field(doc, "position", where, "an int64 as a decimal string"), where + ": position");
-  const nlohmann::json& claim_j = field(doc, "claim", where, "\"bound\", \"paths\" or \"special\"");
-  const std::string claim = claim_j.is_string() ? claim_j.get<std::string>() : got_text(claim_j);
+  if (!known) throw InputError(root.member("path").name(), path_accepted, path);
+  d.position = parse_position(required(doc, root, "position", "an int64 as a decimal string"), root.member("position"));
+  const std::string claim_accepted = "\"bound\", \"paths\" or \"special\"";
+  const std::string claim = text_field(doc, root, "claim", claim_accepted);
   if (claim == "bound") d.claim = Claim::bound;
   else if (claim == "paths") d.claim = Claim::paths;
   else if (claim == "special") d.claim = Claim::special;
-  else throw InputError(where + ": claim", "\"bound\", \"paths\" or \"special\"", claim);
+  else throw InputError(root.member("claim").name(), claim_accepted, claim);
   const kernel::RopePlan plan(d.spectrum, d.layout);
-  const nlohmann::json& pair = field(doc, "pair", where, "an integer pair index");
   const std::string pair_accepted = "an integer in [0, " + std::to_string(plan.block_pairs()) + ") (the rotating block pairs of " + plan.describe() + ")";
-  if (!pair.is_number_integer()) throw InputError(where + ": pair", pair_accepted, got_text(pair));
-  const long long k = pair.get<long long>();
-  if (k < 0 || k >= plan.block_pairs()) throw InputError(where + ": pair", pair_accepted, got_text(pair));
+  const long long k = integer_value(required(doc, root, "pair", "an integer pair index"), root.member("pair"), pair_accepted);
+  if (k < 0 || k >= plan.block_pairs()) throw InputError(root.member("pair").name(), pair_accepted, std::to_string(k));
   d.pair = static_cast<int>(k);
-  const nlohmann::json& input = field(doc, "input", where, "an array of two hex bit patterns");
-  if (!input.is_array() || input.size() != 2) throw InputError(where + ": input", "an array of two hex bit patterns (x_a, x_b)", got_text(input));
-  for (int i = 0; i < 2; ++i) d.input[i] = parse_bits(input[static_cast<std::size_t>(i)], d.format, where + ": input[" + std::to_string(i) + "]");
-  if (doc.contains("found") && !doc["found"].is_object()) throw InputError(where + ": found", "an object (informational)", got_text(doc["found"]));
+  const std::string input_accepted = "an array of two hex bit patterns (x_a, x_b)";
+  const nlohmann::json& input = required(doc, root, "input", input_accepted);
+  if (!input.is_array() || input.size() != 2) throw InputError(root.member("input").name(), input_accepted, shown(input));
+  for (std::size_t i = 0; i < 2; ++i) d.input[i] = parse_bits(input[i], d.format, root.member("input").item(i));
+  if (doc.contains("found") && !doc["found"].is_object()) throw InputError(root.member("found").name(), "an object (informational)", shown(doc["found"]));
   return d;
 }
 

@@ -1,14 +1,18 @@
 // File: kernel_counterexample.h
 // The kernel fuzz's counterexample file (kernel_fuzz.h finds them): the document, and its replay.
 //
-// Document (stored with counterexample.h's store_counterexample under "kernel/"):
+// Document (stored content-addressed under "kernel/", adversarial/counterexample.h's
+// store_counterexample over io/content_store.h):
 //   {"format": "ropecheck-kernel-counterexample/1", "target": "kernel",
-//    "spectrum": {...as in counterexample.h}, "layout": "interleaved|half", "dtype": "f32|bf16",
+//    "spectrum": SPECTRUM (spectrum/spectrum_json.h; written as the request: {"config": NAME}, or
+//                with "variant": "p-rope", "fraction": "0.75"), "layout": "interleaved|half", "dtype": "f32|bf16",
 //    "path": "scalar|avx2|avx512|avx512-bf16", "position": "<int64 as decimal string>",
 //    "pair": k, "input": ["0x...", "0x..."] (the pair's bit patterns, hex),
 //    "claim": "bound" | "paths" | "special",
 //    "found": {"got": [...], "reference": [...], "ulp": ..., "bound": ...}}
-// "found" is informational (what the search saw); replay reads everything else.
+// "found" is informational (what the search saw); replay reads everything else, and refuses a
+// malformed document with InputError("<where>: <field>", ...) (io/json_fields.h: a missing or
+// unknown field, a wrong type; the format is checked first).
 // Claims: "bound" a finite pair beyond apply_rope.h's proved ulp bound; "paths" a SIMD path whose
 // output differs from the scalar twin's; "special" an identity pair, a non-finite input or two
 // signed zeros whose output is not the IEEE result (kernel_output_check.h).

@@ -19,6 +19,7 @@
 #include "io/printf_string.h"
 #include "kernel/apply_rope.h"
 #include "spectrum/request.h"
+#include "spectrum/spectrum_json.h"
 
 namespace ropecheck::accuracy {
 namespace {
@@ -231,12 +232,17 @@ KernelFuzzResult fuzz_kernel_with(const KernelFuzzOptions& options, std::ostream
   const Spectrum base = config_spectrum(options.config);  // InputError("--config", ...) for an unknown name
 
   std::vector<Subject> subjects;
-  subjects.push_back(make_subject({{"config", options.config}}, options.config, base));
+  SpectrumRequest named;
+  named.config = options.config;
+  subjects.push_back(make_subject(spectrum_request_to_json(named), options.config, base));
   // The configuration as p-RoPE 0.75 (one block in eight): identity pairs, whose inputs must be
   // copied bit for bit (-0, NaN payloads), exist only in such variants.
-  if (base.variant() == Variant::rope)
-    subjects.push_back(make_subject({{"config", options.config}, {"variant", "p-rope"}, {"fraction", "0.75"}}, options.config + " p-rope 0.75",
-                                    Spectrum(base.dim(), base.theta(), Variant::p_rope, "0.75", base.scaling())));
+  if (base.variant() == Variant::rope) {
+    SpectrumRequest p_rope = named;
+    p_rope.variant = Variant::p_rope;
+    p_rope.fraction = "0.75";
+    subjects.push_back(make_subject(spectrum_request_to_json(p_rope), options.config + " p-rope 0.75", resolve(p_rope).spectrum));
+  }
   const kernel::RopePlan& plan0 = subjects[0].plans[0];
   KernelFuzzResult result;
   const int block = plan0.block_pairs();

@@ -5,6 +5,7 @@
 
 #include "adversarial/counterexample.h"
 #include "io/input_error.h"
+#include "io/json_fields.h"
 
 namespace ropecheck::adversarial {
 

@@ -3,6 +3,7 @@
 #include "adversarial/counterexample.h"
 #include "accuracy/kernel_counterexample.h"
 #include "io/input_error.h"
+#include "io/json_fields.h"
 
 namespace ropecheck::adversarial {
 

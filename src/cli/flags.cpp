@@ -57,7 +57,7 @@ SpectrumRequest to_request(const SpectrumFlags& f) {
   if (!f.p_rope.empty()) r.variant = Variant::p_rope, r.fraction = f.p_rope;
   if (!f.reversed.empty()) r.variant = Variant::reversed, r.fraction = f.reversed;
   if (!f.partial.empty()) r.variant = Variant::partial, r.fraction = f.partial;
-  if (!f.scaling.empty()) r.scaling = f.scaling;
+  if (!f.scaling.empty()) r.scaling = parse_scaling(f.scaling);
   if (!f.context.empty()) r.context = parse_integer("--context", f.context, 1, std::int64_t{1} << 40);
   return r;
 }

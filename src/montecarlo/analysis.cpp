@@ -286,7 +286,7 @@ Analysis analyse(const Partial& p) {
   }
   Analysis a;
   a.json["format"] = "ropecheck-montecarlo-result";
-  a.json["version"] = 1;
+  a.json["version"] = kFileVersion;
   a.json["params"] = p.params.to_json();
   a.json["series"] = nlohmann::json::array();
   std::ostringstream csv;

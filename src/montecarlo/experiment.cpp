@@ -1,8 +1,11 @@
 #include "montecarlo/experiment.h"
 
 #include <cmath>
+#include <cstdint>
 
 #include "io/input_error.h"
+#include "io/json_fields.h"
+#include "spectrum/spectrum_json.h"
 
 namespace ropecheck::montecarlo {
 
@@ -36,7 +39,13 @@ bool Params::deterministic() const { return experiment == Experiment::fig2a; }
 
 namespace {
 
-std::string scaling_kind(Scaling::Kind k) {
+using nlohmann::json;
+
+// ---- version 1 of the files: the spectrum object before spectrum/spectrum_json.h ----
+// Kept to read (and check the round trip of) the partials and results written before; nothing
+// writes it into a new file.
+
+std::string v1_scaling_kind(Scaling::Kind k) {
   switch (k) {
     case Scaling::Kind::none: return "none";
     case Scaling::Kind::linear: return "linear";
@@ -45,14 +54,14 @@ std::string scaling_kind(Scaling::Kind k) {
   return "?";
 }
 
-nlohmann::json spectrum_json(const Spectrum& s) {
+json v1_spectrum_json(const Spectrum& s) {
   const Scaling& sc = s.scaling();
   return {{"dim", s.dim()},
           {"theta", s.theta()},
           {"variant", variant_name(s.variant())},
           {"fraction", s.fraction()},
           {"scaling",
-           {{"kind", scaling_kind(sc.kind)},
+           {{"kind", v1_scaling_kind(sc.kind)},
             {"factor", sc.factor},
             {"low_freq_factor", sc.low_freq_factor},
             {"high_freq_factor", sc.high_freq_factor},
@@ -60,9 +69,46 @@ nlohmann::json spectrum_json(const Spectrum& s) {
           {"describe", s.describe()}};
 }
 
+Spectrum v1_spectrum_from_json(const json& j, const JsonPlace& place) {
+  require_object(j, place, {"dim", "theta", "variant", "fraction", "scaling", "describe"});
+  const std::string text = "a string";
+  const json& sj = required(j, place, "scaling", "a scaling object");
+  const JsonPlace sp = place.member("scaling");
+  require_object(sj, sp, {"kind", "factor", "low_freq_factor", "high_freq_factor", "original_context"});
+  Scaling scaling;
+  const std::string kind = string_value(required(sj, sp, "kind", "none, linear or llama3"), sp.member("kind"), "none, linear or llama3");
+  if (kind == "none") scaling.kind = Scaling::Kind::none;
+  else if (kind == "linear") scaling.kind = Scaling::Kind::linear;
+  else if (kind == "llama3") scaling.kind = Scaling::Kind::llama3;
+  else throw InputError(sp.member("kind").name(), "none, linear or llama3", kind);
+  scaling.factor = string_value(required(sj, sp, "factor", text), sp.member("factor"), text);
+  scaling.low_freq_factor = string_value(required(sj, sp, "low_freq_factor", text), sp.member("low_freq_factor"), text);
+  scaling.high_freq_factor = string_value(required(sj, sp, "high_freq_factor", text), sp.member("high_freq_factor"), text);
+  scaling.original_context =
+      integer_value(required(sj, sp, "original_context", "an integer"), sp.member("original_context"), "an integer");
+  const std::string v = string_value(required(j, place, "variant", text), place.member("variant"), text);
+  const Variant variant = parse_variant(v, place.member("variant").name());
+  const long long dim = integer_value(required(j, place, "dim", "an even integer >= 2"), place.member("dim"), "an even integer >= 2");
+  if (dim < 2 || dim > (1 << 20)) throw InputError(place.member("dim").name(), "an even integer >= 2", std::to_string(dim));
+  const std::string theta = string_value(required(j, place, "theta", text), place.member("theta"), text);
+  const std::string fraction = string_value(required(j, place, "fraction", text), place.member("fraction"), text);
+  string_value(required(j, place, "describe", text), place.member("describe"), text);  // informational: the round trip checks it
+  try {
+    return Spectrum(static_cast<int>(dim), theta, variant, fraction, scaling);
+  } catch (const InputError& e) {
+    throw InputError(place.name(), "a valid spectrum", e.what());
+  }
+}
+
+json spectrum_json(const Spectrum& s, int version) { return version == 1 ? v1_spectrum_json(s) : spectrum_to_json(s); }
+
+Spectrum spectrum_of(const json& j, const JsonPlace& place, int version) {
+  return version == 1 ? v1_spectrum_from_json(j, place) : spectrum_from_json(j, place.name());
+}
+
 }  // namespace
 
-nlohmann::json Params::to_json() const {
+nlohmann::json Params::to_json(int version) const {
   nlohmann::json j;
   j["experiment"] = experiment_name(experiment);
   j["arith"] = dtype_name(arith);
@@ -79,7 +125,7 @@ nlohmann::json Params::to_json() const {
   for (const SeriesSpec& s : series) {
     series_json.push_back({{"label", s.label},
                            {"spectrum_name", s.spectrum_name},
-                           {"spectrum", spectrum_json(s.spectrum)},
+                           {"spectrum", spectrum_json(s.spectrum, version)},
                            {"vectors", s.vectors == Vectors::ones ? "ones" : "gaussian"},
                            {"L", s.L},
                            {"trials", s.trials},
@@ -89,74 +135,51 @@ nlohmann::json Params::to_json() const {
   return j;
 }
 
-namespace {
-
-[[noreturn]] void bad_field(const std::string& input, const std::string& field, const std::string& why) {
-  throw InputError(input, "a ropecheck Monte Carlo file (field \"" + field + "\": " + why + ")", "a file that does not match");
-}
-
-template <typename T>
-T field(const nlohmann::json& j, const char* name, const std::string& input) {
-  if (!j.is_object() || !j.contains(name)) bad_field(input, name, "missing");
-  try {
-    return j.at(name).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    bad_field(input, name, "wrong type");
-  }
-}
-
-Scaling scaling_from_json(const nlohmann::json& j, const std::string& input) {
-  Scaling s;
-  const std::string kind = field<std::string>(j, "kind", input);
-  if (kind == "none") s.kind = Scaling::Kind::none;
-  else if (kind == "linear") s.kind = Scaling::Kind::linear;
-  else if (kind == "llama3") s.kind = Scaling::Kind::llama3;
-  else bad_field(input, "scaling.kind", "unknown kind " + kind);
-  s.factor = field<std::string>(j, "factor", input);
-  s.low_freq_factor = field<std::string>(j, "low_freq_factor", input);
-  s.high_freq_factor = field<std::string>(j, "high_freq_factor", input);
-  s.original_context = field<long long>(j, "original_context", input);
-  return s;
-}
-
-Spectrum spectrum_from_json(const nlohmann::json& j, const std::string& input) {
-  const std::string v = field<std::string>(j, "variant", input);
-  Variant variant = Variant::rope;
-  bool known = false;
-  for (Variant c : {Variant::rope, Variant::nope, Variant::p_rope, Variant::reversed, Variant::partial})
-    if (variant_name(c) == v) variant = c, known = true;
-  if (!known) bad_field(input, "spectrum.variant", "unknown variant " + v);
-  if (!j.contains("scaling")) bad_field(input, "spectrum.scaling", "missing");
-  return Spectrum(field<int>(j, "dim", input), field<std::string>(j, "theta", input), variant, field<std::string>(j, "fraction", input),
-                  scaling_from_json(j.at("scaling"), input));
-}
-
-}  // namespace
-
-Params Params::from_json(const nlohmann::json& j, const std::string& input) {
+Params Params::from_json(const nlohmann::json& j, const std::string& input, int version) {
+  if (version != 1 && version != kFileVersion)
+    throw InputError(input, "a Monte Carlo file of version 1 or " + std::to_string(kFileVersion), "version " + std::to_string(version));
+  const JsonPlace place = JsonPlace::document(input).member("params");
+  // Every field to_json writes; the round trip below checks their values, so here only what is read.
+  require_object(j, place,
+                 {"experiment", "arith", "seed", "max_distance", "fig8_n", "base_position", "level", "alpha", "near_window", "far_window", "rng",
+                  "series"});
+  const auto text = [&](const json& object, const JsonPlace& at, const char* key) {
+    return string_value(required(object, at, key, "a string"), at.member(key), "a string");
+  };
+  const auto integer = [&](const json& object, const JsonPlace& at, const char* key) {
+    return static_cast<std::int64_t>(integer_value(required(object, at, key, "an integer"), at.member(key), "an integer"));
+  };
+  const auto number = [&](const char* key) { return number_value(required(j, place, key, "a number"), place.member(key), "a number"); };
   Params p;
-  p.experiment = parse_experiment(field<std::string>(j, "experiment", input));
-  p.arith = parse_arith(field<std::string>(j, "arith", input));
-  p.seed = field<std::uint64_t>(j, "seed", input);
-  p.max_distance = field<std::int64_t>(j, "max_distance", input);
-  p.fig8_n = field<std::int64_t>(j, "fig8_n", input);
-  p.base_position = field<std::int64_t>(j, "base_position", input);
-  p.level = field<double>(j, "level", input);
-  p.alpha = field<double>(j, "alpha", input);
-  if (!j.contains("series") || !j.at("series").is_array()) bad_field(input, "series", "missing");
-  for (const nlohmann::json& s : j.at("series")) {
-    SeriesSpec spec{field<std::string>(s, "label", input), field<std::string>(s, "spectrum_name", input),
-                    spectrum_from_json(s.contains("spectrum") ? s.at("spectrum") : nlohmann::json::object(), input)};
-    const std::string vectors = field<std::string>(s, "vectors", input);
-    if (vectors != "ones" && vectors != "gaussian") bad_field(input, "series.vectors", "ones or gaussian");
+  p.experiment = parse_experiment(text(j, place, "experiment"));
+  p.arith = parse_arith(text(j, place, "arith"));
+  p.seed = unsigned_value(required(j, place, "seed", "an integer in [0, 2^64)"), place.member("seed"), "an integer in [0, 2^64)");
+  p.max_distance = integer(j, place, "max_distance");
+  p.fig8_n = integer(j, place, "fig8_n");
+  p.base_position = integer(j, place, "base_position");
+  p.level = number("level");
+  p.alpha = number("alpha");
+  const json& series = required(j, place, "series", "a list of series");
+  if (!series.is_array()) throw InputError(place.member("series").name(), "a list of series", shown(series));
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const json& s = series[i];
+    const JsonPlace at = place.member("series").item(i);
+    require_object(s, at, {"label", "spectrum_name", "spectrum", "vectors", "L", "trials", "code"});
+    SeriesSpec spec{text(s, at, "label"), text(s, at, "spectrum_name"),
+                    spectrum_of(required(s, at, "spectrum", "a spectrum object"), at.member("spectrum"), version)};
+    const std::string vectors = text(s, at, "vectors");
+    if (vectors != "ones" && vectors != "gaussian") throw InputError(at.member("vectors").name(), "ones or gaussian", vectors);
     spec.vectors = vectors == "ones" ? Vectors::ones : Vectors::gaussian;
-    spec.L = field<std::int64_t>(s, "L", input);
-    spec.trials = field<std::int64_t>(s, "trials", input);
-    spec.code = field<std::uint32_t>(s, "code", input);
+    spec.L = integer(s, at, "L");
+    spec.trials = integer(s, at, "trials");
+    const std::int64_t code = integer(s, at, "code");
+    if (code < 0 || code > UINT32_MAX) throw InputError(at.member("code").name(), "an integer in [0, 2^32)", std::to_string(code));
+    spec.code = static_cast<std::uint32_t>(code);
     p.series.push_back(std::move(spec));
   }
   // The round trip must be exact: anything to_json() would write differently was edited.
-  if (p.to_json() != j) bad_field(input, "params", "inconsistent with the values it names");
+  if (p.to_json(version) != j)
+    throw InputError(place.name(), "params exactly as ropecheck writes the values they name", "params that differ: edited");
   return p;
 }
 

@@ -4,10 +4,11 @@
 // is written into every partial and result file; nothing else (thread count, shard split, machine)
 // can change a result bit.
 //
-// Activation. Query at position p_q, key at position p_k (p_q - p_k = the distance), both rotated:
-//     a = (R^{p_q} q)^T (R^{p_k} k) / d = q^T R^{-(p_q - p_k)} k / d = (1/d) sum_k (c_k A_k + s_k B_k),
-// with c_k, s_k = cos, sin((p_q - p_k) g_k), A_k = q_a k_a + q_b k_b, B_k = q_a k_b - q_b k_a over the
-// pair (a, b) = (2k, 2k+1). The paper's q^T rho(g)^{j-i} k with the query later (i > j).
+// Activation. Query at position p_q, key at position p_k (p_q - p_k = r, the distance), both rotated:
+//     a = (R^{p_q} q)^T (R^{p_k} k) / d = q^T R^{-r} k / d = (1/d) sum_k (c_k u_k - s_k w_k),
+// with c_k, s_k = cos, sin(r g_k) and the pair products of attention/activation.h,
+// u_k = q_a k_a + q_b k_b, w_k = q_b k_a - q_a k_b over the pair (a, b) = (2k, 2k+1). The paper's
+// q^T rho(g)^{j-i} k with the query later (i > j).
 //
 // Experiments (defaults: theta 1e4, d = 256 -- the paper's second run is --dim 128 -- distances
 // 0..5000):
@@ -33,6 +34,12 @@
 #include "spectrum/spectrum.h"
 
 namespace ropecheck::montecarlo {
+
+// The version of the Monte Carlo files (partial.h, analysis.h), both of which hold the params:
+//   2  each series' spectrum in the schema of spectrum/spectrum_json.h (written);
+//   1  the spectrum as {dim, theta, variant, fraction, scaling: {kind, factor, low_freq_factor,
+//      high_freq_factor, original_context}, describe} (read only: files written before stay usable).
+inline constexpr int kFileVersion = 2;
 
 enum class Experiment { fig2a, fig2b, fig9, fig8, variance };
 enum class Vectors { ones, gaussian };
@@ -71,11 +78,15 @@ struct Params {
   std::int64_t far_begin() const;
   bool deterministic() const;  // fig2a: no randomness, one trial
 
-  // Canonical JSON (sorted keys, exact decimal/hex values): equal params, equal text.
-  nlohmann::json to_json() const;
-  // Returns: the params to_json() wrote. Throws InputError naming `input` and the field when a
-  // field is missing, has the wrong type or is out of range.
-  static Params from_json(const nlohmann::json& j, const std::string& input);
+  // Canonical JSON (sorted keys, exact decimal/hex values): equal params, equal text. `version`:
+  // kFileVersion, or 1 for the form version-1 files hold (to check their round trip).
+  nlohmann::json to_json(int version = kFileVersion) const;
+  // Returns: the params to_json(version) wrote, read from file `input`. Throws InputError naming the
+  // file and the field (io/json_fields.h: "f.json: params.series[0].trials") when a field is missing,
+  // unknown, has the wrong type or is out of range, when the params are not exactly what
+  // to_json(version) writes for the values they name (an edit), and for a version other than 1 and
+  // kFileVersion.
+  static Params from_json(const nlohmann::json& j, const std::string& input, int version = kFileVersion);
 };
 
 // Returns: the default trials for an experiment with head dimension d: enough that the standard

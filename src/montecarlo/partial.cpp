@@ -38,7 +38,6 @@ bool Partial::complete() const {
 namespace {
 
 const char* kFormat = "ropecheck-montecarlo-partial";
-constexpr int kVersion = 1;
 
 [[noreturn]] void bad(const std::string& input, const std::string& what) {
   throw InputError(input, "a complete, unedited ropecheck Monte Carlo partial (" + what + ")", "a file that is not");
@@ -63,7 +62,7 @@ statistics::Moments moments_from(const nlohmann::json& j, const std::string& inp
 nlohmann::json body_json(const Partial& p) {
   nlohmann::json j;
   j["format"] = kFormat;
-  j["version"] = kVersion;
+  j["version"] = kFileVersion;
   j["params"] = p.params.to_json();
   nlohmann::json shards = nlohmann::json::array();
   for (const Shard& s : p.shards)
@@ -101,9 +100,11 @@ Partial parse_partial(const std::string& text, const std::string& input) {
   j.erase("sha256");
   if (sha256_hex(j.dump()) != recorded) bad(input, "its sha256 does not match its content: edited or damaged");
   if (j.value("format", "") != kFormat) bad(input, "format is not " + std::string(kFormat));
-  if (j.value("version", 0) != kVersion) bad(input, "version is not " + std::to_string(kVersion));
+  const int version = j.contains("version") && j["version"].is_number_integer() ? j["version"].get<int>() : 0;
+  if (version != 1 && version != kFileVersion) bad(input, "version is not 1 or " + std::to_string(kFileVersion));
+  if (!j.contains("params")) bad(input, "no params");
   Partial p;
-  p.params = Params::from_json(j.at("params"), input);
+  p.params = Params::from_json(j["params"], input, version);
   if (!j.contains("shards") || !j["shards"].is_array() || j["shards"].empty()) bad(input, "no shards");
   for (const nlohmann::json& s : j["shards"]) {
     Shard sh{s.value("index", std::int64_t{-1}), s.value("count", std::int64_t{0})};

@@ -4,10 +4,11 @@
 // trial's two-sample-test value. Everything is exact (numeric/exact_sum.h) or keyed by trial, so
 // merging shards is exact and order-free: merge(shards) has the very bits of one process's run.
 //
-// File format (JSON, written atomically): {"format": "ropecheck-montecarlo-partial", "version": 1,
-// "params": Params::to_json(), "shard": {"index", "count", "trial_begin", "trial_end"},
-// "series": [...], "sha256": hex of the canonical dump of everything else}. A file that is
-// truncated or edited fails the checksum and is refused.
+// File format (JSON, written atomically): {"format": "ropecheck-montecarlo-partial", "version": 2,
+// "params": Params::to_json(), "shards": [{"index", "count"}, ...], "series": [...], "sha256": hex
+// of the compact dump of everything else}. A file that is truncated or edited fails the checksum
+// and is refused. Version 1 files (experiment.h's kFileVersion: the spectrum in its old form) are
+// read, checksum included, and merge with version 2 partials of the same run.
 #pragma once
 
 #include <cstdint>

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "attention/activation.h"
 #include "io/input_error.h"
 #include "kernel/apply_rope.h"
 #include "kernel/bf16.h"
@@ -25,20 +26,13 @@
 
 namespace ropecheck::montecarlo {
 
-double activation_sum(const double* A, const double* B, const double* c, const double* s, int pairs) {
-  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int k = 0;
-  for (; k + 8 <= pairs; k += 8)
-    for (int j = 0; j < 8; ++j) acc[j] = acc[j] + (c[k + j] * A[k + j] + s[k + j] * B[k + j]);
-  for (int j = 0; k < pairs; ++k, ++j) acc[j] = acc[j] + (c[k] * A[k] + s[k] * B[k]);
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-}
-
-double activation_f64(const double* A, const double* B, const double* c, const double* s, int pairs) {
-  return activation_sum(A, B, c, s, pairs) / static_cast<double>(2 * pairs);
-}
-
 namespace {
+
+// The normalised activation (1/d) a(r) of pair products u, w at the distance whose cos/sin row is
+// (c, s) (attention/activation.h's lagged_activation, d = 2 pairs).
+double activation_f64(const double* u, const double* w, const double* c, const double* s, int pairs) {
+  return lagged_activation(u, w, c, s, pairs) / static_cast<double>(2 * pairs);
+}
 
 // cos/sin rows of every pair for a list of distances (gaps), from the kernel's exactly
 // range-reduced table (|error| <= 2^-50, the same bits on every machine: no libm).
@@ -68,15 +62,6 @@ RowTable row_table(const Spectrum& spectrum, std::int64_t rows, int threads) {
   return out;
 }
 
-// A_k, B_k of (q, k) (experiment.h), q and k stored as pairs (2k, 2k+1).
-void pair_products(const double* q, const double* k, int pairs, double* A, double* B) {
-  for (int i = 0; i < pairs; ++i) {
-    const double qa = q[2 * i], qb = q[2 * i + 1], ka = k[2 * i], kb = k[2 * i + 1];
-    A[i] = qa * ka + qb * kb;
-    B[i] = qa * kb - qb * ka;
-  }
-}
-
 // An unbiased-enough uniform integer in [lo, hi]: the high 64 bits of bits * (hi - lo + 1), whose
 // bias is below (hi - lo + 1) / 2^64 < 2^-40 for any window here.
 std::int64_t uniform_in(std::uint64_t bits, std::int64_t lo, std::int64_t hi) {
@@ -85,9 +70,9 @@ std::int64_t uniform_in(std::uint64_t bits, std::int64_t lo, std::int64_t hi) {
 }
 
 std::vector<double> ones_curve_of(const RowTable& rows, std::int64_t n) {
-  const std::vector<double> A(static_cast<size_t>(rows.pairs), 2.0), B(static_cast<size_t>(rows.pairs), 0.0);
+  const std::vector<double> u(static_cast<size_t>(rows.pairs), 2.0), w(static_cast<size_t>(rows.pairs), 0.0);
   std::vector<double> f(static_cast<size_t>(n));
-  for (std::int64_t t = 0; t < n; ++t) f[static_cast<size_t>(t)] = activation_f64(A.data(), B.data(), rows.cos_row(t), rows.sin_row(t), rows.pairs);
+  for (std::int64_t t = 0; t < n; ++t) f[static_cast<size_t>(t)] = activation_f64(u.data(), w.data(), rows.cos_row(t), rows.sin_row(t), rows.pairs);
   return f;
 }
 
@@ -111,8 +96,8 @@ class Worker {
     const size_t n = static_cast<size_t>(ctx.distances);
     a_.resize(n);
     normals_.resize(static_cast<size_t>(2 * ctx.d));
-    A_.resize(static_cast<size_t>(ctx.pairs));
-    B_.resize(static_cast<size_t>(ctx.pairs));
+    u_.resize(static_cast<size_t>(ctx.pairs));
+    w_.resize(static_cast<size_t>(ctx.pairs));
   }
 
   void trial(std::int64_t t) {
@@ -157,29 +142,29 @@ class Worker {
     if (p.experiment == Experiment::fig2b || p.experiment == Experiment::variance) {
       for (std::int64_t r = 0; r < ctx_.distances; ++r) {
         gaussian(static_cast<std::uint64_t>(r), t);
-        pair_products(normals_.data(), normals_.data() + d, P, A_.data(), B_.data());
-        a_[static_cast<size_t>(r)] = finish(activation_sum(A_.data(), B_.data(), ctx_.rows.cos_row(r), ctx_.rows.sin_row(r), P));
+        pair_products(normals_.data(), normals_.data() + d, P, u_.data(), w_.data());
+        a_[static_cast<size_t>(r)] = finish(lagged_activation(u_.data(), w_.data(), ctx_.rows.cos_row(r), ctx_.rows.sin_row(r), P));
       }
       return;
     }
     if (ones) {
-      std::fill(A_.begin(), A_.end(), 2.0);  // (1,1).(1,1) = 2, (1,1)x(1,1) = 0
-      std::fill(B_.begin(), B_.end(), 0.0);
+      std::fill(u_.begin(), u_.end(), 2.0);  // u = 1*1 + 1*1 = 2, w = 1*1 - 1*1 = 0
+      std::fill(w_.begin(), w_.end(), 0.0);
     } else {
       gaussian(0, t);
-      pair_products(normals_.data(), normals_.data() + d, P, A_.data(), B_.data());
+      pair_products(normals_.data(), normals_.data() + d, P, u_.data(), w_.data());
     }
     if (p.experiment == Experiment::fig8) {
       positions(t);
       for (std::int64_t r = 0; r < ctx_.distances; ++r) {
         const std::int64_t gap = pos_[static_cast<size_t>(r)] - pos_[0];
         a_[static_cast<size_t>(r)] = ones ? ctx_.ones_curve[static_cast<size_t>(gap)]
-                                          : finish(activation_sum(A_.data(), B_.data(), ctx_.rows.cos_row(gap), ctx_.rows.sin_row(gap), P));
+                                          : finish(lagged_activation(u_.data(), w_.data(), ctx_.rows.cos_row(gap), ctx_.rows.sin_row(gap), P));
       }
       return;
     }
     for (std::int64_t r = 0; r < ctx_.distances; ++r)
-      a_[static_cast<size_t>(r)] = finish(activation_sum(A_.data(), B_.data(), ctx_.rows.cos_row(r), ctx_.rows.sin_row(r), P));
+      a_[static_cast<size_t>(r)] = finish(lagged_activation(u_.data(), w_.data(), ctx_.rows.cos_row(r), ctx_.rows.sin_row(r), P));
   }
 
   void positions(std::int64_t t) {
@@ -281,7 +266,7 @@ class Worker {
 
   const SeriesContext& ctx_;
   SeriesAccumulator acc_;
-  std::vector<double> a_, normals_, A_, B_;
+  std::vector<double> a_, normals_, u_, w_;
   std::vector<std::int64_t> pos_;
   std::vector<float> fbuf_[6];
   std::vector<std::uint16_t> hbuf_[4];

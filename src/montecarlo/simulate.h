@@ -24,15 +24,12 @@ void validate(const Params& params, const Shard& shard, const RunOptions& option
 // distances, threads, the experiment's own constraints).
 Partial simulate(const Params& params, const Shard& shard, const RunOptions& options);
 
-// The activation of one (query, key) pair at the distance whose cos/sin row is (c, s):
-// (1/d) sum_k (c_k A_k + s_k B_k) (experiment.h), pairs summed in eight interleaved partial sums
-// (k mod 8) combined as ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)): a fixed order, so the same bits on
-// every machine, and an order the compiler vectorises. A and B have `pairs` entries; d = 2 pairs.
-double activation_sum(const double* A, const double* B, const double* c, const double* s, int pairs);  // without the 1/d
-double activation_f64(const double* A, const double* B, const double* c, const double* s, int pairs);
+// The activation of one (query, key) pair at distance r (f64 arithmetic) is (1/d) a(r), a(r) by
+// attention/activation.h's lagged_activation from the pair products u, w and the cos/sin row of r:
+// a fixed summation order, so the same bits on every machine.
 
-// Returns: f(t) for t = 0..rows-1, the activation of q = k = (1, ..., 1) at distance t computed by
-// activation_f64 (A_k = 2, B_k = 0) from the kernel's cos/sin table (error <= 2^-50 per term): the
+// Returns: f(t) for t = 0..rows-1, the activation of q = k = (1, ..., 1) at distance t computed as
+// above (u_k = 2, w_k = 0) from the kernel's cos/sin table (error <= 2^-50 per term): the
 // fig2a curve (2/d) sum_k cos(t g_k), and for Gaussian q, k the correlation of the activations at
 // two distances t apart. Bit-identical to what fig2a's simulation accumulates.
 std::vector<double> all_ones_curve(const Spectrum& spectrum, std::int64_t rows, int threads = 1);

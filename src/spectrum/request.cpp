@@ -25,7 +25,7 @@ ResolvedSpectrum resolve(const SpectrumRequest& r, const std::optional<std::stri
   const bool overridden = r.dim || r.theta || r.variant || r.scaling;
   if (r.dim) dim = *r.dim;
   if (r.theta) theta = *r.theta;
-  if (r.scaling) scaling = parse_scaling(*r.scaling);
+  if (r.scaling) scaling = *r.scaling;
   if (r.context) {
     if (*r.context < 1) throw InputError("--context", "an integer >= 1", std::to_string(*r.context));
     context = *r.context;

@@ -17,7 +17,8 @@ struct SpectrumRequest {
   std::optional<std::string> theta;     // --theta T (decimal)
   std::optional<Variant> variant;       // --nope / --p-rope / --reversed / --partial
   std::string fraction = "1";           // P or F of the variant flag
-  std::optional<std::string> scaling;   // --scaling none|linear:F|llama3
+  std::optional<Scaling> scaling;       // --scaling none|linear:F|llama3 (parse_scaling), or any
+                                        // Scaling a spectrum file names (spectrum_json.h)
   std::optional<long long> context;     // --context N
 };
 

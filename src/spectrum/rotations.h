@@ -23,7 +23,7 @@
 
 #include <vector>
 
-#include "certificate/decision.h"
+#include "numeric/decision.h"
 #include "numeric/scalar.h"
 #include "spectrum/spectrum.h"
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "certificate/decision.h"
+#include "numeric/decision.h"
 #include "spectrum/spectrum.h"
 
 namespace ropecheck {

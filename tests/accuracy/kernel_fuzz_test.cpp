@@ -68,7 +68,7 @@ detail::KernelUnderTest one_ulp_fault(bool simd_only) {
   return k;
 }
 
-// The bytes a stored document holds (counterexample.h: canonical_text is j.dump(2) + "\n"), read back.
+// The bytes a stored document holds (io/content_store.h: canonical_text is j.dump(2) + "\n"), read back.
 nlohmann::json round_trip(const nlohmann::json& doc) { return nlohmann::json::parse(doc.dump(2) + "\n"); }
 
 TEST(KernelFuzz, DeterministicForASeedAndACandidateCount) {

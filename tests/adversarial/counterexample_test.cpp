@@ -1,23 +1,15 @@
 #include "adversarial/counterexample.h"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <bit>
-#include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <functional>
 #include <limits>
-#include <sstream>
-#include <thread>
 
-#include "io/input_error.h"
+#include "../support/files.h"
 #include "io/printf_string.h"
 #include "io/sha256.h"
-#include "random/counter_rng.h"
 
 namespace ropecheck::adversarial {
 namespace {
@@ -27,40 +19,10 @@ using nlohmann::json;
 
 std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
 
-// A fresh directory per test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag) {
-    path = fs::temp_directory_path() / ("ropecheck_cx_" + tag + "_" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path, ec);
-  }
-};
-
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_bytes(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
-
-// Every entry of a directory tree (files and directories), for "nothing else was left behind".
-std::vector<std::string> tree(const fs::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) out.push_back(fs::relative(e.path(), dir).string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using test::read_bytes;
+using test::TempDir;
+using test::tree;
+using test::write_bytes;
 
 // A small valid counterexample document: d = 4, theta 10000, one distractor, no BOS.
 json small_doc() {
@@ -76,95 +38,13 @@ json small_doc() {
   })");
 }
 
-// Runs `f`, requires an InputError whose input is exactly `input` and whose message contains
-// every one of `parts`; prints the message otherwise.
-void expect_input_error(const std::function<void()>& f, const std::string& input, const std::vector<std::string>& parts = {}) {
-  try {
-    f();
-    ADD_FAILURE() << "no InputError; expected one naming " << input;
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.input(), input) << e.what();
-    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << "missing '" << p << "' in: " << e.what();
-  }
-}
+using test::expect_input_error;
 
 void expect_doc_error(const std::function<void(json&)>& mutate, const std::string& field, const std::vector<std::string>& parts = {}) {
   json doc = small_doc();
   mutate(doc);
   SCOPED_TRACE(field + " <- " + doc.dump());
   expect_input_error([&] { counterexample_from_json(doc, "cx.json"); }, "cx.json: " + field, parts);
-}
-
-// ---- components ----
-
-TEST(Component, ReadsNumbersDecimalAndHexStrings) {
-  struct Case {
-    json j;
-    double want;
-  };
-  const std::vector<Case> cases = {
-      {json(1.5), 1.5},
-      {json(-3), -3.0},
-      {json("0.1"), 0.1},
-      {json("+2.5e-3"), 2.5e-3},
-      {json(".5"), 0.5},
-      {json("5."), 5.0},
-      {json("1E300"), 1e300},
-      {json("0x1.8p+1"), 3.0},
-      {json("-0X1P-2"), -0.25},
-      {json("0x.8p1"), 1.0},
-      {json("0x10"), 16.0},
-      {json("0x1p-1074"), std::numeric_limits<double>::denorm_min()},
-      {json("4.9406564584124654e-324"), std::numeric_limits<double>::denorm_min()},
-      {json("2.2250738585072009e-308"), std::bit_cast<double>(std::uint64_t{0x000fffffffffffff})},
-      {json("1.7976931348623157e308"), std::numeric_limits<double>::max()},
-      // Correct rounding of a decimal between two binary64 values (halfway cases go to even):
-      // 2^53 + 1 is halfway between 2^53 and 2^53 + 2.
-      {json("9007199254740993"), 9007199254740992.0},
-      {json(9007199254740993ULL), 9007199254740992.0},
-  };
-  for (const auto& c : cases) {
-    const double got = component_from_json(c.j, "x");
-    EXPECT_EQ(bits(got), bits(c.want)) << c.j.dump() << " -> " << hex_double(got) << ", want " << hex_double(c.want);
-  }
-  const double neg_zero = component_from_json(json("-0"), "x");
-  EXPECT_TRUE(neg_zero == 0 && std::signbit(neg_zero)) << hex_double(neg_zero);
-  const double neg_zero_number = component_from_json(json::parse("-0.0"), "x");
-  EXPECT_TRUE(neg_zero_number == 0 && std::signbit(neg_zero_number)) << hex_double(neg_zero_number);
-}
-
-TEST(Component, RejectsNonFiniteGarbageAndTrailingCharacters) {
-  const std::vector<json> bad = {json("nan"),  json("NaN"),  json("inf"),  json("-inf"), json("Infinity"), json("1e400"),
-                                 json("-1e400"), json("1e-400"), json("0x1p-1080"), json(""), json(" 1"), json("1 "),
-                                 json("1.5x"), json("0x"), json("0x1p"), json("1e"), json("--1"), json("+-1"), json("."),
-                                 json("1,5"), json("0x1.g"), json("1e+"), json(true), json(nullptr), json::array(), json::object(),
-                                 json(std::numeric_limits<double>::infinity()), json(std::numeric_limits<double>::quiet_NaN())};
-  for (const auto& j : bad) {
-    SCOPED_TRACE(j.dump());
-    expect_input_error([&] { component_from_json(j, "f.json: head.query[3]"); }, "f.json: head.query[3]", {"a finite number"});
-  }
-}
-
-TEST(Component, TextIsShortestAndRoundTripsEveryBitPattern) {
-  EXPECT_EQ(component_text(-0.0), "-0");
-  EXPECT_EQ(component_text(0.1), "0.1");
-  EXPECT_EQ(component_text(1e300), "1e+300");
-  EXPECT_EQ(component_text(-4.1), "-4.1");
-  EXPECT_EQ(component_text(std::numeric_limits<double>::denorm_min()), "5e-324");
-  std::vector<double> xs = {0.0, -0.0, 1e300, -1e300, std::numeric_limits<double>::max(), std::numeric_limits<double>::min(),
-                            std::numeric_limits<double>::denorm_min(), -std::numeric_limits<double>::denorm_min(),
-                            std::bit_cast<double>(std::uint64_t{0x000fffffffffffff}), 0.1, 1.0 / 3, 11.3};
-  // Random finite bit patterns (fixed seed): every exponent range, subnormals included.
-  const CounterRng rng(20260611, 7);
-  for (std::uint64_t i = 0; xs.size() < 20000; ++i) {
-    const double x = std::bit_cast<double>(rng.bits(i));
-    if (std::isfinite(x)) xs.push_back(x);
-  }
-  for (double x : xs) {
-    const std::string t = component_text(x);
-    const double back = component_from_json(json(t), "x");
-    ASSERT_EQ(bits(back), bits(x)) << hex_double(x) << " -> '" << t << "' -> " << hex_double(back);
-  }
 }
 
 // ---- round trips ----
@@ -175,7 +55,7 @@ Head rich_head() {
   h.spectrum_request.theta = "500000";
   h.spectrum_request.variant = Variant::partial;
   h.spectrum_request.fraction = "0.5";
-  h.spectrum_request.scaling = "linear:2";
+  h.spectrum_request.scaling = Scaling::linear("2");
   h.spectrum = resolve(h.spectrum_request).spectrum;
   const double sub = std::numeric_limits<double>::denorm_min() * 12345;
   h.query = {-0.0, 1e300, sub, 0.1, -4.1, 0x1.fffffffffffffp+1023};
@@ -375,100 +255,57 @@ TEST(CounterexampleJson, HeadAndSequenceAloneNameTheirPaths) {
 
 // ---- files ----
 
-TEST(ReadJsonFile, MissingMalformedTruncatedAndDuplicateKeysAreInputErrors) {
-  TempDir dir("read");
-  const std::string missing = (dir.path / "missing.json").string();
-  expect_input_error([&] { read_json_file(missing); }, missing, {"a readable JSON file", "no such file"});
-  expect_input_error([&] { read_json_file(dir.path.string()); }, dir.path.string(), {"a directory"});
-  const fs::path malformed = dir.path / "malformed.json";
-  write_bytes(malformed, "{\"a\": 1,, \"b\": 2}");
-  expect_input_error([&] { read_json_file(malformed.string()); }, malformed.string(), {"malformed JSON at byte 9 of 17", "unexpected ','"});
-  const fs::path truncated = dir.path / "truncated.json";
-  const std::string whole = canonical_text(small_doc());
-  write_bytes(truncated, whole.substr(0, whole.size() / 2));
-  expect_input_error([&] { read_json_file(truncated.string()); }, truncated.string(), {"truncated JSON at byte"});
-  const fs::path empty = dir.path / "empty.json";
-  write_bytes(empty, "");
-  expect_input_error([&] { read_json_file(empty.string()); }, empty.string(), {"truncated JSON"});
-  const fs::path trailing = dir.path / "trailing.json";
-  write_bytes(trailing, "{} x");
-  expect_input_error([&] { read_json_file(trailing.string()); }, trailing.string(), {"malformed JSON at byte"});
-  const fs::path twice = dir.path / "twice.json";
-  write_bytes(twice, R"({"head": {"query": [1], "query": [2]}})");
-  expect_input_error([&] { read_json_file(twice.string()); }, twice.string(), {"\"query\" twice"});
-  const fs::path number = dir.path / "huge.json";
-  write_bytes(number, "[1e400]");
-  // The parser refuses a number beyond binary64 (nlohmann's out_of_range, not a parse_error).
-  expect_input_error([&] { read_json_file(number.string()); }, number.string(), {"malformed JSON", "1e400"});
-  const fs::path good = dir.path / "good.json";
-  write_bytes(good, whole);
-  EXPECT_EQ(read_json_file(good.string()), small_doc());
-}
-
-TEST(StoreCounterexample, ContentAddressedCreatedOnceNeverOverwritten) {
-  TempDir dir("store");
+TEST(StoreCounterexample, StoresUnderTheTargetAndRefusesOtherTargets) {
+  TempDir dir("cx_store");
   const json doc = small_doc();
   const std::string text = canonical_text(doc);
   const StoredFile first = store_counterexample(dir.path.string(), "channel", doc);
   EXPECT_TRUE(first.created);
   EXPECT_EQ(first.path, (dir.path / "channel" / (sha256_hex(text) + ".json")).string());
   EXPECT_EQ(read_bytes(first.path), text);
-  EXPECT_EQ(fs::path(first.path).stem().string(), sha256_hex(read_bytes(first.path)));
-  const auto written_at = fs::last_write_time(first.path);
-  const StoredFile second = store_counterexample(dir.path.string(), "channel", doc);
-  EXPECT_FALSE(second.created);
-  EXPECT_EQ(second.path, first.path);
-  EXPECT_EQ(read_bytes(first.path), text);
-  EXPECT_EQ(fs::last_write_time(first.path), written_at);
-  // Even a file with other bytes under that name is left alone (the name is the claim; replay checks).
-  write_bytes(first.path, "{}\n");
   EXPECT_FALSE(store_counterexample(dir.path.string(), "channel", doc).created);
-  EXPECT_EQ(read_bytes(first.path), "{}\n");
   EXPECT_EQ(tree(dir.path), (std::vector<std::string>{"channel", "channel/" + sha256_hex(text) + ".json"}));
   expect_input_error([&] { store_counterexample(dir.path.string(), "../x", doc); }, "target", {"channel, band or kernel"});
-}
-
-TEST(StoreCounterexample, ConcurrentWritersCreateOneFile) {
-  TempDir dir("race");
-  const json doc = small_doc();
-  std::vector<int> created(8, 0);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 8; ++t)
-    threads.emplace_back([&, t] { created[static_cast<size_t>(t)] = store_counterexample(dir.path.string(), "band", doc).created; });
-  for (auto& t : threads) t.join();
-  int total = 0;
-  for (int c : created) total += c;
-  EXPECT_EQ(total, 1);
-  EXPECT_EQ(tree(dir.path).size(), 2u) << "a temporary was left behind";
-}
-
-TEST(StoreCounterexample, UnwritableTargetsAreInputErrorsAndLeaveNoTemporary) {
-  TempDir dir("bad");
-  const json doc = small_doc();
+  expect_input_error([&] { store_counterexample("", "channel", doc); }, "--out", {"a writable directory"});
   // --out below a regular file: the directory cannot be created.
   write_bytes(dir.path / "file", "x");
   expect_input_error([&] { store_counterexample((dir.path / "file").string(), "channel", doc); }, "--out", {"a writable directory"});
-  expect_input_error([&] { store_counterexample("", "channel", doc); }, "--out", {"a writable directory"});
-  // <out>/<target> is a file.
-  fs::create_directories(dir.path / "a");
-  write_bytes(dir.path / "a" / "channel", "x");
-  expect_input_error([&] { store_counterexample((dir.path / "a").string(), "channel", doc); }, "--out", {"a writable directory"});
-  // The final name is taken by a directory: the temporary is written, the link fails, and the
-  // temporary must be gone afterwards.
-  const fs::path out = dir.path / "b";
-  const fs::path final_name = out / "channel" / (sha256_hex(canonical_text(doc)) + ".json");
-  fs::create_directories(final_name);
-  expect_input_error([&] { store_counterexample(out.string(), "channel", doc); }, "--out", {"not a regular file"});
-  EXPECT_EQ(tree(out), (std::vector<std::string>{"channel", "channel/" + final_name.filename().string()}));
-  // A directory without write permission (root ignores permission bits, so only as another user).
-  if (::geteuid() != 0) {
-    const fs::path ro = dir.path / "ro";
-    fs::create_directories(ro / "channel");
-    fs::permissions(ro / "channel", fs::perms::owner_read | fs::perms::owner_exec);
-    expect_input_error([&] { store_counterexample(ro.string(), "channel", doc); }, "--out", {"a writable directory"});
-    fs::permissions(ro / "channel", fs::perms::owner_all);
-    EXPECT_EQ(tree(ro), (std::vector<std::string>{"channel"}));
+}
+
+// Every counterexample already written (the regression corpus, the reference report's) reads back
+// and writes back to its very bytes, under its name: the spectrum schema kept the counterexample
+// form (spectrum/spectrum_json.h), so no content-addressed name changed.
+TEST(CounterexampleJson, CorpusFilesKeepTheirBytesAndNames) {
+  int files = 0;
+  for (const char* dir : {"properties/regressions/channel", "properties/regressions/band", "reports/reference/counterexamples/channel",
+                          "reports/reference/counterexamples/band"}) {
+    const fs::path d = fs::path(ROPECHECK_TEST_SOURCE_DIR) / dir;
+    if (!fs::exists(d)) continue;
+    for (const auto& e : fs::directory_iterator(d)) {
+      if (e.path().extension() != ".json") continue;
+      SCOPED_TRACE(e.path().string());
+      const std::string bytes = read_bytes(e.path());
+      const Counterexample c = counterexample_from_json(json::parse(bytes), e.path().string());
+      EXPECT_EQ(canonical_text(to_json(c)), bytes);
+      EXPECT_EQ(e.path().stem().string(), sha256_hex(bytes));
+      ++files;
+    }
   }
+  EXPECT_GE(files, 18);
+}
+
+// A llama3 scaling other than Llama 3.1's is written as an object (it has no --scaling text) and
+// read back exactly.
+TEST(CounterexampleJson, AnyScalingIsWritten) {
+  Head h = rich_head();
+  h.spectrum_request = SpectrumRequest{};
+  h.spectrum = Spectrum(6, "500000", Variant::rope, "1", Scaling{Scaling::Kind::llama3, "16", "1", "4", 4096});
+  const json j = head_to_json(h);
+  EXPECT_EQ(j["spectrum"]["scaling"],
+            json::parse(R"({"kind": "llama3", "factor": "16", "low_freq_factor": "1", "high_freq_factor": "4", "original_context": 4096})"));
+  const Head back = head_from_json(json::parse(j.dump()), "mem");
+  expect_same_head(h, back);
+  EXPECT_EQ(head_to_json(back), j);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "adversarial/counterexample.h"
 #include "adversarial/detail/distance_sweep.h"
 #include "io/input_error.h"
+#include "io/json_fields.h"
 #include "io/printf_string.h"
 #include "numeric/mp_handles.h"
 #include "numeric/precision.h"
@@ -23,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The Appendix E.1 decimals, read the way a file reads them (not the preset's own literals).
-double printed(const char* decimal) { return component_from_json(nlohmann::json(decimal), "test"); }
+double printed(const char* decimal) { return finite_double_value(nlohmann::json(decimal), "test"); }
 
 // q.k of the printed 2-vectors in every listed pair, the key scaled by `scale`, exactly: at 256 bits
 // each product of two binary64 values (106 bits) and the sum of at most 16 of them are exact.

@@ -48,7 +48,7 @@ TEST(GuidedScan, DominantDistractorTermAtTheTargetDistanceDoesNotCancel) {
   Head h;
   h.spectrum_request.dim = 2;
   h.spectrum_request.theta = "2";
-  h.spectrum_request.scaling = "linear:2";
+  h.spectrum_request.scaling = Scaling::linear("2");
   h.spectrum = resolve(h.spectrum_request).spectrum;
   h.query = {0x1p-2, -0x1.efbdeb14f4edap-1};
   h.target = {-0x1p+4, 0x1p+2};

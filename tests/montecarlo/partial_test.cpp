@@ -2,9 +2,15 @@
 // that refuses partials of another run (naming the parameter that differs).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "io/input_error.h"
+#include "montecarlo/analysis.h"
 #include "montecarlo/partial.h"
 #include "montecarlo/simulate.h"
+#include "io/sha256.h"
 
 namespace ropecheck::montecarlo {
 namespace {
@@ -60,6 +66,109 @@ TEST(MontecarloPartial, MergeRefusesAnotherRun) {
   EXPECT_THROW(merge_partials({a, a}, {"a.json", "a2.json"}), InputError);
   const Partial c = simulate(params(1), Shard{1, 2}, RunOptions{1, false});
   EXPECT_TRUE(merge_partials({a, c}, {"a.json", "c.json"}).complete());
+}
+
+// ---- version 1 files (experiment.h's kFileVersion) ----
+// tests/montecarlo/data holds files the version-1 code wrote (ropecheck montecarlo before the
+// spectrum schema of spectrum/spectrum_json.h):
+//   v1-fig9-shard{0,1}of2.json, v1-fig9-result.json: --experiment fig9 --dim 8 --p-rope 0.5
+//     --scaling linear:2 --trials 12 --max-distance 20 --seed 5 (shards 0/2 and 1/2, and unsharded)
+//   v1-fig2b-llama3-shard0of1.json, v1-fig2b-llama3-result.json: --experiment fig2b --config
+//     llama-3.1-8b --dim 8 --trials 6 --max-distance 12 --seed 3 (shard 0/1, and unsharded)
+
+std::string data_file(const std::string& name) {
+  const std::filesystem::path p = std::filesystem::path(ROPECHECK_TEST_SOURCE_DIR) / "tests/montecarlo/data" / name;
+  std::ifstream in(p, std::ios::binary);
+  EXPECT_TRUE(in) << p;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The result of a run without the parts whose form changed with the version.
+nlohmann::json without_format(nlohmann::json j) {
+  j.erase("version");
+  j.erase("params");
+  return j;
+}
+
+TEST(MontecarloPartial, ReadsVersionOneFilesAndMergesThemToTodaysResult) {
+  const Partial a = parse_partial(data_file("v1-fig9-shard0of2.json"), "v1-fig9-shard0of2.json");
+  const Partial b = parse_partial(data_file("v1-fig9-shard1of2.json"), "v1-fig9-shard1of2.json");
+  ASSERT_EQ(a.params.series.size(), 1u);
+  EXPECT_EQ(a.params.series[0].spectrum.describe(), "p-rope 0.5, d=8, theta=10000, scaling linear 2");
+  EXPECT_EQ(a.params.to_json(1), nlohmann::json::parse(data_file("v1-fig9-shard0of2.json"))["params"]);
+  // Merged, the old shards give today's result of the same run, bit for bit: params as version 2
+  // writes them, and every number as the version-1 code computed it.
+  const Partial merged = merge_partials({a, b}, {"v1-fig9-shard0of2.json", "v1-fig9-shard1of2.json"});
+  const Analysis from_old = analyse(merged);
+  const Analysis fresh = analyse(simulate(a.params, Shard{}, RunOptions{1, false}));
+  EXPECT_EQ(from_old.json.dump(), fresh.json.dump());
+  EXPECT_EQ(from_old.csv, fresh.csv);
+  EXPECT_EQ(from_old.json["version"], kFileVersion);
+  EXPECT_EQ(from_old.json["params"], a.params.to_json());
+  const nlohmann::json old_result = nlohmann::json::parse(data_file("v1-fig9-result.json"));
+  EXPECT_EQ(old_result["version"], 1);
+  EXPECT_EQ(old_result["params"], a.params.to_json(1));
+  EXPECT_EQ(without_format(old_result).dump(), without_format(fresh.json).dump());
+  // An old partial merges with a new one of the same run.
+  const Partial b_new = parse_partial(partial_text(simulate(a.params, Shard{1, 2}, RunOptions{1, false})), "b2.json");
+  EXPECT_EQ(analyse(merge_partials({a, b_new}, {"a.json", "b2.json"})).json.dump(), fresh.json.dump());
+  // Written again, a version-1 partial is version 2.
+  EXPECT_NE(partial_text(a).find("\"version\":2"), std::string::npos);
+}
+
+TEST(MontecarloPartial, ReadsAVersionOneLlama3Scaling) {
+  const Partial p = parse_partial(data_file("v1-fig2b-llama3-shard0of1.json"), "v1.json");
+  ASSERT_TRUE(p.complete());
+  EXPECT_EQ(p.params.series[0].spectrum.scaling().describe(), Scaling::llama3_1().describe());
+  EXPECT_EQ(p.params.series[0].spectrum_name, "llama-3.1-8b+flags");
+  const nlohmann::json old_result = nlohmann::json::parse(data_file("v1-fig2b-llama3-result.json"));
+  EXPECT_EQ(without_format(old_result).dump(), without_format(analyse(p).json).dump());
+  EXPECT_EQ(analyse(p).json["params"]["series"][0]["spectrum"],
+            nlohmann::json::parse(R"({"dim": 8, "theta": "500000", "variant": "rope", "scaling": "llama3"})"));
+}
+
+TEST(MontecarloPartial, RefusesAnEditedVersionOneFileAndAnUnknownVersion) {
+  // The sealed checksum covers the old params too.
+  std::string text = data_file("v1-fig9-shard0of2.json");
+  const size_t at = text.find("\"fraction\":\"0.5\"");
+  ASSERT_NE(at, std::string::npos);
+  text[at + 13] = '7';
+  EXPECT_THROW(parse_partial(text, "edited.json"), InputError);
+  // A version-1 params object inside a version-2 file (resealed) is not what version 2 writes.
+  nlohmann::json j = nlohmann::json::parse(data_file("v1-fig9-shard0of2.json"));
+  j.erase("sha256");
+  j["version"] = kFileVersion;
+  j["sha256"] = sha256_hex(j.dump());
+  EXPECT_THROW(parse_partial(j.dump(), "mixed.json"), InputError);
+  j.erase("sha256");
+  j["version"] = 3;
+  j["sha256"] = sha256_hex(j.dump());
+  EXPECT_THROW(parse_partial(j.dump(), "v3.json"), InputError);
+}
+
+// A version-2 params object whose spectrum is not in canonical form (here theta as a JSON integer,
+// which the spectrum reader accepts) was edited: the round trip refuses it, naming the params.
+TEST(MontecarloParams, RoundTripIsExact) {
+  const Params p = params(1);
+  nlohmann::json j = p.to_json();
+  EXPECT_EQ(Params::from_json(j, "f.json").to_json(), j);
+  j["series"][0]["spectrum"]["theta"] = 10000;
+  try {
+    Params::from_json(j, "f.json");
+    ADD_FAILURE() << "a non-canonical spectrum accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.input(), "f.json: params") << e.what();
+  }
+  j = p.to_json();
+  j["series"][0]["spectrum"]["dimm"] = 8;
+  try {
+    Params::from_json(j, "f.json");
+    ADD_FAILURE() << "an unknown key accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.input(), "f.json: params.series[0].spectrum.dimm") << e.what();
+  }
 }
 
 }  // namespace

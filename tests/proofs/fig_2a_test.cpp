@@ -109,7 +109,7 @@ TEST(Fig2a, AMonotoneCurveAndNoPEDoNotHold) {
   // decreasing there, so "not monotone" is certainly false: the check fails rather than holds.
   ClaimOptions o;
   o.spectrum.dim = 4;
-  o.spectrum.scaling = "linear:1000";
+  o.spectrum.scaling = Scaling::linear("1000");
   o.max_n = 100;
   const auto mono = check_fig_2a(o);
   ASSERT_EQ(mono.size(), 1u);

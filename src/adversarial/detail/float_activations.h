@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "adversarial/head.h"
+#include "attention/activation.h"
 #include "kernel/rope_plan.h"
 #include "kernel/sincos_table.h"
 
@@ -26,8 +27,8 @@ class FloatActivations {
       std::vector<double> u, w;
       for (int p : chunks_) {
         const double q1 = head.query[2 * p], q2 = head.query[2 * p + 1], k1 = k[2 * p], k2 = k[2 * p + 1];
-        u.push_back(q1 * k1 + q2 * k2);
-        w.push_back(q2 * k1 - q1 * k2);
+        u.push_back(pair_u(q1, q2, k1, k2));
+        w.push_back(pair_w(q1, q2, k1, k2));
       }
       u_.push_back(u);
       w_.push_back(w);
@@ -36,13 +37,10 @@ class FloatActivations {
     s_.resize(chunks_.size() + 1);
   }
   // Moves to distance s; activation(i) for i = 0 target, 1 distractor 0, 2 bos (if any):
-  // a(s) = sum over active chunks of cos(s g) u - sin(s g) w (a key s tokens before the query).
+  // a(s) = sum over active chunks of cos(s g) u - sin(s g) w (a key s tokens before the query:
+  // attention/activation.h's pair products and lagged_activation_in_order).
   void at(long long s) { sincos_.at(s, c_.data(), s_.data()); }
-  double activation(size_t i) const {
-    double a = 0;
-    for (size_t p = 0; p < chunks_.size(); ++p) a += c_[p] * u_[i][p] - s_[p] * w_[i][p];
-    return a;
-  }
+  double activation(size_t i) const { return lagged_activation_in_order(u_[i].data(), w_[i].data(), c_.data(), s_.data(), chunks_.size()); }
 
  private:
   std::vector<int> chunks_;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "io/input_error.h"
+#include "numeric/scalar.h"
 #include "io/json_fields.h"
 
 namespace ropecheck {
@@ -72,30 +73,10 @@ Scaling scaling_from_object(const json& j, const JsonPlace& place) {
   return s;
 }
 
-// resolve() and Spectrum name their inputs by CLI flag; in a file the same check is about a field.
-std::string field_of_flag(const std::string& flag) {
-  if (flag == "--config") return "config";
-  if (flag == "--dim") return "dim";
-  if (flag == "--theta") return "theta";
-  if (flag == "--p-rope" || flag == "--reversed" || flag == "--partial" || flag == "--fraction") return "fraction";
-  return "";
-}
-
-// Re-throws an InputError of resolve() with the field path in place of the flag. InputError keeps
-// only its whole message, "<input> must be <accepted> (got <got>)", so the parts are split back
-// out of it; a message of another shape is kept whole as the reason.
+// Re-throws an InputError of resolve() or Spectrum, which name the parameter (io/input_error.h:
+// "dim", "theta", "fraction", "config", "context", "scaling"), as the field of the object at `path`.
 [[noreturn]] void rethrow_at(const InputError& e, const std::string& path) {
-  const std::string what = e.what();
-  const std::string field = field_of_flag(e.input());
-  const std::string input = field.empty() ? path : path + "." + field;
-  const std::string prefix = e.input() + " must be ";
-  const std::size_t got = what.rfind(" (got ");
-  if (what.compare(0, prefix.size(), prefix) == 0 && got != std::string::npos && got >= prefix.size() && what.back() == ')') {
-    std::string given = what.substr(got + 6, what.size() - got - 7);
-    if (given == "nothing") given.clear();
-    throw InputError(input, what.substr(prefix.size(), got - prefix.size()), given);
-  }
-  throw InputError(input, "a valid spectrum", what);
+  throw InputError(path + "." + e.input(), e.accepted(), e.got());
 }
 
 }  // namespace

@@ -229,7 +229,7 @@ KernelFuzzResult fuzz_kernel_with(const KernelFuzzOptions& options, std::ostream
     throw InputError("--budget", "a finite number of seconds > 0", printf_string("%g", options.budget_seconds));
   if (options.max_candidates < 0) throw InputError("--max-candidates", "an integer >= 0 (0: until the budget ends)", std::to_string(options.max_candidates));
   const auto start = std::chrono::steady_clock::now();
-  const Spectrum base = config_spectrum(options.config);  // InputError("--config", ...) for an unknown name
+  const Spectrum base = config_spectrum(options.config);  // InputError("config", ...) for an unknown name
 
   std::vector<Subject> subjects;
   SpectrumRequest named;

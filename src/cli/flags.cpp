@@ -7,6 +7,19 @@
 #include "numeric/precision.h"
 
 namespace ropecheck::cli {
+namespace {
+
+// The flag that carried the spectrum's fraction on this command line (one command per process).
+std::string fraction_flag = "--p-rope";
+
+}  // namespace
+
+std::string cli_message(const InputError& e) {
+  const std::string& p = e.input();
+  if (p == "dim" || p == "theta" || p == "config" || p == "context" || p == "scaling") return e.message_for("--" + p);
+  if (p == "fraction") return e.message_for(fraction_flag);
+  return e.what();
+}
 
 void add_spectrum_flags(CLI::App* cmd, SpectrumFlags& f) {
   cmd->add_option("--config", f.config, "named configuration: gemma-7b, gemma-2b, llama-3.1-8b, llama-3.1-8b-unscaled, roformer");
@@ -54,9 +67,9 @@ SpectrumRequest to_request(const SpectrumFlags& f) {
   if (!f.dim.empty()) r.dim = static_cast<int>(parse_integer("--dim", f.dim, 2, 1 << 20));
   if (!f.theta.empty()) r.theta = f.theta;
   if (f.nope) r.variant = Variant::nope;
-  if (!f.p_rope.empty()) r.variant = Variant::p_rope, r.fraction = f.p_rope;
-  if (!f.reversed.empty()) r.variant = Variant::reversed, r.fraction = f.reversed;
-  if (!f.partial.empty()) r.variant = Variant::partial, r.fraction = f.partial;
+  if (!f.p_rope.empty()) r.variant = Variant::p_rope, r.fraction = f.p_rope, fraction_flag = "--p-rope";
+  if (!f.reversed.empty()) r.variant = Variant::reversed, r.fraction = f.reversed, fraction_flag = "--reversed";
+  if (!f.partial.empty()) r.variant = Variant::partial, r.fraction = f.partial, fraction_flag = "--partial";
   if (!f.scaling.empty()) r.scaling = parse_scaling(f.scaling);
   if (!f.context.empty()) r.context = parse_integer("--context", f.context, 1, std::int64_t{1} << 40);
   return r;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "io/input_error.h"
 #include "spectrum/request.h"
 
 namespace ropecheck::cli {
@@ -24,6 +25,11 @@ void add_spectrum_flags(CLI::App* cmd, SpectrumFlags& flags);
 
 // Returns: the request the flags describe. Throws InputError.
 SpectrumRequest to_request(const SpectrumFlags& flags);
+
+// Returns: e's message as the CLI prints it: a library parameter of the spectrum (dim, theta,
+// config, context, scaling, fraction; io/input_error.h) renamed to the flag that carries it
+// (fraction: --p-rope, --reversed or --partial, whichever to_request read); any other input as is.
+std::string cli_message(const InputError& e);
 
 // Returns: text parsed as an integer in [min, max]. Throws InputError(flag, range, text).
 long long parse_integer(const std::string& flag, const std::string& text, long long min, long long max);

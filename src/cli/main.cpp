@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
     if (replay.command->parsed()) return replay.run();
     if (report.command->parsed()) return report.run();
   } catch (const InputError& e) {
-    std::cerr << "ropecheck: " << e.what() << "\n";
+    std::cerr << "ropecheck: " << cli::cli_message(e) << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "ropecheck: internal error: " << e.what() << "\n";

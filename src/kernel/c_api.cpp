@@ -28,21 +28,15 @@ namespace cpu = ropecheck::cpu;
 
 thread_local std::string last_error;
 
-// The CLI's flag names in the library's InputErrors, and the C fields they come from.
-std::string c_name(const std::string& flag) {
-  if (flag == "--dim") return "spec->head_dim";
-  if (flag == "--theta") return "spec->theta";
-  if (flag == "--p-rope" || flag == "--reversed" || flag == "--partial") return "spec->fraction";
-  return flag;
+// The C field a library parameter (io/input_error.h) comes from.
+std::string c_name(const std::string& parameter) {
+  if (parameter == "dim") return "spec->head_dim";
+  if (parameter == "theta" || parameter == "fraction") return "spec->" + parameter;
+  return parameter;
 }
 
-// Returns: the message of `e` with its input renamed to the C argument it came from.
-std::string c_message(const InputError& e) {
-  const std::string what = e.what();
-  const std::string name = c_name(e.input());
-  if (name == e.input() || what.compare(0, e.input().size(), e.input()) != 0) return what;
-  return name + what.substr(e.input().size());
-}
+// Returns: the message of `e` naming the C argument its input came from.
+std::string c_message(const InputError& e) { return e.message_for(c_name(e.input())); }
 
 ropecheck::Variant parse_variant(const std::string& v) {
   if (v == "rope") return ropecheck::Variant::rope;

@@ -96,7 +96,7 @@ Spectrum v1_spectrum_from_json(const json& j, const JsonPlace& place) {
   try {
     return Spectrum(static_cast<int>(dim), theta, variant, fraction, scaling);
   } catch (const InputError& e) {
-    throw InputError(place.name(), "a valid spectrum", e.what());
+    throw InputError(place.member(e.input()).name(), e.accepted(), e.got());  // e names the parameter: dim, theta, fraction
   }
 }
 

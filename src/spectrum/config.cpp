@@ -22,7 +22,7 @@ const ModelConfig& find_config(const std::string& name) {
     if (c.name == name) return c;
     names += (names.empty() ? "" : ", ") + c.name;
   }
-  throw InputError("--config", "one of " + names, name);
+  throw InputError("config", "one of " + names, name);
 }
 
 }  // namespace ropecheck

@@ -23,7 +23,7 @@ struct ModelConfig {
 // Returns: every named configuration, in a fixed order.
 const std::vector<ModelConfig>& named_configs();
 
-// Returns: the configuration called `name`. Throws InputError("--config", list of names, name).
+// Returns: the configuration called `name`. Throws InputError("config", list of names, name).
 const ModelConfig& find_config(const std::string& name);
 
 }  // namespace ropecheck

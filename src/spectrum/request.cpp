@@ -8,7 +8,7 @@ namespace ropecheck {
 ResolvedSpectrum resolve(const SpectrumRequest& r, const std::optional<std::string>& fallback_config) {
   std::optional<std::string> config_name = r.config;
   if (!config_name && !r.dim) config_name = fallback_config;
-  if (!config_name && !r.dim) throw InputError("--dim", "an even integer >= 2 (or give --config NAME)", "");
+  if (!config_name && !r.dim) throw InputError("dim", "an even integer >= 2 (or give --config NAME)", "");
   int dim = 0;
   std::string theta = "10000";
   long long context = 8192;
@@ -27,7 +27,7 @@ ResolvedSpectrum resolve(const SpectrumRequest& r, const std::optional<std::stri
   if (r.theta) theta = *r.theta;
   if (r.scaling) scaling = *r.scaling;
   if (r.context) {
-    if (*r.context < 1) throw InputError("--context", "an integer >= 1", std::to_string(*r.context));
+    if (*r.context < 1) throw InputError("context", "an integer >= 1", std::to_string(*r.context));
     context = *r.context;
   }
   if (overridden && config_name) name += "+flags";

@@ -26,12 +26,12 @@ Scaling parse_scaling(const std::string& text) {
     try {
       v = from_decimal<double>(f);
     } catch (const std::invalid_argument&) {
-      throw InputError("--scaling", accepted, text);
+      throw InputError("scaling", accepted, text);
     }
-    if (!(v > 0)) throw InputError("--scaling", accepted, text);
+    if (!(v > 0)) throw InputError("scaling", accepted, text);
     return Scaling::linear(f);
   }
-  throw InputError("--scaling", accepted, text);
+  throw InputError("scaling", accepted, text);
 }
 
 }  // namespace ropecheck

@@ -26,15 +26,6 @@ Variant parse_variant(const std::string& name, const std::string& input) {
 
 namespace {
 
-std::string fraction_flag(Variant v) {
-  switch (v) {
-    case Variant::p_rope: return "--p-rope";
-    case Variant::reversed: return "--reversed";
-    case Variant::partial: return "--partial";
-    default: return "--fraction";
-  }
-}
-
 // The paper's count: Python int(P * head_dim // 2) evaluates fl(P*d) in binary64, then floors /2.
 int kept_pairs(int dim, double fraction) { return static_cast<int>(std::floor((fraction * dim) / 2)); }
 
@@ -42,18 +33,18 @@ int kept_pairs(int dim, double fraction) { return static_cast<int>(std::floor((f
 
 Spectrum::Spectrum(int dim, std::string theta, Variant variant, std::string fraction, Scaling scaling)
     : dim_(dim), theta_(std::move(theta)), variant_(variant), fraction_(std::move(fraction)), scaling_(std::move(scaling)) {
-  if (dim_ < 2 || dim_ % 2 != 0) throw InputError("--dim", "an even integer >= 2", std::to_string(dim_));
+  if (dim_ < 2 || dim_ % 2 != 0) throw InputError("dim", "an even integer >= 2", std::to_string(dim_));
   double t = 0;
   try {
     t = from_decimal<double>(theta_);
   } catch (const std::invalid_argument&) {
-    throw InputError("--theta", "a decimal number > 1", theta_);
+    throw InputError("theta", "a decimal number > 1", theta_);
   }
   // Decide theta > 1 exactly: the decimal is parsed as an enclosure, so 1.0000000000000000001
   // (which rounds to 1 in binary64) is still accepted.
   {
     const Interval exact = from_decimal<Interval>(theta_);
-    if (!(lower_of(exact) > 1) || !std::isfinite(t)) throw InputError("--theta", "a decimal number > 1", theta_);
+    if (!(lower_of(exact) > 1) || !std::isfinite(t)) throw InputError("theta", "a decimal number > 1", theta_);
   }
   switch (variant_) {
     case Variant::rope: kept_ = pairs(); break;
@@ -64,7 +55,7 @@ Spectrum::Spectrum(int dim, std::string theta, Variant variant, std::string frac
         f = from_decimal<double>(fraction_);
       } catch (const std::invalid_argument&) {
       }
-      if (!(f >= 0 && f <= 1)) throw InputError(fraction_flag(variant_), "a decimal in [0, 1]", fraction_);
+      if (!(f >= 0 && f <= 1)) throw InputError("fraction", "a decimal in [0, 1]", fraction_);
       kept_ = kept_pairs(dim_, f);
     }
   }

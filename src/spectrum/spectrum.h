@@ -38,7 +38,8 @@ Variant parse_variant(const std::string& name, const std::string& input = "varia
 class Spectrum {
  public:
   // dim: even, >= 2. theta: a decimal > 1 (kept as text so every precision parses it exactly).
-  // fraction: P or F in [0, 1] (ignored by rope and nope). Throws InputError naming the flag.
+  // fraction: P or F in [0, 1] (ignored by rope and nope). Throws InputError naming the parameter
+  // ("dim", "theta", "fraction"; io/input_error.h).
   Spectrum(int dim, std::string theta, Variant variant = Variant::rope, std::string fraction = "1",
            Scaling scaling = {});
 

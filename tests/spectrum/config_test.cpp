@@ -28,7 +28,7 @@ TEST(Config, UnknownNameListsTheKnownOnes) {
     find_config("gpt-5");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(e.input(), "--config");
+    EXPECT_EQ(e.input(), "config");
     EXPECT_NE(std::string(e.what()).find("gemma-7b"), std::string::npos) << e.what();
   }
 }

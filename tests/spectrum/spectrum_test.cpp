@@ -102,7 +102,9 @@ TEST(Spectrum, FloatAndDoubleAgreeWithMPFRToTheirPrecision) {
   }
 }
 
-TEST(Spectrum, BadInputNamesTheFlagAndTheRange) {
+TEST(Spectrum, BadInputNamesTheParameterAndTheRange) {
+  // The library names its own parameters (io/input_error.h); the CLI renders them as flags
+  // (tests/cli/cli_test.cpp checks --dim, --theta, --p-rope, --reversed, --partial).
   auto expect_input_error = [](auto make, const std::string& flag) {
     try {
       make();
@@ -112,15 +114,15 @@ TEST(Spectrum, BadInputNamesTheFlagAndTheRange) {
       EXPECT_NE(std::string(e.what()).find(flag), std::string::npos);
     }
   };
-  expect_input_error([] { Spectrum(7, "10000"); }, "--dim");
-  expect_input_error([] { Spectrum(0, "10000"); }, "--dim");
-  expect_input_error([] { Spectrum(8, "1"); }, "--theta");
-  expect_input_error([] { Spectrum(8, "0.5"); }, "--theta");
-  expect_input_error([] { Spectrum(8, "abc"); }, "--theta");
-  expect_input_error([] { Spectrum(8, "1e400"); }, "--theta");
-  expect_input_error([] { Spectrum(8, "10000", Variant::p_rope, "1.5"); }, "--p-rope");
-  expect_input_error([] { Spectrum(8, "10000", Variant::reversed, "-0.1"); }, "--reversed");
-  expect_input_error([] { Spectrum(8, "10000", Variant::partial, "x"); }, "--partial");
+  expect_input_error([] { Spectrum(7, "10000"); }, "dim");
+  expect_input_error([] { Spectrum(0, "10000"); }, "dim");
+  expect_input_error([] { Spectrum(8, "1"); }, "theta");
+  expect_input_error([] { Spectrum(8, "0.5"); }, "theta");
+  expect_input_error([] { Spectrum(8, "abc"); }, "theta");
+  expect_input_error([] { Spectrum(8, "1e400"); }, "theta");
+  expect_input_error([] { Spectrum(8, "10000", Variant::p_rope, "1.5"); }, "fraction");
+  expect_input_error([] { Spectrum(8, "10000", Variant::reversed, "-0.1"); }, "fraction");
+  expect_input_error([] { Spectrum(8, "10000", Variant::partial, "x"); }, "fraction");
   // theta just above 1 is > 1 as a decimal even though it rounds to 1 in binary64.
   EXPECT_NO_THROW(Spectrum(8, "1.00000000000000000001"));
 }

@@ -58,8 +58,4 @@ Counterexample counterexample_from_json(const nlohmann::json& j, const std::stri
 // directory), and InputError("--out", "a writable directory", reason) when the store cannot write.
 StoredFile store_counterexample(const std::string& out_dir, const std::string& target, const nlohmann::json& doc);
 
-// The shortest decimal of a component, under the name report/spectrum_section.cpp still uses;
-// io/number_text.h's shortest_text is the function (this alias goes when that file includes it).
-inline std::string component_text(double x) { return shortest_text(x); }
-
 }  // namespace ropecheck::adversarial

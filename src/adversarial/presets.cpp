@@ -12,12 +12,12 @@ namespace ropecheck::adversarial {
 namespace {
 
 // Appendix E.1, gemma-7b's apostrophe head, pair 119, as printed (one decimal each); the binary64
-// nearest each decimal, as proofs/thm-6.1.cpp encloses the same decimals.
+// nearest each decimal, as proofs/semantic-channel.cpp encloses the same decimals.
 constexpr double kQuery[2] = {-4.1, 11.3};           // q_notBOS
 constexpr double kTargetKey[2] = {-2.5, 1.3};        // k_BOS: the target the channel attends to
 constexpr double kDistractorKey[2] = {11.2, -3.5};   // k_notBOS
 
-// The paper's "pair 119" counts from 1; proofs/thm-6.1.cpp takes frequencies(gemma-7b)[118], i.e.
+// The paper's "pair 119" counts from 1; proofs/semantic-channel.cpp takes frequencies(gemma-7b)[118], i.e.
 // g = 10000^(-236/256), and so does this preset: 0-based index 118 (1-based pair 119).
 constexpr int kApostrophePair = 118;
 constexpr int kBandPairs = 8;

@@ -2,7 +2,7 @@
 // Named heads for `ropecheck fuzz --config NAME` and the required cases.
 //
 //   gemma-7b-apostrophe   gemma-7b (d = 256, theta 10000), pair 119 only (the paper counts from 1:
-//                         0-based index 118, g = 10000^(-236/256), as in proofs/thm-6.1.cpp), the Appendix E.1 vectors
+//                         0-based index 118, g = 10000^(-236/256), as in proofs/semantic-channel.cpp), the Appendix E.1 vectors
 //                         as printed (binary64 of the decimals): query q_notBOS = (-4.1, 11.3),
 //                         target key k_BOS = (-2.5, 1.3), distractor key k_notBOS = (11.2, -3.5).
 //                         The target is the BOS token of the paper's head, modelled as a target

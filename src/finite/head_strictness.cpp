@@ -58,7 +58,7 @@ HeadConstruction thm_5_3_finite(const std::string& label, const Spectrum& spectr
       psi[t] = round_vector(exact_psi, dtypes[t]);
       key[t] = previous_token ? round_vector(exact_rotation(psi[t], 1, g), dtypes[t]) : psi[t];
       // a_{i,target} - a_{i,j} = sum_k w^_k (1 - cos(m g_k)) = gap(m) with unnormalised weights
-      // w^_k = ||psi^_k||^2 (thm-5.3.h's reduction, exact for the rounded psi and the exact key R psi^).
+      // w^_k = ||psi^_k||^2 (positional-heads.h's reduction, exact for the rounded psi and the exact key R psi^).
       std::vector<Interval> w(static_cast<size_t>(d / 2));
       for (int k = 0; k < d / 2; ++k) {
         const Interval a(psi[t][static_cast<size_t>(2 * k)]), b(psi[t][static_cast<size_t>(2 * k + 1)]);

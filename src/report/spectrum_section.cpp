@@ -6,7 +6,7 @@
 #include <sstream>
 #include <utility>
 
-#include "adversarial/counterexample.h"
+#include "io/number_text.h"
 #include "io/printf_string.h"
 #include "numeric/decimal.h"
 #include "numeric/interval_series.h"
@@ -42,7 +42,7 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 // every run). For a plotted enclosure the binary64 is its midpoint's: at 128 bits the enclosure is
 // far narrower than a binary64 ulp, so this is the value's nearest double (or its neighbour when a
 // rounding boundary falls inside the enclosure: invisible in a plot; data carries the certified bounds).
-std::string csv_number(double x) { return adversarial::component_text(x); }
+std::string csv_number(double x) { return shortest_text(x); }
 std::string csv_number(const Interval& x) { return csv_number(to_double(x)); }
 
 nlohmann::json bounds_json(const Interval& x, int digits = 20) {

@@ -8,6 +8,7 @@
 #include "io/input_error.h"
 #include "numeric/precision.h"
 #include "numeric/scalar.h"
+#include "spectrum/attention_factor.h"
 #include "spectrum/frequencies.h"
 
 namespace ropecheck::kernel {
@@ -28,16 +29,12 @@ std::mutex& precision_mutex() {
 
 }  // namespace
 
-std::string layout_name(Layout layout) { return layout == Layout::interleaved ? "interleaved" : "half"; }
-
-Layout parse_layout(const std::string& name, const std::string& input) {
-  if (name == "interleaved") return Layout::interleaved;
-  if (name == "half") return Layout::half;
-  throw InputError(input, "interleaved or half", name);
-}
-
 RopePlan::RopePlan(const Spectrum& spectrum, Layout layout) : spectrum_(spectrum), layout_(layout) {
   if (spectrum.dim() > 65536) throw InputError("head_dim", "an even integer in [2, 65536]", std::to_string(spectrum.dim()));
+  // The kernel applies rotations: a yarn or longrope attention factor != 1 would be silently lost.
+  if (!unit_attention_factor(spectrum.scaling()))
+    throw InputError("scaling", "a scaling with attention factor 1 (the kernel does not apply attention factors)",
+                     spectrum.scaling().describe());
   // partial F rotates the first 2m channels as a block of m pairs (GPT-NeoX rotary_dim); every
   // other variant's block is the whole head, its zero-frequency pairs being identities.
   block_pairs_ = spectrum.variant() == Variant::partial ? spectrum.rotated_pairs() : spectrum.pairs();

@@ -45,15 +45,6 @@ using nlohmann::json;
 // Kept to read (and check the round trip of) the partials and results written before; nothing
 // writes it into a new file.
 
-std::string v1_scaling_kind(Scaling::Kind k) {
-  switch (k) {
-    case Scaling::Kind::none: return "none";
-    case Scaling::Kind::linear: return "linear";
-    case Scaling::Kind::llama3: return "llama3";
-  }
-  return "?";
-}
-
 json v1_spectrum_json(const Spectrum& s) {
   const Scaling& sc = s.scaling();
   return {{"dim", s.dim()},
@@ -61,7 +52,7 @@ json v1_spectrum_json(const Spectrum& s) {
           {"variant", variant_name(s.variant())},
           {"fraction", s.fraction()},
           {"scaling",
-           {{"kind", v1_scaling_kind(sc.kind)},
+           {{"kind", scaling_kind_name(sc.kind)},
             {"factor", sc.factor},
             {"low_freq_factor", sc.low_freq_factor},
             {"high_freq_factor", sc.high_freq_factor},

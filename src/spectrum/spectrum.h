@@ -38,8 +38,9 @@ Variant parse_variant(const std::string& name, const std::string& input = "varia
 class Spectrum {
  public:
   // dim: even, >= 2. theta: a decimal > 1 (kept as text so every precision parses it exactly).
-  // fraction: P or F in [0, 1] (ignored by rope and nope). Throws InputError naming the parameter
-  // ("dim", "theta", "fraction"; io/input_error.h).
+  // fraction: P or F in [0, 1] (ignored by rope and nope). scaling: check_scaling() passes for
+  // rotary_width()/2 pairs, and dynamic needs rotary_width() > 2. Throws InputError naming the
+  // parameter ("dim", "theta", "fraction", "scaling.*"; io/input_error.h).
   Spectrum(int dim, std::string theta, Variant variant = Variant::rope, std::string fraction = "1",
            Scaling scaling = {});
 
@@ -57,6 +58,9 @@ class Spectrum {
   // Returns: for a rotating pair k, the numerator e and denominator D of its exponent:
   // g = theta^(-e/D) before scaling. Preconditions: rotated(k).
   void exponent(int k, long long& numerator, long long& denominator) const;
+  // Returns: D, the width the exponents are taken over (transformers' d = int(head_dim *
+  // partial_rotary_factor)): 2m for partial, dim otherwise. The scaling rules' d.
+  int rotary_width() const { return variant_ == Variant::partial ? 2 * kept_ : dim_; }
 
   // Returns: e.g. "p-rope 0.75, d=256, theta=10000, scaling none".
   std::string describe() const;

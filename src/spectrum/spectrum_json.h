@@ -19,7 +19,17 @@
 //   {"kind": "none"}
 //   {"kind": "linear", "factor": "F"}
 //   {"kind": "llama3", "factor": "8", "low_freq_factor": "1", "high_freq_factor": "4",
-//    "original_context": 8192}      (decimals > 0, high > low; original_context an integer >= 1)
+//    "original_context": 8192}      (decimals > 0, high >= low; original_context an integer >= 1)
+//   {"kind": "dynamic", "factor": "F", "max_position": M, "sequence_length": S, "vllm_static": false}
+//   {"kind": "yarn", "factor": "F", "original_context": C, "beta_fast": "32", "beta_slow": "1",
+//    "truncate": true, optional "attention_factor", "mscale", "mscale_all_dim"}
+//   {"kind": "longrope", optional "factor" (absent: M/C), "original_context": C, "max_position": M,
+//    "sequence_length": S, "short_factor": [...], "long_factor": [...], optional "attention_factor"}
+// A request naming a model (model.h) also holds "model" (a zoo name or config.json path),
+// "layer_type", "sequence_length" and "vllm_dynamic" when set; requests without them are written
+// byte for byte as before.
+// (scaling.h states each rule; dynamic, yarn and longrope were added after the first files were
+// written: every earlier file reads as before.)
 // A new scaling kind adds its name and its keys to this object form (spectrum_json.cpp: one case in
 // the writer, one in the reader). Unknown keys are refused at every level.
 //

@@ -55,19 +55,20 @@ TEST(Scaling, IntervalAtAThresholdEnclosesBothBranches) {
   ScopedPrecision p(128);
   // g with wavelength exactly 8192 (s = 0): the branch is undecided but the rule is continuous.
   const Interval g = 2 * pi_value<Interval>() / 8192;
-  const Interval out = apply_scaling(Scaling::llama3_1(), g);
+  const Interval out = ScalingRule<Interval>(Scaling::llama3_1(), from_decimal<Interval>("500000"), 128)(g, 0);
   const Real expected = midpoint(g) / 8;
   EXPECT_TRUE(contains(out, expected));
   EXPECT_LT(upper_of(out) - lower_of(out), Real("1e-30"));
 }
 
-TEST(Scaling, ParseAcceptsTheThreeFormsOnly) {
+TEST(Scaling, ParseAcceptsTheFourFormsOnly) {
   EXPECT_EQ(parse_scaling("none").kind, Scaling::Kind::none);
   EXPECT_EQ(parse_scaling("llama3").kind, Scaling::Kind::llama3);
   EXPECT_EQ(parse_scaling("linear:2.5").factor, "2.5");
   EXPECT_THROW(parse_scaling("linear:0"), InputError);
   EXPECT_THROW(parse_scaling("linear:"), InputError);
   EXPECT_THROW(parse_scaling("yarn"), InputError);
+  EXPECT_EQ(parse_scaling("llama3:32:1:4:8192").factor, "32");
 }
 
 }  // namespace

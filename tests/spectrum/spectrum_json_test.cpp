@@ -46,14 +46,17 @@ TEST(SpectrumJson, BadScalingsNameTheField) {
   expect_input_error([&] { scaling_from_json(json("linear:0"), at); }, at, {"linear:F", "linear:0"});
   expect_input_error([&] { scaling_from_json(json(2), at); }, at, {"scaling object"});
   expect_input_error([&] { scaling_from_json(json::parse(R"({"factor": "2"})"), at); }, at + ".kind", {"required"});
-  expect_input_error([&] { scaling_from_json(json::parse(R"({"kind": "yarn"})"), at); }, at + ".kind", {"none, linear or llama3", "yarn"});
+  expect_input_error([&] { scaling_from_json(json::parse(R"({"kind": "ntk"})"), at); }, at + ".kind", {"none, linear, llama3, dynamic, yarn or longrope", "ntk"});
+  expect_input_error([&] { scaling_from_json(json::parse(R"({"kind": "yarn"})"), at); }, at + ".factor", {"required"});
+  expect_input_error([&] { scaling_from_json(json::parse(R"({"kind": "yarn", "factor": "4", "original_context": 32768, "beta_fast": "32", "beta_slow": "1"})"), at); },
+                     at + ".truncate", {"true or false"});
   expect_input_error([&] { scaling_from_json(json::parse(R"({"kind": "none", "factor": "2"})"), at); }, at + ".factor", {"unknown key"});
   expect_input_error([&] { scaling_from_json(json::parse(R"({"kind": "linear", "factr": "2"})"), at); }, at + ".factr", {"unknown key"});
   expect_input_error([&] { scaling_from_json(json::parse(R"({"kind": "linear"})"), at); }, at + ".factor", {"required"});
   expect_input_error([&] { scaling_from_json(json::parse(R"({"kind": "linear", "factor": "-1"})"), at); }, at + ".factor", {"> 0", "-1"});
   expect_input_error([&] { scaling_from_json(json::parse(R"({"kind": "linear", "factor": 2.5})"), at); }, at + ".factor", {"string"});
   json llama = scaling_to_json(custom_llama3());
-  llama["high_freq_factor"] = "0.5";
+  llama["high_freq_factor"] = "0.25";  // below low (0.5); equal is Llama 4 Scout's hard cut, accepted
   expect_input_error([&] { scaling_from_json(llama, at); }, at + ".high_freq_factor", {"low_freq_factor"});
   llama = scaling_to_json(custom_llama3());
   llama["original_context"] = 0;

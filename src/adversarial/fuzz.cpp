@@ -96,7 +96,15 @@ FuzzSummary run_fuzz(const FuzzOptions& o, std::ostream& log) {
   }
 
   SpectrumRequest request;
+  if (o.model && o.config) throw InputError("--model", "not given together with --config", *o.model);
   const std::optional<Head> base = base_head(o.config, request);
+  if (o.model) {
+    // Fresh heads on the model's spectrum: band heads over its lowest rotating pairs.
+    request = SpectrumRequest{};
+    request.model = o.model;
+    request.layer_type = o.layer_type;
+    resolve(request);  // a bad model or layer type is refused before anything is written
+  }
   prepare_out_dir(o.out_dir, target);
   log << "ropecheck fuzz: seed " << o.seed << "\n";
   const HeadFamily family = o.target == FuzzTarget::channel ? HeadFamily::channel : HeadFamily::band;
@@ -144,6 +152,7 @@ FuzzSummary run_fuzz(const FuzzOptions& o, std::ostream& log) {
                 {"seed", o.seed},
                 {"candidate", i},
                 {"config", o.config.value_or("")},
+                {"model", o.model.value_or("")},
                 {"shrink_steps", shrink_steps},
                 {"search", "guided scan (one pass over distances), then MPFI"}};
     const StoredFile f = store_counterexample(o.out_dir, target, to_json(cx));
@@ -166,7 +175,8 @@ FuzzSummary run_fuzz(const FuzzOptions& o, std::ostream& log) {
 std::string format_summary(const FuzzOptions& o, const FuzzSummary& s) {
   std::ostringstream out;
   out << "fuzz --target " << target_name(o.target) << " --seed " << o.seed << " --budget " << printf_string("%g", o.budget_seconds)
-      << (o.config ? " --config " + *o.config : "") << "\n";
+      << (o.config ? " --config " + *o.config : "") << (o.model ? " --model " + *o.model : "")
+      << (o.layer_type ? " --layer-type " + *o.layer_type : "") << "\n";
   out << printf_string("tried %lld, found %lld (certified), dropped %lld (float candidates that did not certify), written %lld, already present %lld",
                        s.tried, s.found, s.dropped, s.written, s.already_present);
   if (o.target != FuzzTarget::kernel) out << printf_string(", position-free %lld", s.position_free);

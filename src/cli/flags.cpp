@@ -16,7 +16,10 @@ std::string fraction_flag = "--p-rope";
 
 std::string cli_message(const InputError& e) {
   const std::string& p = e.input();
-  if (p == "dim" || p == "theta" || p == "config" || p == "context" || p == "scaling") return e.message_for("--" + p);
+  if (p == "dim" || p == "theta" || p == "config" || p == "context" || p == "scaling" || p == "model") return e.message_for("--" + p);
+  if (p == "layer_type") return e.message_for("--layer-type");
+  if (p == "variant") return e.message_for(fraction_flag);
+  if (p.rfind("scaling.", 0) == 0) return e.message_for("--scaling (" + p.substr(8) + ")");
   if (p == "fraction") return e.message_for(fraction_flag);
   return e.what();
 }
@@ -32,8 +35,13 @@ void add_spectrum_flags(CLI::App* cmd, SpectrumFlags& f) {
   nope->excludes(p)->excludes(rev)->excludes(part);
   p->excludes(rev)->excludes(part);
   rev->excludes(part);
-  cmd->add_option("--scaling", f.scaling, "frequency scaling: none, linear:F, llama3");
+  cmd->add_option("--scaling", f.scaling, "frequency scaling: none, linear:F, llama3, llama3:F:LOW:HIGH:C");
   cmd->add_option("--context", f.context, "context length N in tokens (integer >= 1)");
+  auto* model = cmd->add_option("--model", f.model, "a model: a zoo name (ropecheck models) or a Hugging Face config.json path");
+  cmd->add_option("--layer-type", f.layer_type, "with --model: the layer type (default: the first with RoPE)")->needs(model);
+  cmd->add_option("--sequence-length", f.sequence_length,
+                  "with --model: the sequence length S of dynamic and longrope rules (default: the model's context)")->needs(model);
+  cmd->add_flag("--vllm-dynamic", f.vllm_dynamic, "with --model: vLLM's static dynamic-NTK rule (S = factor x max_position)")->needs(model);
 }
 
 long long parse_integer(const std::string& flag, const std::string& text, long long min, long long max) {
@@ -66,12 +74,16 @@ SpectrumRequest to_request(const SpectrumFlags& f) {
   if (!f.config.empty()) r.config = f.config;
   if (!f.dim.empty()) r.dim = static_cast<int>(parse_integer("--dim", f.dim, 2, 1 << 20));
   if (!f.theta.empty()) r.theta = f.theta;
-  if (f.nope) r.variant = Variant::nope;
+  if (f.nope) r.variant = Variant::nope, fraction_flag = "--nope";
   if (!f.p_rope.empty()) r.variant = Variant::p_rope, r.fraction = f.p_rope, fraction_flag = "--p-rope";
   if (!f.reversed.empty()) r.variant = Variant::reversed, r.fraction = f.reversed, fraction_flag = "--reversed";
   if (!f.partial.empty()) r.variant = Variant::partial, r.fraction = f.partial, fraction_flag = "--partial";
   if (!f.scaling.empty()) r.scaling = parse_scaling(f.scaling);
   if (!f.context.empty()) r.context = parse_integer("--context", f.context, 1, std::int64_t{1} << 40);
+  if (!f.model.empty()) r.model = f.model;
+  if (!f.layer_type.empty()) r.layer_type = f.layer_type;
+  if (!f.sequence_length.empty()) r.sequence_length = parse_integer("--sequence-length", f.sequence_length, 1, std::int64_t{1} << 40);
+  r.vllm_dynamic = f.vllm_dynamic;
   return r;
 }
 

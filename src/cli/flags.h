@@ -17,10 +17,12 @@ namespace ropecheck::cli {
 // Raw text of the spectrum flags, as CLI11 stores them.
 struct SpectrumFlags {
   std::string config, dim, theta, p_rope, reversed, partial, scaling, context;
-  bool nope = false;
+  std::string model, layer_type, sequence_length;
+  bool nope = false, vllm_dynamic = false;
 };
 
-// Adds --config --dim --theta --nope --p-rope --reversed --partial --scaling --context to `cmd`.
+// Adds --config --dim --theta --nope --p-rope --reversed --partial --scaling --context --model
+// --layer-type --sequence-length --vllm-dynamic to `cmd`.
 void add_spectrum_flags(CLI::App* cmd, SpectrumFlags& flags);
 
 // Returns: the request the flags describe. Throws InputError.

@@ -18,6 +18,8 @@ void FuzzCommand::attach(CLI::App& app) {
   command->add_option("--seed", seed, "seed (default 1); candidate i depends only on (seed, i)");
   command->add_option("--config", config,
                       "a preset head (gemma-7b-apostrophe, gemma-7b-band8, llama-3.1-8b-band8, NAME-p-rope-0.75), a head JSON file, or a spectrum configuration (fresh heads on it; kernel: the spectrum fuzzed)");
+  auto* model_flag = command->add_option("--model", model, "channel / band: fresh heads on a model's spectrum (a zoo name or config.json path)");
+  command->add_option("--layer-type", layer_type, "with --model: the layer type (default: the first with RoPE)")->needs(model_flag);
   command->add_option("--out", out, "directory for <target>/<sha256>.json counterexamples")->required();
   command->add_option("--max-candidates", max_candidates, "stop after this many candidates (0: budget only)");
   command->add_option("--max-context", max_context, "longest context scanned (default 2^24)");
@@ -33,6 +35,8 @@ int FuzzCommand::run() {
     throw InputError("--budget", "a number of seconds > 0", budget);
   o.seed = seed.empty() ? 1 : parse_seed(seed);
   if (!config.empty()) o.config = config;
+  if (!model.empty()) o.model = model;
+  if (!layer_type.empty()) o.layer_type = layer_type;
   o.out_dir = out;
   if (!max_candidates.empty()) o.max_candidates = parse_integer("--max-candidates", max_candidates, 0, 1LL << 40);
   if (!max_context.empty()) o.max_context = parse_integer("--max-context", max_context, 2, 1LL << 31);

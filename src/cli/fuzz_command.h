@@ -19,7 +19,7 @@ namespace ropecheck::cli {
 
 struct FuzzCommand {
   CLI::App* command = nullptr;
-  std::string target, budget, seed, config, out, max_candidates, max_context;
+  std::string target, budget, seed, config, model, layer_type, out, max_candidates, max_context;
   bool no_minimal = false;
 
   void attach(CLI::App& app);

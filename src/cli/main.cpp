@@ -14,6 +14,7 @@
 #include "cli/flags.h"
 #include "cli/fuzz_command.h"
 #include "cli/kernel_check_command.h"
+#include "cli/models_command.h"
 #include "cli/montecarlo_command.h"
 #include "cli/report_command.h"
 #include "cli/spectrum_command.h"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("ropecheck 0.1.0"));
 
   cli::SpectrumCommand spectrum;
+  cli::ModelsCommand models;
   cli::VerifyCommand verify;
   cli::ApplyCommand apply;
   cli::AuditCommand audit;
@@ -41,6 +43,7 @@ int main(int argc, char** argv) {
   cli::ReplayCommand replay;
   cli::ReportCommand report;
   spectrum.attach(app);
+  models.attach(app);
   verify.attach(app);
   apply.attach(app);
   audit.attach(app);
@@ -68,6 +71,7 @@ int main(int argc, char** argv) {
 
   try {
     if (spectrum.command->parsed()) return spectrum.run();
+    if (models.command->parsed()) return models.run();
     if (verify.command->parsed()) return verify.run();
     if (apply.command->parsed()) return apply.run();
     if (audit.command->parsed()) return audit.run();

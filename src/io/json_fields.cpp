@@ -105,7 +105,7 @@ double finite_double_value(const json& j, const JsonPlace& place) {
   return x;
 }
 
-json read_json_file(const std::string& path) {
+std::string read_json_text(const std::string& path) {
   namespace fs = std::filesystem;
   const std::string accepted = "a readable JSON file";
   std::error_code ec;
@@ -113,8 +113,26 @@ json read_json_file(const std::string& path) {
   if (fs::is_directory(path, ec)) throw InputError(path, accepted, "a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, accepted, "cannot be opened for reading");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw InputError(path, accepted, "a read error");
+  return text;
+}
+
+std::string json_error_reason(const json::exception& e, std::size_t text_size, bool parse_error) {
+  // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: <reason>".
+  std::string reason = e.what();
+  const std::size_t bracket = reason.find("] ");
+  if (bracket != std::string::npos) reason = reason.substr(bracket + 2);
+  if (!parse_error) return "malformed JSON: " + reason;  // e.g. a number beyond the binary64 range
+  // e.byte counts from 1, and is one past the end when the input ended early.
+  const std::size_t byte = static_cast<const json::parse_error&>(e).byte;
+  return std::string(byte > text_size ? "truncated" : "malformed") + " JSON at byte " + std::to_string(byte) + " of " +
+         std::to_string(text_size) + ": " + reason;
+}
+
+json read_json_file(const std::string& path) {
+  const std::string accepted = "a readable JSON file";
+  const std::string text = read_json_text(path);
   // nlohmann keeps the last of two equal keys silently; a duplicate is as suspicious as a typo.
   std::vector<std::set<std::string>> open_objects;
   std::string duplicate;
@@ -126,24 +144,13 @@ json read_json_file(const std::string& path) {
       duplicate = parsed.get<std::string>();
     return true;
   };
-  // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: <reason>".
-  const auto reason_of = [](const json::exception& e) {
-    std::string reason = e.what();
-    const std::size_t bracket = reason.find("] ");
-    return bracket == std::string::npos ? reason : reason.substr(bracket + 2);
-  };
   json j;
   try {
     j = json::parse(text, callback);
   } catch (const json::parse_error& e) {
-    // e.byte counts from 1, and is one past the end when the input ended early.
-    const bool truncated = e.byte > text.size();
-    throw InputError(path, accepted,
-                     std::string(truncated ? "truncated" : "malformed") + " JSON at byte " + std::to_string(e.byte) + " of " +
-                         std::to_string(text.size()) + ": " + reason_of(e));
+    throw InputError(path, accepted, json_error_reason(e, text.size(), true));
   } catch (const json::exception& e) {
-    // A number beyond the binary64 range (out_of_range.406) is the parser's other refusal.
-    throw InputError(path, accepted, "malformed JSON: " + reason_of(e));
+    throw InputError(path, accepted, json_error_reason(e, text.size(), false));
   }
   if (!duplicate.empty()) throw InputError(path, accepted, "malformed JSON: the key \"" + duplicate + "\" twice in one object");
   return j;

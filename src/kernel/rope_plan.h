@@ -25,16 +25,15 @@
 #include <string>
 #include <vector>
 
+#include "spectrum/layout.h"
 #include "spectrum/spectrum.h"
 
 namespace ropecheck::kernel {
 
-enum class Layout { interleaved, half };
-
-// Returns: "interleaved" or "half".
-std::string layout_name(Layout layout);
-// Returns: the layout `name` names. Throws InputError(input, "interleaved or half", name).
-Layout parse_layout(const std::string& name, const std::string& input);
+// The pair layouts (spectrum/layout.h), under the kernel's names too.
+using ropecheck::Layout;
+using ropecheck::layout_name;
+using ropecheck::parse_layout;
 
 class RopePlan {
  public:

@@ -152,9 +152,9 @@ FuzzSummary run_fuzz(const FuzzOptions& o, std::ostream& log) {
                 {"seed", o.seed},
                 {"candidate", i},
                 {"config", o.config.value_or("")},
-                {"model", o.model.value_or("")},
                 {"shrink_steps", shrink_steps},
                 {"search", "guided scan (one pass over distances), then MPFI"}};
+    if (o.model) cx.found["model"] = *o.model;  // only when set: files without a model keep their bytes
     const StoredFile f = store_counterexample(o.out_dir, target, to_json(cx));
     (f.created ? sum.written : sum.already_present)++;
     FuzzFinding finding{f.path, f.created, i, r.candidate.context, minimal_text,

@@ -299,7 +299,7 @@ TEST(CounterexampleJson, CorpusFilesKeepTheirBytesAndNames) {
 TEST(CounterexampleJson, AnyScalingIsWritten) {
   Head h = rich_head();
   h.spectrum_request = SpectrumRequest{};
-  h.spectrum = Spectrum(6, "500000", Variant::rope, "1", Scaling{Scaling::Kind::llama3, "16", "1", "4", 4096});
+  h.spectrum = Spectrum(6, "500000", Variant::rope, "1", Scaling::llama3("16", "1", "4", 4096));
   const json j = head_to_json(h);
   EXPECT_EQ(j["spectrum"]["scaling"],
             json::parse(R"({"kind": "llama3", "factor": "16", "low_freq_factor": "1", "high_freq_factor": "4", "original_context": 4096})"));

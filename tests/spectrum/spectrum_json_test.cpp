@@ -13,7 +13,7 @@ using nlohmann::json;
 
 using test::expect_input_error;
 
-Scaling custom_llama3() { return {Scaling::Kind::llama3, "16", "0.5", "8", 4096}; }
+Scaling custom_llama3() { return Scaling::llama3("16", "0.5", "8", 4096); }
 
 TEST(SpectrumJson, WriterKeepsTheShortScalingTextsAndWritesTheRestAsObjects) {
   EXPECT_EQ(scaling_to_json(Scaling{}), json("none"));

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "spectrum/model_table.h"
+#include "spectrum/attention_factor.h"
 #include "spectrum/model_zoo.h"
 
 namespace ropecheck::cli {
@@ -28,7 +28,7 @@ int ModelsCommand::run() {
     for (const LayerType& lt : m.layer_types) {
       const std::string theta = lt.spectrum ? lt.spectrum->theta() : "-";
       const std::string scaling = lt.spectrum ? lt.spectrum->scaling().describe() : "no RoPE";
-      const std::string af = lt.spectrum ? attention_factor_text(*lt.spectrum) : "-";
+      const std::string af = lt.spectrum ? attention_factor_text(lt.spectrum->scaling()) : "-";
       types.push_back({{"layer_type", lt.name}, {"layers", lt.layers.size()}, {"geometry", lt.describe_geometry()},
                        {"theta", theta}, {"span", lt.span()}, {"attention_factor", af}, {"scaling", scaling}});
       if (!json) {

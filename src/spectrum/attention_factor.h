@@ -63,9 +63,10 @@ T attention_factor(const Scaling& s) {
 }
 
 // Returns: true when the scaling's attention factor is exactly 1 (the map is a rotation).
-inline bool unit_attention_factor(const Scaling& s) {
-  const Interval a = attention_factor<Interval>(s);
-  return lower_of(a) == 1 && upper_of(a) == 1;
-}
+bool unit_attention_factor(const Scaling& s);
+
+// Returns: the attention factor as a 17-digit decimal (the midpoint of its enclosure), "1" when it
+// is exactly 1.
+std::string attention_factor_text(const Scaling& s);
 
 }  // namespace ropecheck

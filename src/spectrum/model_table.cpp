@@ -38,11 +38,6 @@ std::string layer_ranges(const std::vector<int>& layers) {
   return out;
 }
 
-std::string attention_factor_text(const Spectrum& s) {
-  if (unit_attention_factor(s.scaling())) return "1";
-  return to_decimal(midpoint(attention_factor<Interval>(s.scaling())), 17);
-}
-
 std::string model_spectrum_text(const ModelDescription& m, const std::string& layer_type, std::optional<long long> context) {
   std::ostringstream out;
   out << "model " << m.name << (m.title.empty() ? "" : " (" + m.title + ")") << ": model_type " << m.model_type << ", "
@@ -57,7 +52,7 @@ std::string model_spectrum_text(const ModelDescription& m, const std::string& la
     const long long n = context.value_or(lt->span());
     bool decided = true;
     frequencies<Interval>(*lt->spectrum, &decided);
-    out << "attention factor " << attention_factor_text(*lt->spectrum)
+    out << "attention factor " << attention_factor_text(lt->spectrum->scaling())
         << " (cos and sin both scaled: q.k over the rotated pairs by its square)";
     if (!decided) out << "; the scaling rule's branch is undecided at this precision (enclosures kept)";
     out << "\n";
@@ -85,7 +80,7 @@ nlohmann::json model_spectrum_json(const ModelDescription& m, const std::string&
       const long long n = context.value_or(lt->span());
       bool decided = true;
       frequencies<Interval>(*lt->spectrum, &decided);
-      t["attention_factor"] = attention_factor_text(*lt->spectrum);
+      t["attention_factor"] = attention_factor_text(lt->spectrum->scaling());
       t["scaling_decided"] = decided;
       t["spectrum"] = spectrum_json(*lt->spectrum, m.name + "/" + lt->name, n, spectrum_rows(*lt->spectrum, n));
     }

@@ -16,10 +16,6 @@ namespace ropecheck {
 // Returns: "0-3, 5, 7-9" for sorted layer indices.
 std::string layer_ranges(const std::vector<int>& layers);
 
-// Returns: the attention factor of a spectrum's scaling as a 17-digit decimal, "1" when it is
-// exactly 1.
-std::string attention_factor_text(const Spectrum& s);
-
 // Returns: every layer type's table (or only `layer_type` when not empty), as text or JSON.
 // context: overrides each layer type's span when given. Throws InputError for an unknown layer type.
 std::string model_spectrum_text(const ModelDescription& m, const std::string& layer_type, std::optional<long long> context);

@@ -1,0 +1,17 @@
+#include "spectrum/attention_factor.h"
+
+#include "numeric/decimal.h"
+
+namespace ropecheck {
+
+bool unit_attention_factor(const Scaling& s) {
+  const Interval a = attention_factor<Interval>(s);
+  return lower_of(a) == 1 && upper_of(a) == 1;
+}
+
+std::string attention_factor_text(const Scaling& s) {
+  if (unit_attention_factor(s)) return "1";
+  return to_decimal(midpoint(attention_factor<Interval>(s)), 17);
+}
+
+}  // namespace ropecheck

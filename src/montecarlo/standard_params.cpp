@@ -3,6 +3,7 @@
 #include <string>
 
 #include "io/input_error.h"
+#include "spectrum/attention_factor.h"
 
 namespace ropecheck::montecarlo {
 
@@ -26,8 +27,19 @@ Params standard_params(const ExperimentChoice& choice) {
     throw InputError("--trials", "1 for the deterministic fig2a (or omitted)", std::to_string(*choice.trials));
 
   SpectrumRequest request = choice.spectrum;
-  if (!request.config && !request.dim) request.dim = 256;
-  const ResolvedSpectrum rs = resolve(request);
+  if (!request.config && !request.dim && !request.model) request.dim = 256;
+  ResolvedSpectrum rs = resolve(request);
+  // A yarn or longrope attention factor a multiplies every rotated pair's q and k by a, so every
+  // activation by a^2 exactly; the three no-decay tests (slope t, KS, exceedance) are invariant
+  // under a positive scale. The simulation runs the rotation (a set to 1, visible in the written
+  // spectrum) and the series label states a.
+  std::string factor_note;
+  if (!unit_attention_factor(rs.spectrum.scaling())) {
+    factor_note = " (rotation: attention factor " + attention_factor_text(rs.spectrum.scaling()) + " scales activations by its square)";
+    Scaling rotation = rs.spectrum.scaling();
+    rotation.attention_factor = "1";
+    rs.spectrum = Spectrum(rs.spectrum.dim(), rs.spectrum.theta(), rs.spectrum.variant(), rs.spectrum.fraction(), rotation);
+  }
   const int code_base = static_cast<int>(p.experiment) * 16;
   if (fig8) {
     p.fig8_n = choice.fig8_n.value_or(1000);
@@ -37,14 +49,14 @@ Params standard_params(const ExperimentChoice& choice) {
     const std::vector<Vectors> kinds = choice.fig8_vectors.empty() ? std::vector<Vectors>{Vectors::ones, Vectors::gaussian} : choice.fig8_vectors;
     for (Vectors v : kinds)
       for (std::int64_t L : Ls) {
-        SeriesSpec s{"L=" + std::to_string(L) + (v == Vectors::ones ? " ones" : " gaussian"), rs.name, rs.spectrum};
+        SeriesSpec s{"L=" + std::to_string(L) + (v == Vectors::ones ? " ones" : " gaussian") + factor_note, rs.name, rs.spectrum};
         s.vectors = v;
         s.L = L;
         p.series.push_back(std::move(s));
       }
   } else {
     p.max_distance = choice.max_distance.value_or(5000);
-    SeriesSpec s{short_label(rs), rs.name, rs.spectrum};
+    SeriesSpec s{short_label(rs) + factor_note, rs.name, rs.spectrum};
     s.vectors = p.experiment == Experiment::fig2a ? Vectors::ones : Vectors::gaussian;
     p.series.push_back(std::move(s));
   }

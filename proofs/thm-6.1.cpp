@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 
 #include "certificate/retry.h"
 #include "claims/angle_option.h"
@@ -58,11 +59,21 @@ Interval channel_frequency(const ClaimOptions& o, bool fastest) {
     return g;
   }
   if (fastest) return Interval(1);
+  if (o.spectrum.model) {
+    // A model's slowest rotating pair: the channel frequency its longest-lived semantic channel has.
+    const std::vector<Interval> g = frequencies<Interval>(resolve(o.spectrum).spectrum);
+    std::optional<Interval> slowest;
+    for (const Interval& gk : g)
+      if (certainly_positive(gk) && (!slowest || certainly_less(gk, *slowest))) slowest = gk;
+    if (!slowest) throw InputError("model", "a model whose layer type has a rotating pair", *o.spectrum.model);
+    return *slowest;
+  }
   return frequencies<Interval>(resolve(SpectrumRequest{}, std::string("gemma-7b")).spectrum)[118];
 }
 
 std::string frequency_label(const ClaimOptions& o, bool fastest) {
   if (o.frequency) return *o.frequency;
+  if (!fastest && o.spectrum.model) return "the slowest rotating pair of " + resolve(o.spectrum).name;
   return fastest ? "1 (g_1)" : "g_119 of gemma-7b = 10000^(-236/256)";
 }
 
@@ -86,7 +97,8 @@ Certificate check_phase_table(const ClaimOptions& o, bool fastest, unsigned bits
                 "at every longer context (proved: the distractor mass only grows)";
   nlohmann::json phase_json = nlohmann::json::array();
   for (const auto& p : phases) phase_json.push_back(p.first);
-  c.parameters = {{"configuration", std::string(o.frequency ? "g=" + *o.frequency : fastest ? "g=1" : "g=g_119") + " phases"},
+  const std::string slow_name = o.spectrum.model ? "g=slowest of " + resolve(o.spectrum).name : "g=g_119";
+  c.parameters = {{"configuration", std::string(o.frequency ? "g=" + *o.frequency : fastest ? "g=1" : slow_name) + " phases"},
                   {"frequency", frequency_label(o, fastest)}, {"frequency_value", decimal_bounds(g, 20).lower},
                   {"epsilon", st.epsilon_text},              {"phases", phase_json},
                   {"max_L", st.max_L},                       {"target_strength", kTargetStrength},

@@ -28,7 +28,7 @@ std::vector<Interval> all_ones_activation(const std::vector<Interval>& g, long l
 
 namespace {
 
-Certificate check_one(const ResolvedSpectrum& rs, const std::string& label, long long N, unsigned bits) {
+Certificate check_fig_2a(const ResolvedSpectrum& rs, const std::string& label, long long N, unsigned bits) {
   const auto start = std::chrono::steady_clock::now();
   ScopedPrecision precision(bits);
   const std::vector<Interval> f = all_ones_activation(frequencies<Interval>(rs.spectrum), N);
@@ -127,7 +127,7 @@ std::vector<Certificate> check_fig_2a(const ClaimOptions& o) {
   std::vector<Certificate> out;
   for (const ResolvedSpectrum& rs : heads)
     out.push_back(certify_with_retry(o.precision_bits, o.max_precision_bits,
-                                     [&](unsigned bits) { return check_one(rs, short_label(rs), N, bits); }));
+                                     [&](unsigned bits) { return check_fig_2a(rs, short_label(rs), N, bits); }));
   return out;
 }
 

@@ -12,8 +12,6 @@ namespace {
 // A fresh interval at the current default precision (Boost's default constructor uses it).
 Interval fresh() { return Interval(0); }
 
-bool is_point(const Interval& x) { return lower_of(x) == upper_of(x); }
-
 class Parser {
  public:
   Parser(const std::string& text, const ExpressionFunctions& extra) : s_(text), extra_(extra) {}

@@ -95,8 +95,6 @@ RoundingWindow rounding_window(const std::string& text, std::optional<int> digit
 
 namespace {
 
-bool is_point(const Interval& x) { return lower_of(x) == upper_of(x); }
-
 // A point integer argument, e.g. d or k; throws ExpressionError otherwise.
 long long integer_argument(const Interval& x, const char* what) {
   const Real v = lower_of(x);

@@ -327,7 +327,7 @@ Certificate check_one(const Labelled& freq, const Labelled& tol, const std::vect
                           {"m", w.m},
                           {"smallest_known", w.smallest_known},
                           {"scanned_to", w.scanned_to}};
-    if (w.n >= 1) row["distance"] = {{"lower", decimal_bounds(w.distance, 12).lower}, {"upper", decimal_bounds(w.distance, 12).upper}};
+    if (w.n >= 1) row["distance"] = bounds_json(w.distance, 12);
     if (w.smallest_known) {
       row["smallest"] = w.smallest;
       row["smallest_distance_upper"] = decimal_bounds(w.smallest_distance, 12).upper;

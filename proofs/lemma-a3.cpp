@@ -53,7 +53,7 @@ constexpr std::uint64_t kRowStream = 0x6c656d6d612d6133ULL;
 // 16.. the activations (n <= kMaxRowLength < 2^20 - 16, so rows never share a counter).
 constexpr long long kMaxRowLength = 4096;
 constexpr long long kDefaultMaxRowLength = 32;
-constexpr long long kDefaultTrials = 1000;
+constexpr long long kDefaultGaussianTrials = 1000;
 
 // One activation row: exact inputs (decimal text parsed at each precision of the ladder, or exact
 // dyadic doubles) and the pair (i, j) of the lemma.
@@ -130,11 +130,6 @@ Row random_row(std::uint64_t seed, long long t, long long max_n) {
   return r;
 }
 
-nlohmann::json bounds_json(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 20);
-  return {{"lower", b.lower}, {"upper", b.upper}};
-}
-
 // Runs the rows at the current precision and fills a certificate (verdict, counts, extremes).
 Certificate certify_rows(const std::vector<Row>& rows, const std::string& group, bool per_row_details, unsigned bits,
                          const nlohmann::json& parameters) {
@@ -207,7 +202,7 @@ std::vector<Certificate> check_lemma_a3(const ClaimOptions& o) {
   const long long max_n = o.max_n.value_or(kDefaultMaxRowLength);
   if (max_n < 2 || max_n > kMaxRowLength)
     throw InputError("--max-n", "an integer in [2, " + std::to_string(kMaxRowLength) + "] (the longest random row)", std::to_string(max_n));
-  const long long trials = o.trials.value_or(kDefaultTrials);
+  const long long trials = o.trials.value_or(kDefaultGaussianTrials);
   if (trials < 1) throw InputError("--trials", "an integer >= 1", std::to_string(trials));
 
   // Each certificate climbs the ladder on its own, so one hard constructed row does not make the

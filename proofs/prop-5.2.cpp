@@ -112,7 +112,7 @@ namespace {
 
 // Stream id of this check's random heads in the counter-based RNG: ASCII "prop-5.2".
 constexpr std::uint64_t kHeadStream = 0x70726f702d352e32ULL;
-constexpr long long kDefaultTrials = 200;
+constexpr long long kDefaultSignTrials = 200;
 constexpr long long kDefaultMaxLength = 8;
 constexpr long long kMaxLength = 512;
 constexpr int kRandomDim = 16;
@@ -210,11 +210,6 @@ Case random_case(std::uint64_t seed, long long t, long long max_n, int d) {
   for (long long p = 0; p + 2 < n; ++p) k.prefix.push_back(token());
   k.x = token();
   return k;
-}
-
-nlohmann::json bounds_json(const Interval& x) {
-  const DecimalBounds b = decimal_bounds(x, 20);
-  return {{"lower", b.lower}, {"upper", b.upper}};
 }
 
 nlohmann::json case_json(const Case& k, const RepeatedTokenAttention& r) {
@@ -336,7 +331,7 @@ std::vector<Certificate> check_prop_5_2(const ClaimOptions& o) {
   const long long max_n = o.max_n.value_or(kDefaultMaxLength);
   if (max_n < 3 || max_n > kMaxLength)
     throw InputError("--max-n", "an integer in [3, " + std::to_string(kMaxLength) + "] (the longest random sequence)", std::to_string(max_n));
-  const long long trials = o.trials.value_or(kDefaultTrials);
+  const long long trials = o.trials.value_or(kDefaultSignTrials);
   if (trials < 1) throw InputError("--trials", "an integer >= 1", std::to_string(trials));
   const ResolvedSpectrum rs = resolve(o.spectrum, std::string("gemma-7b"));
   const int d = rs.spectrum.dim();

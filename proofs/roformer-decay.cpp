@@ -62,7 +62,7 @@ EnvelopeCounts roformer_envelope(const std::vector<Interval>& B, const std::vect
 
 namespace {
 
-Certificate check_one(const ResolvedSpectrum& rs, const std::string& label, long long N, unsigned bits) {
+Certificate check_decay_bound(const ResolvedSpectrum& rs, const std::string& label, long long N, unsigned bits) {
   const auto start = std::chrono::steady_clock::now();
   ScopedPrecision precision(bits);
   const std::vector<Interval> g = frequencies<Interval>(rs.spectrum);
@@ -150,7 +150,7 @@ std::vector<Certificate> check_roformer_decay(const ClaimOptions& o) {
   if (!r.config && !r.dim) r.dim = 128;  // the d = 128 at RoFormer's theta = 1e4
   const ResolvedSpectrum rs = resolve(r);
   const std::string label = short_label(rs);
-  return {certify_with_retry(o.precision_bits, o.max_precision_bits, [&](unsigned bits) { return check_one(rs, label, N, bits); })};
+  return {certify_with_retry(o.precision_bits, o.max_precision_bits, [&](unsigned bits) { return check_decay_bound(rs, label, N, bits); })};
 }
 
 }  // namespace ropecheck::proofs

@@ -66,8 +66,8 @@ nlohmann::json bracket_json(const NormBracket& b, int K) {
     j["s_hi"] = to_decimal(b.s_hi, 20, Rounding::up);
     // Each of the K pairs carries s/K: the per-chunk squared norm a model would need.
     j["chunk_norm_squared_hi"] = to_decimal(Real(b.s_hi / K), 12, Rounding::up);
-    j["attention_at_s_lo"] = {{"lower", decimal_bounds(b.attention_at_lo, 12).lower}, {"upper", decimal_bounds(b.attention_at_lo, 12).upper}};
-    j["attention_at_s_hi"] = {{"lower", decimal_bounds(b.attention_at_hi, 12).lower}, {"upper", decimal_bounds(b.attention_at_hi, 12).upper}};
+    j["attention_at_s_lo"] = bounds_json(b.attention_at_lo, 12);
+    j["attention_at_s_hi"] = bounds_json(b.attention_at_hi, 12);
   } else {
     j["note"] = b.note;
   }

@@ -140,8 +140,8 @@ Certificate check_phase_table(const ClaimOptions& o, bool fastest, unsigned bits
       row["attended_before_swap"] = b.attended;
       row["target_distance_before"] = b.s_before;
       row["target_distance_after"] = b.s_after;
-      row["alpha_before"] = {{"lower", decimal_bounds(b.alpha_before, 12).lower}, {"upper", decimal_bounds(b.alpha_before, 12).upper}};
-      row["alpha_after"] = {{"lower", decimal_bounds(b.alpha_after, 12).lower}, {"upper", decimal_bounds(b.alpha_after, 12).upper}};
+      row["alpha_before"] = bounds_json(b.alpha_before, 12);
+      row["alpha_after"] = bounds_json(b.alpha_after, 12);
       row["a_target_before"] = decimal_bounds(b.a_target_before, 8).lower;
       row["proof_case"] = certainly_positive(b.a_target_before) ? "a_{i,n} > 0 (target first moved to a negative position)"
                                                                  : "a_{i,n} <= 0 or undecided sign";

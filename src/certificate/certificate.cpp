@@ -5,6 +5,11 @@
 
 namespace ropecheck {
 
+nlohmann::json bounds_json(const Interval& x, int digits) {
+  const DecimalBounds b = decimal_bounds(x, digits);
+  return {{"lower", b.lower}, {"upper", b.upper}};
+}
+
 std::string verdict_name(Verdict v) {
   switch (v) {
     case Verdict::holds: return "holds";

@@ -18,6 +18,10 @@ namespace ropecheck {
 
 enum class Verdict { holds, fails, counterexample, confirmed, not_confirmed, inconclusive };
 
+// Returns: {"lower": L, "upper": U}, x's decimal bounds at `digits` significant digits (L rounded
+// down, U up), the form certificates use for an enclosure in their parameters and rows.
+nlohmann::json bounds_json(const Interval& x, int digits = 20);
+
 // Returns: "holds", "fails", "counterexample", "confirmed", "not-confirmed", "inconclusive".
 std::string verdict_name(Verdict v);
 

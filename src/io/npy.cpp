@@ -29,17 +29,6 @@ constexpr std::size_t kArrayAlign = 64;
 // (numpy.lib.format.GROWTH_AXIS_MAX_DIGITS): it pads by 21 - len(repr(shape[0])) spaces.
 constexpr std::size_t kGrowthAxisMaxDigits = 21;
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  // Python's repr of a tuple: (), (n,), (a, b).
-  std::string s = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1) s += ",";
-  return s + ")";
-}
-
 std::string quoted_list(const std::vector<std::string>& items) {
   std::string s;
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -201,6 +190,16 @@ std::string read_file(const std::string& path, const std::string& input) {
 
 }  // namespace
 
+std::string shape_repr(const std::vector<std::int64_t>& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
 std::int64_t NpyArray::elements() const {
   std::int64_t n = 1;
   for (std::int64_t d : shape) n *= d;
@@ -259,7 +258,7 @@ NpyArray read_npy(const std::string& path, const std::string& input, const std::
   std::int64_t elements = 1;
   for (std::int64_t d : a.shape) {
     if (d != 0 && elements > kMaxBytes / static_cast<std::int64_t>(size) / d)
-      throw InputError(input, "a .npy file of fewer than 2^62 bytes", path + ": shape " + shape_text(a.shape));
+      throw InputError(input, "a .npy file of fewer than 2^62 bytes", path + ": shape " + shape_repr(a.shape));
     elements *= d;
   }
   const std::size_t needed = static_cast<std::size_t>(elements) * size;
@@ -267,7 +266,7 @@ NpyArray read_npy(const std::string& path, const std::string& input, const std::
   if (found != needed)
     throw InputError(input, complete,
                      path + ": file " + (found < needed ? "is truncated" : "has trailing bytes") + ": shape " +
-                         shape_text(a.shape) + " needs " + std::to_string(needed) +
+                         shape_repr(a.shape) + " needs " + std::to_string(needed) +
                          " bytes of data, found " + std::to_string(found));
   a.bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(prefix + header_len), file.end());
   return a;
@@ -277,14 +276,14 @@ void write_npy(const std::string& path, const NpyArray& array, const std::string
   const std::size_t size = item_size(array.dtype);
   if (size == 0 || array.dtype[0] == '>') throw std::logic_error("write_npy: unsupported dtype '" + array.dtype + "'");
   for (std::int64_t d : array.shape)
-    if (d < 0) throw std::logic_error("write_npy: negative dimension in shape " + shape_text(array.shape));
+    if (d < 0) throw std::logic_error("write_npy: negative dimension in shape " + shape_repr(array.shape));
   if (array.bytes.size() != static_cast<std::size_t>(array.elements()) * size)
     throw std::logic_error("write_npy: " + std::to_string(array.bytes.size()) + " bytes for shape " +
-                           shape_text(array.shape) + " of dtype '" + array.dtype + "'");
+                           shape_repr(array.shape) + " of dtype '" + array.dtype + "'");
   // Byte for byte what NumPy 1.24's np.save writes (format.py, _write_array_header and
   // _wrap_header): the dict with sorted keys and a trailing ", ", the growth-axis spaces, then
   // 1..64 spaces and a newline so that the data starts at a multiple of 64.
-  std::string header = "{'descr': '" + array.dtype + "', 'fortran_order': False, 'shape': " + shape_text(array.shape) + ", }";
+  std::string header = "{'descr': '" + array.dtype + "', 'fortran_order': False, 'shape': " + shape_repr(array.shape) + ", }";
   if (!array.shape.empty()) header += std::string(kGrowthAxisMaxDigits - std::to_string(array.shape[0]).size(), ' ');
   const std::size_t hlen = header.size() + 1;
   const std::size_t padlen = kArrayAlign - ((kMagicLen + 4 + hlen) % kArrayAlign);
@@ -306,7 +305,7 @@ std::vector<std::int64_t> positions_from_npy(const NpyArray& array, std::int64_t
   const std::int64_t n = array.elements();
   if (n != expected)
     throw InputError(input, std::to_string(expected) + " positions (one per token of the input)",
-                     std::to_string(n) + " positions, shape " + shape_text(array.shape));
+                     std::to_string(n) + " positions, shape " + shape_repr(array.shape));
   std::vector<std::int64_t> out(static_cast<std::size_t>(n));
   const unsigned char* p = array.bytes.data();
   auto check_size = [&](std::size_t item) {

@@ -29,6 +29,9 @@ NpyArray read_npy(const std::string& path, const std::string& input, const std::
 // naming `input` when the target cannot be written.
 void write_npy(const std::string& path, const NpyArray& array, const std::string& input);
 
+// Returns: Python's repr of a shape tuple: (), (n,), (a, b), as NumPy writes it in a header.
+std::string shape_repr(const std::vector<std::int64_t>& shape);
+
 // Returns: positions as int64 from an '<i8', '<i4', '<f8' or '<f4' array of `expected` elements.
 // Throws InputError naming `input`: count mismatch, NaN or infinite or non-integer float positions,
 // or a float position outside [-2^63, 2^63).

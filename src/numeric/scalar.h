@@ -74,6 +74,13 @@ bool certainly_less(const T& a, const T& b) {
   else return a < b;
 }
 
+// True when x is one exact number: an interval of width zero, or any point type.
+template <Scalar T>
+bool is_point(const T& x) {
+  if constexpr (is_interval_v<T>) return lower_of(x) == upper_of(x);
+  else return true;
+}
+
 // Returns: true when a and b share a point: two enclosures of the same exact number always do, so
 // "do not overlap" certifies that they enclose different numbers.
 inline bool overlaps(const Interval& a, const Interval& b) {

@@ -45,7 +45,7 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 std::string csv_number(double x) { return shortest_text(x); }
 std::string csv_number(const Interval& x) { return csv_number(to_double(x)); }
 
-nlohmann::json bounds_json(const Interval& x, int digits = 20) {
+nlohmann::json bounds_array(const Interval& x, int digits = 20) {
   const DecimalBounds b = decimal_bounds(x, digits);
   return nlohmann::json::array({b.lower, b.upper});
 }
@@ -102,7 +102,7 @@ SpectrumPart spectrum_part(const std::string& config) {
   std::vector<int> level(static_cast<size_t>(s.pairs()), 0);
   for (const PairTurns& t : turns) {
     const int k = t.pair - 1;
-    nlohmann::json row = {{"pair", t.pair}, {"g", bounds_json(t.g)}, {"rotations", bounds_json(t.rotations)}};
+    nlohmann::json row = {{"pair", t.pair}, {"g", bounds_array(t.g)}, {"rotations", bounds_array(t.rotations)}};
     csv << t.pair << "," << csv_number(t.g) << "," << csv_number(t.rotations);
     for (size_t v = 0; v < variants.size(); ++v) {
       const bool kept = variants[v].rotated(k);
@@ -302,13 +302,13 @@ RoformerPart roformer_part(long long r_max) {
   RoformerPart part;
   part.data = {{"spectrum", s.describe()},
                {"r_max", r_max},
-               {"B_0", bounds_json(B[0])},
+               {"B_0", bounds_array(B[0])},
                {"B_0_exact", printf_string("%lld/2", P + 1)},
                {"B_0_equals_exact", contains(B[0], Real(P + 1) / 2)},
-               {"B_r_max", bounds_json(B.back())},
-               {"B_min", bounds_json(B[static_cast<size_t>(argmin)])},
+               {"B_r_max", bounds_array(B.back())},
+               {"B_min", bounds_array(B[static_cast<size_t>(argmin)])},
                {"B_argmin_r", argmin},
-               {"abs_a_r_max", bounds_json(abs(f.back()))},
+               {"abs_a_r_max", bounds_array(abs(f.back()))},
                {"B_certified_increases", increases},
                {"envelope_certified", envelope_certified},
                {"envelope_violated", envelope_violated}};

@@ -30,12 +30,6 @@ T monotone(const T& x, F f) {
   }
 }
 
-template <Scalar T>
-bool is_point(const T& x) {
-  if constexpr (is_interval_v<T>) return lower_of(x) == upper_of(x);
-  else return true;
-}
-
 }  // namespace scaling_detail
 
 template <Scalar T>
@@ -133,13 +127,13 @@ class ScalingRule {
     if (s_.truncate) {
       low_ = monotone(low_, [](const Real& x) { return Real(floor(x)); });
       high_ = monotone(high_, [](const Real& x) { return Real(ceil(x)); });
-      if (!scaling_detail::is_point(low_) || !scaling_detail::is_point(high_)) decided_ = false;
+      if (!is_point(low_) || !is_point(high_)) decided_ = false;
     }
     low_ = monotone(low_, [](const Real& x) { return x < 0 ? Real(0) : x; });
     const Real last(d_ - 1);
     high_ = monotone(high_, [&](const Real& x) { return x > last ? last : x; });
     // transformers adds 0.001 to high when low == high (both integers after truncation).
-    const bool equal = scaling_detail::is_point(low_) && scaling_detail::is_point(high_) && lower_of(low_) == lower_of(high_);
+    const bool equal = is_point(low_) && is_point(high_) && lower_of(low_) == lower_of(high_);
     const bool may_equal = !equal && !certainly_less(low_, high_) && !certainly_less(high_, low_);
     if (may_equal) decided_ = false;
     bumped_high_ = T(high_ + from_decimal<T>("0.001"));

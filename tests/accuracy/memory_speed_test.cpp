@@ -13,14 +13,14 @@
 namespace ropecheck::accuracy {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 TEST(MemorySpeed, Median) {
   EXPECT_EQ(median(std::vector<double>{3}), 3);
   EXPECT_EQ(median(std::vector<double>{5, 1, 4}), 4);
   EXPECT_EQ(median(std::vector<double>{4, 1, 3, 2}), 2.5);
-  EXPECT_EQ(median(std::vector<double>{kInf, 1, kInf}), kInf);
-  EXPECT_EQ(median(std::vector<double>{kInf, kInf}), kInf);
+  EXPECT_EQ(median(std::vector<double>{kInfinity, 1, kInfinity}), kInfinity);
+  EXPECT_EQ(median(std::vector<double>{kInfinity, kInfinity}), kInfinity);
   EXPECT_THROW(median(std::vector<double>{}), std::invalid_argument);
 }
 
@@ -33,13 +33,13 @@ TEST(MemorySpeed, SummaryTakesTheMedianOfThePairRatios) {
   EXPECT_EQ(s.median_seconds, 2);
   EXPECT_EQ(s.median_memcpy_seconds, 2);
   EXPECT_EQ(s.ratio_to_memcpy, 0.5);
-  EXPECT_EQ(summarize_speed(std::vector<PairTiming>{{1, 0}}).ratio_to_memcpy, kInf);
+  EXPECT_EQ(summarize_speed(std::vector<PairTiming>{{1, 0}}).ratio_to_memcpy, kInfinity);
   EXPECT_THROW(summarize_speed(std::vector<PairTiming>{}), std::invalid_argument);
 }
 
 TEST(MemorySpeed, GigabytesPerSecond) {
   EXPECT_EQ(gb_per_s(2e9, 0.5), 4);
-  EXPECT_EQ(gb_per_s(1, 0), kInf);
+  EXPECT_EQ(gb_per_s(1, 0), kInfinity);
 }
 
 TEST(MemorySpeed, BuffersArePageAlignedAndTouched) {

@@ -10,6 +10,7 @@
 #include "../support/files.h"
 #include "io/printf_string.h"
 #include "io/sha256.h"
+#include "tests/support/show.h"
 
 namespace ropecheck::adversarial {
 namespace {
@@ -17,7 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
 
 using test::read_bytes;
 using test::TempDir;

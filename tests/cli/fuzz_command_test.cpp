@@ -10,18 +10,13 @@
 
 #include "run_cli.h"
 
+#include "tests/support/files.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 using ropecheck::test::CliStreams;
 CliStreams run(const std::string& args) { return ropecheck::test::run_cli_streams(args); }
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ropecheck_fuzz_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 std::set<std::string> files_under(const fs::path& d) {
   std::set<std::string> out;
@@ -38,7 +33,7 @@ std::string slurp(const fs::path& p) {
 }
 
 TEST(FuzzCommand, ApostropheChannelFoundWrittenOnceAndReplayed) {
-  const fs::path out = fresh_dir("apostrophe");
+  const fs::path out = ropecheck::test::fresh_dir("fuzz_apostrophe");
   const std::string args = "fuzz --target channel --config gemma-7b-apostrophe --budget 60 --max-candidates 1 --seed 7 --out " + out.string();
   const CliStreams a = run(args);
   ASSERT_EQ(a.status, 0) << a.out << a.err;
@@ -66,7 +61,7 @@ TEST(FuzzCommand, ApostropheChannelFoundWrittenOnceAndReplayed) {
 }
 
 TEST(FuzzCommand, EditedCounterexampleNoLongerBreaks) {
-  const fs::path out = fresh_dir("edited");
+  const fs::path out = ropecheck::test::fresh_dir("fuzz_edited");
   ASSERT_EQ(run("fuzz --target channel --config gemma-7b-apostrophe --budget 60 --max-candidates 1 --no-minimal --out " + out.string()).status, 0);
   const std::set<std::string> files = files_under(out);
   ASSERT_EQ(files.size(), 1u);
@@ -87,7 +82,7 @@ TEST(FuzzCommand, EditedCounterexampleNoLongerBreaks) {
 }
 
 TEST(FuzzCommand, PRopeHeadIsCertifiedUnbreakable) {
-  const fs::path out = fresh_dir("prope");
+  const fs::path out = ropecheck::test::fresh_dir("fuzz_prope");
   const CliStreams a = run("fuzz --target band --config gemma-7b-band8-p-rope-0.75 --budget 2 --max-candidates 20 --out " + out.string());
   ASSERT_EQ(a.status, 0) << a.out << a.err;
   EXPECT_NE(a.out.find("found 0"), std::string::npos) << a.out;
@@ -97,7 +92,7 @@ TEST(FuzzCommand, PRopeHeadIsCertifiedUnbreakable) {
 }
 
 TEST(FuzzCommand, SampledBandHeadsAreDeterministic) {
-  const fs::path a = fresh_dir("det_a"), b = fresh_dir("det_b");
+  const fs::path a = ropecheck::test::fresh_dir("fuzz_det_a"), b = ropecheck::test::fresh_dir("fuzz_det_b");
   const std::string common = "fuzz --target band --budget 120 --max-candidates 3 --max-context 200000 --no-minimal --seed 11 --out ";
   const CliStreams ra = run(common + a.string());
   const CliStreams rb = run(common + b.string());
@@ -110,7 +105,7 @@ TEST(FuzzCommand, SampledBandHeadsAreDeterministic) {
 }
 
 TEST(FuzzCommand, BadInputExitsTwoWithOneLineAndWritesNothing) {
-  const fs::path out = fresh_dir("bad");
+  const fs::path out = ropecheck::test::fresh_dir("fuzz_bad");
   const fs::path head = out / "head.json";
   std::ofstream(head) << "{\"head\": {\"spectrum\": {\"config\": \"gemma-7b\"}, \"query\": [1, 2]";  // truncated
   const fs::path nan_head = out / "nan.json";

@@ -12,18 +12,13 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/files.h"
+
 namespace ropecheck {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ropecheck_interrupt_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 // Starts ROPECHECK_CLI with `args` in `cwd`, stdout and stderr to cwd/log.txt.
 pid_t start(const fs::path& cwd, const std::vector<std::string>& args) {
@@ -73,7 +68,7 @@ int stop(pid_t pid, int signal) {
 
 TEST(Interrupt, ReportLeavesNoTemporaryDirectory) {
   // The issue's case: Ctrl-C seconds into `report --smoke --out R` left .R.tmp-XXXXXX behind.
-  const fs::path d = fresh_dir("report");
+  const fs::path d = test::fresh_dir("interrupt_report");
   const pid_t pid = start(d, {"report", "--smoke", "--out", "R"});
   ASSERT_TRUE(wait_for_entry(d, ".R.tmp-")) << "the report never created its temporary directory: " << joined(listing(d));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside the sections' work
@@ -84,7 +79,7 @@ TEST(Interrupt, ReportLeavesNoTemporaryDirectory) {
 
 TEST(Interrupt, MontecarloWritesNothing) {
   // fig2b at its default size runs ~20 s on two cores: SIGTERM after 0.5 s interrupts it.
-  const fs::path d = fresh_dir("montecarlo");
+  const fs::path d = test::fresh_dir("interrupt_montecarlo");
   const pid_t pid = start(d, {"montecarlo", "--experiment", "fig2b", "--threads", "1", "--out", "fig2b.json", "--csv", "fig2b.csv"});
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   EXPECT_EQ(stop(pid, SIGTERM), 143);
@@ -96,7 +91,7 @@ TEST(Interrupt, FuzzKeepsOnlyWholeCounterexamples) {
   // A kernel fuzz writes a counterexample file only for a violation (none on this kernel); a
   // channel fuzz writes them as it finds them, each through a registered temporary. Either way
   // nothing but whole <sha256>.json files may remain.
-  const fs::path d = fresh_dir("fuzz");
+  const fs::path d = test::fresh_dir("interrupt_fuzz");
   const pid_t pid = start(d, {"fuzz", "--target", "channel", "--config", "gemma-7b", "--budget", "120", "--out", "cx"});
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   EXPECT_EQ(stop(pid, SIGINT), 130);

@@ -13,18 +13,13 @@
 
 #include "run_cli.h"
 
+#include "tests/support/files.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 using ropecheck::test::CliStreams;
 CliStreams run(const std::string& args) { return ropecheck::test::run_cli_streams(args); }
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ropecheck_report_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 std::string slurp(const fs::path& p) {
   std::stringstream ss;
@@ -62,7 +57,7 @@ nlohmann::json without_times(nlohmann::json j) {
 }
 
 TEST(ReportCommand, SameSeedSameContentAndCompareSeesNoChange) {
-  const fs::path d = fresh_dir("same");
+  const fs::path d = ropecheck::test::fresh_dir("report_same");
   const fs::path a = d / "a", first = d / "first", edited = d / "edited";
   const CliStreams r1 = run("report --smoke --seed 7 --threads 1 --out " + a.string());
   ASSERT_EQ(r1.status, 0) << r1.out << r1.err << slurp(a / "report.md");
@@ -99,7 +94,7 @@ TEST(ReportCommand, SameSeedSameContentAndCompareSeesNoChange) {
 }
 
 TEST(ReportCommand, BadInputExitsTwoWithOneLineAndCreatesNothing) {
-  const fs::path d = fresh_dir("bad");
+  const fs::path d = ropecheck::test::fresh_dir("report_bad");
   const fs::path existing = d / "existing";
   fs::create_directories(existing);
   const fs::path not_report = d / "not-report";

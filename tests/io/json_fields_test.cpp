@@ -13,6 +13,7 @@
 #include "../support/files.h"
 #include "io/content_store.h"
 #include "io/printf_string.h"
+#include "tests/support/show.h"
 
 namespace ropecheck {
 namespace {
@@ -20,7 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
 
 using test::expect_input_error;
 using test::TempDir;

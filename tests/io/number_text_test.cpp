@@ -12,11 +12,11 @@
 
 #include "io/printf_string.h"
 #include "random/counter_rng.h"
+#include "tests/support/show.h"
 
 namespace ropecheck {
 namespace {
 
-std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
 
 TEST(NumberText, ShortestTextRoundTripsEveryBitPattern) {
   EXPECT_EQ(shortest_text(-0.0), "-0");

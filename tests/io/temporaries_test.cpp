@@ -14,22 +14,17 @@
 #include <string>
 #include <thread>
 
+#include "tests/support/files.h"
+
 namespace ropecheck {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ropecheck_temporaries_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
 void write_file(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
 TEST(Temporary, DestructorRemovesWhatIsStillThere) {
-  const fs::path d = fresh_dir("destructor");
+  const fs::path d = test::fresh_dir("temporaries_destructor");
   {
     Temporary t((d / "file.tmp").string());
     write_file(d / "file.tmp", "x");
@@ -47,7 +42,7 @@ TEST(Temporary, DestructorRemovesWhatIsStillThere) {
 }
 
 TEST(Temporary, PublishedFileAndReleasedNameAreKept) {
-  const fs::path d = fresh_dir("published");
+  const fs::path d = test::fresh_dir("temporaries_published");
   {
     Temporary t((d / ".out.tmp").string());
     write_file(d / ".out.tmp", "content");
@@ -101,7 +96,7 @@ int interrupted_child(const fs::path& d, int signal, bool ignore_sigint_first) {
 }
 
 TEST(InterruptCleanup, SigintRemovesEveryTemporaryAndExits130) {
-  const fs::path d = fresh_dir("sigint");
+  const fs::path d = test::fresh_dir("temporaries_sigint");
   const int status = interrupted_child(d, SIGINT, false);
   ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
   EXPECT_EQ(WEXITSTATUS(status), 130);
@@ -110,7 +105,7 @@ TEST(InterruptCleanup, SigintRemovesEveryTemporaryAndExits130) {
 }
 
 TEST(InterruptCleanup, SigtermExits143) {
-  const fs::path d = fresh_dir("sigterm");
+  const fs::path d = test::fresh_dir("temporaries_sigterm");
   const int status = interrupted_child(d, SIGTERM, false);
   ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
   EXPECT_EQ(WEXITSTATUS(status), 143);
@@ -120,7 +115,7 @@ TEST(InterruptCleanup, SigtermExits143) {
 
 TEST(InterruptCleanup, AnIgnoredSignalStaysIgnored) {
   // Started ignoring SIGINT: the SIGINT is not waited for; the child sleeps on until killed.
-  const fs::path d = fresh_dir("ignored");
+  const fs::path d = test::fresh_dir("temporaries_ignored");
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
   const pid_t pid = ::fork();

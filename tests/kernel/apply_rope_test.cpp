@@ -24,7 +24,7 @@
 namespace ropecheck::kernel {
 namespace {
 
-constexpr std::uint64_t kSeed = 20261121;
+constexpr std::uint64_t kApplySeed = 20261121;
 
 
 // A float32 from random bits: mostly moderate normals, some raw 32-bit patterns (NaN, inf,
@@ -48,7 +48,7 @@ float random_f32(const CounterRng& rng, std::uint64_t i, bool specials) {
 }
 
 std::vector<std::int64_t> random_positions(std::int64_t n, std::uint64_t stream) {
-  const CounterRng rng(kSeed, stream);
+  const CounterRng rng(kApplySeed, stream);
   std::vector<std::int64_t> p;
   static const std::int64_t edges[] = {0, 1, 710, 1LL << 24, (1LL << 31) + 1, (1LL << 40) - 1, -5, -(1LL << 35)};
   for (std::int64_t t = 0; t < n; ++t) {
@@ -92,7 +92,7 @@ struct Buffer {
 
 template <typename E>
 void fill(Buffer<E>& b, std::uint64_t stream, bool specials) {
-  const CounterRng rng(kSeed, stream);
+  const CounterRng rng(kApplySeed, stream);
   for (size_t i = 0; i < b.data.size(); ++i) {
     const float f = random_f32(rng, i, specials);
     if constexpr (std::is_same_v<E, float>) b.data[i] = f;

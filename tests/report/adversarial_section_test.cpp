@@ -9,6 +9,7 @@
 #include <string>
 
 #include "adversarial/replay.h"
+#include "tests/support/files.h"
 
 namespace ropecheck::report {
 namespace {
@@ -17,25 +18,9 @@ namespace fs = std::filesystem;
 
 // A fresh directory per run, removed afterwards; two runs use two different absolute paths, so
 // data that leaked an absolute path would differ between them.
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag) {
-    path = fs::temp_directory_path() / ("ropecheck_report_adv_" + tag + "_" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using test::TempDir;
 
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::read_bytes;
 
 SectionResult run_smoke(const fs::path& dir, int threads) {
   static std::ostringstream log;
@@ -55,7 +40,7 @@ const SummaryRow& row(const SectionResult& r, const std::string& id) {
 }
 
 TEST(AdversarialSection, SmokeIsReproducibleAndFindsThePapersBreak) {
-  TempDir d1("a"), d2("b");
+  TempDir d1("report_adv_a"), d2("report_adv_b");
   const SectionResult a = run_smoke(d1.path, 1);
   const SectionResult b = run_smoke(d2.path, 2);
 
@@ -120,7 +105,7 @@ TEST(AdversarialSection, SmokeIsReproducibleAndFindsThePapersBreak) {
 // A work directory the searches cannot write: every search is named in `missing` with the reason,
 // its row is inconclusive (never a verdict made up), and nothing aborts.
 TEST(AdversarialSection, UnwritableWorkDirIsReportedMissing) {
-  TempDir d("ro");
+  TempDir d("report_adv_ro");
   const fs::path file = d.path / "not-a-directory";
   std::ofstream(file) << "x";
   const SectionResult r = run_smoke(file, 1);

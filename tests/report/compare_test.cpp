@@ -213,14 +213,14 @@ TEST(CompareRuns, AddedAndRemovedKeysAndElements) {
   EXPECT_EQ(r.verdict_changes, 0);
 }
 
-class TempDir {
+class RunDirs {
  public:
-  TempDir() {
+  RunDirs() {
     std::string pattern = (fs::temp_directory_path() / "ropecheck_compare_XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     path_ = pattern;
   }
-  ~TempDir() {
+  ~RunDirs() {
     std::error_code ec;
     fs::remove_all(path_, ec);
   }
@@ -237,7 +237,7 @@ class TempDir {
 };
 
 TEST(CompareReports, ReadsTwoDirectories) {
-  TempDir tmp;
+  RunDirs tmp;
   nlohmann::json b = sample_run();
   b["timings"]["wall_seconds"] = 12.0;
   const std::string old_dir = tmp.sub("old", sample_run().dump(2));
@@ -252,7 +252,7 @@ TEST(CompareReports, ReadsTwoDirectories) {
 }
 
 TEST(CompareReports, RejectsWhatIsNotAReport) {
-  TempDir tmp;
+  RunDirs tmp;
   const std::string good = tmp.sub("good", sample_run().dump());
   const std::string empty = tmp.sub("empty", "");
   const std::string garbage = tmp.sub("garbage", "{not json");

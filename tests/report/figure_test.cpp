@@ -16,14 +16,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
+class FigureDir {
  public:
-  TempDir() {
+  FigureDir() {
     std::string pattern = (fs::temp_directory_path() / "ropecheck_figure_XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     path_ = pattern;
   }
-  ~TempDir() {
+  ~FigureDir() {
     std::error_code ec;
     fs::remove_all(path_, ec);
   }
@@ -131,7 +131,7 @@ TEST(GnuplotScript, RejectsMalformedFigures) {
 
 TEST(RenderFigure, WritesCsvScriptSvgPng) {
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed (scripts/setup installs gnuplot-nox)";
-  TempDir dir;
+  FigureDir dir;
   const Figure f = sample();
   const RenderedFigure r = render_figure(f, dir.path().string());
   ASSERT_TRUE(r.rendered) << r.problem;
@@ -158,7 +158,7 @@ TEST(RenderFigure, WritesCsvScriptSvgPng) {
 // (gnuplot 5.4 writes no date into SVG or PNG; the output name, which differs, is not in them).
 TEST(RenderFigure, RenderingTwiceGivesIdenticalBytes) {
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed (scripts/setup installs gnuplot-nox)";
-  TempDir a, b;
+  FigureDir a, b;
   const RenderedFigure ra = render_figure(sample(), a.path().string());
   const RenderedFigure rb = render_figure(sample(), b.path().string());
   ASSERT_TRUE(ra.rendered && rb.rendered) << ra.problem << " / " << rb.problem;
@@ -172,7 +172,7 @@ TEST(RenderFigure, RenderingTwiceGivesIdenticalBytes) {
 
 TEST(RenderFigure, BrokenPlotLeavesNoImage) {
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed (scripts/setup installs gnuplot-nox)";
-  TempDir dir;
+  FigureDir dir;
   // A good render first, so the failed one must also remove the stale images.
   ASSERT_TRUE(render_figure(sample(), dir.path().string()).rendered);
   Figure f = sample();
@@ -190,7 +190,7 @@ TEST(RenderFigure, BrokenPlotLeavesNoImage) {
 // warning is kept for the reader.
 TEST(RenderFigure, WarningKeepsTheFigureAndIsReported) {
   if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed (scripts/setup installs gnuplot-nox)";
-  TempDir dir;
+  FigureDir dir;
   Figure f = sample();
   f.csv = "r,mean\n1,1\n2,1\n4,1\n";
   f.logy = false;
@@ -201,7 +201,7 @@ TEST(RenderFigure, WarningKeepsTheFigureAndIsReported) {
 }
 
 TEST(RenderFigure, GnuplotNotOnPath) {
-  TempDir dir, empty_bin;
+  FigureDir dir, empty_bin;
   const char* old = std::getenv("PATH");
   const std::string saved = old == nullptr ? "" : old;
   ::setenv("PATH", empty_bin.path().c_str(), 1);
@@ -220,7 +220,7 @@ TEST(RenderFigure, GnuplotNotOnPath) {
 }
 
 TEST(RenderFigure, UnwritableDirectoryThrows) {
-  TempDir dir;
+  FigureDir dir;
   const fs::path file = dir.path() / "plain-file";
   std::ofstream(file) << "x";
   EXPECT_THROW(render_figure(sample(), file.string()), std::runtime_error);

@@ -20,6 +20,15 @@
 
 namespace ropecheck::test {
 
+// Returns: a fresh, empty directory $TMPDIR/ropecheck_<tag>_<pid> that the caller removes (kept
+// when the test stops early, for inspection).
+inline std::filesystem::path fresh_dir(const std::string& tag) {
+  const std::filesystem::path d = std::filesystem::temp_directory_path() / ("ropecheck_" + tag + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
 // A fresh directory $TMPDIR/ropecheck_<tag>_<pid>, removed (write permission restored first) when
 // the object goes.
 struct TempDir {

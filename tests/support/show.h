@@ -5,14 +5,17 @@
 //                   enclosure still holds the value and distinct endpoints never print alike;
 //   show(Real)      the same digits, rounded to nearest;
 //   show(double)    C99 hex (%a): exact;
-//   show(float)     %a and the bit pattern (io/printf_string.h's hex_float): exact.
+//   show(float)     %a and the bit pattern (io/printf_string.h's hex_float): exact;
+//   bits(double)    the IEEE bit pattern, for byte-exact comparisons.
 // Include as "tests/support/show.h" (the project root is on every test target's include path).
 #pragma once
 
 #include <mpfi.h>
 #include <mpfr.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "io/printf_string.h"
@@ -31,5 +34,7 @@ inline std::string show(const Real& x) { return to_decimal(x, show_digits(mpfr_g
 inline std::string show(double x) { return hex_double(x); }
 
 inline std::string show(float x) { return hex_float(x); }
+
+inline std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
 
 }  // namespace ropecheck

@@ -160,6 +160,23 @@ TEST(MontecarloCommand, VarianceAndFig9AndKernelArithmetic) {
   }
 }
 
+// A model whose yarn attention factor is not 1 (gpt-oss-20b: a = 0.1 ln 32 + 1): the simulation runs
+// the rotation (the written spectrum says attention_factor "1") and the series label states a, since
+// a scales every activation by a^2 and the no-decay tests are invariant under a positive scale.
+TEST(MontecarloCommand, AModelsAttentionFactorIsStatedAndTheRotationSimulated) {
+  TempDir dir;
+  const CliStreams r = run("montecarlo --experiment fig2b --model gpt-oss-20b --layer-type full_attention --trials 200 "
+                           "--max-distance 200 --seed 3 --out " + (dir / "gpt-oss.json"));
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("verdict: confirmed"), std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir / "gpt-oss.json"));
+  const nlohmann::json& series = j["params"]["series"][0];
+  EXPECT_NE(series["label"].get<std::string>().find("attention factor 1.3465735902799727"), std::string::npos) << series["label"];
+  EXPECT_EQ(series["spectrum"]["scaling"]["attention_factor"], "1");
+  EXPECT_EQ(series["spectrum"]["scaling"]["kind"], "yarn");
+  EXPECT_EQ(series["spectrum"]["dim"], 64);
+}
+
 TEST(MontecarloCommand, BadInputExitsTwoWithOneLine) {
   TempDir dir;
   const std::pair<std::string, std::string> cases[] = {

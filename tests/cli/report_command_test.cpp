@@ -19,13 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using ropecheck::test::CliStreams;
-CliStreams run(const std::string& args) { return ropecheck::test::run_cli_streams(args); }
-
-std::string slurp(const fs::path& p) {
-  std::stringstream ss;
-  ss << std::ifstream(p).rdbuf();
-  return ss.str();
-}
+using ropecheck::test::read_bytes;
+using ropecheck::test::run_cli_streams;
 
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
@@ -59,16 +54,16 @@ nlohmann::json without_times(nlohmann::json j) {
 TEST(ReportCommand, SameSeedSameContentAndCompareSeesNoChange) {
   const fs::path d = ropecheck::test::fresh_dir("report_same");
   const fs::path a = d / "a", first = d / "first", edited = d / "edited";
-  const CliStreams r1 = run("report --smoke --seed 7 --threads 1 --out " + a.string());
-  ASSERT_EQ(r1.status, 0) << r1.out << r1.err << slurp(a / "report.md");
+  const CliStreams r1 = run_cli_streams("report --smoke --seed 7 --threads 1 --out " + a.string());
+  ASSERT_EQ(r1.status, 0) << r1.out << r1.err << read_bytes(a / "report.md");
   for (const char* f : {"report.md", "run.json", "claims-table.md", "figures/fig2b.csv", "figures/fig2b.svg", "evidence/claims/ledger.json"}) EXPECT_TRUE(fs::exists(a / f)) << f;
   fs::copy(a, first, fs::copy_options::recursive);
 
   // The same seed on two threads, replacing the first report (--force).
-  const CliStreams r2 = run("report --smoke --seed 7 --threads 2 --force --out " + a.string());
+  const CliStreams r2 = run_cli_streams("report --smoke --seed 7 --threads 2 --force --out " + a.string());
   ASSERT_EQ(r2.status, 0) << r2.out << r2.err;
-  const nlohmann::json j1 = nlohmann::json::parse(slurp(first / "run.json"));
-  const nlohmann::json j2 = nlohmann::json::parse(slurp(a / "run.json"));
+  const nlohmann::json j1 = nlohmann::json::parse(read_bytes(first / "run.json"));
+  const nlohmann::json j2 = nlohmann::json::parse(read_bytes(a / "run.json"));
   EXPECT_NE(j1["run"]["id"], j2["run"]["id"]) << "--force must have replaced the report";
   EXPECT_EQ(j1["seed"], 7);
   const nlohmann::json s1 = without_times(j1), s2 = without_times(j2);
@@ -77,7 +72,7 @@ TEST(ReportCommand, SameSeedSameContentAndCompareSeesNoChange) {
 
   // Timings may differ (the issue allows it, and a 1 MiB smoke-size memcpy timed once can vary
   // tenfold on a shared machine): the tolerance is opened so that this checks the content alone.
-  const CliStreams same = run("report --compare " + first.string() + " " + a.string() + " --timing-tolerance 1000");
+  const CliStreams same = run_cli_streams("report --compare " + first.string() + " " + a.string() + " --timing-tolerance 1000");
   EXPECT_EQ(same.status, 0) << same.out << same.err;
   EXPECT_NE(same.out.find("no change"), std::string::npos) << same.out;
 
@@ -87,7 +82,7 @@ TEST(ReportCommand, SameSeedSameContentAndCompareSeesNoChange) {
   ASSERT_TRUE(j3["claims"].is_array() && !j3["claims"].empty());
   j3["claims"][0]["verdict"] = "inconclusive";
   std::ofstream(edited / "run.json") << j3.dump(1) << "\n";
-  const CliStreams changed = run("report --compare " + a.string() + " " + edited.string());
+  const CliStreams changed = run_cli_streams("report --compare " + a.string() + " " + edited.string());
   EXPECT_EQ(changed.status, 1) << changed.out << changed.err;
   EXPECT_NE(changed.out.find("/claims/0/verdict"), std::string::npos) << changed.out;
   fs::remove_all(d);
@@ -112,7 +107,7 @@ TEST(ReportCommand, BadInputExitsTwoWithOneLineAndCreatesNothing) {
       "report --compare " + existing.string() + " " + existing.string() + " --smoke",
   };
   for (const std::string& args : cases) {
-    const CliStreams r = run(args);
+    const CliStreams r = run_cli_streams(args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.out << r.err;
     EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
     std::set<std::string> entries;

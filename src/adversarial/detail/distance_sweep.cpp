@@ -58,8 +58,9 @@ DistanceSweep::DistanceSweep(const Head& head, const std::vector<TypeId>& types,
 }
 
 void DistanceSweep::direct(Chunk& ch, long long s) {
-  // s < 2^53 is exact in binary64 (sequence lengths are <= 2^40).
-  mpfi_mul_d(t1_.v, ch.g->v, static_cast<double>(s));
+  // s as a long (64 bits here): exact for every distance, also beyond 2^53.
+  static_assert(sizeof(long) >= sizeof(long long));
+  mpfi_mul_si(t1_.v, ch.g->v, static_cast<long>(s));
   mpfi_cos(ch.c->v, t1_.v);
   mpfi_sin(ch.s->v, t1_.v);
   ch.last_direct = s;

@@ -37,13 +37,17 @@ AttentionEnclosure certified_attention(const Head& head, const Sequence& sequenc
 struct AttackCheck {
   ReplayVerdict verdict = ReplayVerdict::inconclusive;
   AttentionEnclosure before, after;
-  unsigned bits = 0;     // the precision that decided (or the last one tried)
+  unsigned bits = 0;     // the precision that decided (or the last one tried); 53: the binary64 route
+  std::string method;    // "binary64 with proved error bounds" or "MPFI at N bits"
   std::string detail;    // one line: alpha before/after with their bounds
 };
 
 // Re-checks an attack by value: still_breaks when the head certainly works on `before` and
 // certainly breaks on apply_swaps(before, swaps); no_longer_breaks when either is certainly false;
-// inconclusive otherwise. Undecided comparisons are retried at 2x the bits up to 1024.
+// inconclusive otherwise. Evaluated first in binary64 with a proved error budget
+// (detail/bounded_attention.h: enclosures ~1e-13 wide, one pass at ~0.1 us per position), then, if
+// that leaves the verdict open or the head is outside the budget, in MPFI from 128 bits, retried
+// at 2x the bits up to 1024.
 AttackCheck check_attack(const Head& head, const Sequence& before, const std::vector<Swap>& swaps);
 
 // Certifies that NO arrangement in the fill family (sequence.h: one target, distractor 0
@@ -51,15 +55,20 @@ AttackCheck check_attack(const Head& head, const Sequence& before, const std::ve
 // BOS and the query in place is again in the family) is both worked on and broken at any context
 // L in [1, context - 1]: for every such L either no target distance makes the head work or none
 // makes it break. yes = certified for every L; no = some L certainly has both (the first such L
-// is returned in `first_break`); undecided otherwise. One O(context) interval pass with running
-// extrema. Preconditions: context >= 1. Only notion attention with one distractor type is decided (argmax and
+// is returned in `first_break`); undecided otherwise. One O(context) pass with running
+// extrema: first in binary64 with a proved error budget (bounded_scan.h), then, for a context
+// that budget leaves open or a head outside it, in MPFI at `bits`. Preconditions: context >= 1. Only notion attention with one distractor type is decided (argmax and
 // several distractor types return undecided: their arrangement is not a single distance).
 struct MinimalityCheck {
   Decision none_shorter = Decision::undecided;
   long long first_break = 0;   // when none_shorter == no: a certified shorter context
   long long undecided_at = 0;  // when undecided: the first context not decided
+  std::string method;          // "binary64 with proved error bounds" or "MPFI at N bits"
 };
 MinimalityCheck certify_no_shorter_break(const Head& head, long long context, unsigned bits = kCertifyBits);
+// The MPFI pass alone (what certify_no_shorter_break falls back to): the independent route the
+// tests compare the binary64 pass with.
+MinimalityCheck certify_no_shorter_break_mpfi(const Head& head, long long context, unsigned bits = kCertifyBits);
 
 // The certified reason a head can never be broken: when position_free(head), every type's
 // activation is enclosed by the same interval at every distance (cos 0 = 1 and sin 0 = 0 are exact),

@@ -153,7 +153,8 @@ FuzzSummary run_fuzz(const FuzzOptions& o, std::ostream& log) {
                 {"candidate", i},
                 {"config", o.config.value_or("")},
                 {"shrink_steps", shrink_steps},
-                {"search", "guided scan (one pass over distances), then MPFI"}};
+                {"certified_by", r.check.method},
+                {"search", r.search}};
     if (o.model) cx.found["model"] = *o.model;  // only when set: files without a model keep their bytes
     const StoredFile f = store_counterexample(o.out_dir, target, to_json(cx));
     (f.created ? sum.written : sum.already_present)++;

@@ -7,7 +7,10 @@
 // token sits at position 0 and never moves. Every vector has spectrum.dim() components; chunk p is
 // (x[2p], x[2p+1]) and rotates at g_p (the math works on chunks, spectrum.h; the array layout of
 // the kernel does not change an activation). Components are binary64 values and are exact: the
-// certified evaluation encloses the activation of exactly these numbers.
+// certified evaluation encloses the activation of exactly these numbers. The activation is the
+// rotation's, q^T R^(-s) k over the spectrum's frequencies: a yarn/longrope attention factor a
+// (which multiplies cos and sin in the model) is NOT applied; it multiplies every rotated pair's
+// product by a^2, i.e. it is the same head with the query scaled by a^2 (model_bands.h does that).
 //
 // The query is the LAST token of a sequence (positions 0..L, query at L), and it is itself a token
 // of the sequence: its key is the key of the type at position L. The head WORKS on a sequence when

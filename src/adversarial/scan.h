@@ -54,11 +54,18 @@ struct ScanResult {
   std::vector<Swap> swaps;        // one transposition: target <-> distractor at distance_after
   AttackCheck check;              // still_breaks
   MinimalityCheck minimal;        // when certify_minimal: no shorter context breaks
+  std::string search;             // how it was found: "bounded scan ..." or "guided scan ..., then MPFI"
+  bool none_certified = false;    // not found, and certified: no context in [1, max_context] breaks
   long long dropped = 0;          // float candidates that did not certify
   long long distances_evaluated = 0;
 };
 
-// Runs guided_scan, certifies, resumes after a dropped candidate (at most max_dropped of them).
+// Returns: the shortest context in [1, max_context] at which one swap breaks the head in the fill
+// family, certified. First by bounded_scan (binary64 with a proved error budget: the shortest
+// context, its minimality and, when nothing breaks, none_certified, in one pass), its attack then
+// re-checked by check_attack. When that scan cannot decide, or the head is outside its budget:
+// guided_scan, check_attack on its candidate, resuming after a dropped candidate (at most
+// max_dropped), and, if asked, certify_no_shorter_break.
 ScanResult scan_and_certify(const Head& head, long long max_context, bool certify_minimal, int max_dropped = 8);
 
 }  // namespace ropecheck::adversarial

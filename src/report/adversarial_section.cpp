@@ -113,7 +113,7 @@ nlohmann::json key_numbers(const nlohmann::json& doc) {
     return out;
   }
   for (const char* k : {"context", "alpha_before", "alpha_after", "target_distance_before", "target_distance_after", "certified_bits",
-                        "shortest_context", "shrink_steps"})
+                        "certified_by", "shortest_context", "shrink_steps"})
     if (found.contains(k)) out[k] = found[k];
   return out;
 }
@@ -299,7 +299,10 @@ SectionResult adversarial_section(const Context& context) {
       }
   }
   auto complete = [&](const Totals& t) { return t.ran == t.searches && t.tried == t.planned; };
-  const std::string method = "guided scan in binary64, every break re-certified in MPFI (adversarial/certify.h), minimality certified";
+  const std::string method =
+      "bounded scan: one pass over distances in binary64 with proved error bounds (adversarial/bounded_scan.h), every break "
+      "re-checked by value (adversarial/certify.h: binary64 with proved bounds, MPFI from 128 bits where those leave it open), "
+      "minimality certified";
 
   // A break is a certified counterexample; no break within the searched contexts refutes nothing
   // (the theorems speak of long enough contexts): inconclusive, never "holds".
@@ -381,7 +384,8 @@ SectionResult adversarial_section(const Context& context) {
   std::ostringstream md;
   md << "## Counterexamples found\n\n";
   md << "Every search is bounded by a candidate count (seed " << context.seed
-     << "), so the same seed writes the same files; each break is certified in MPFI. Replay any file with "
+     << "), so the same seed writes the same files; each break is certified (binary64 with proved error bounds, MPFI where "
+        "those cannot decide; each file's `certified_by` says which). Replay any file with "
         "`build/ropecheck replay reports/<id>/<file>`.\n\n";
   std::vector<std::vector<std::string>> rows;
   for (const SearchOutcome& o : outcomes) {

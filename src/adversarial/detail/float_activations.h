@@ -1,8 +1,24 @@
 // File: detail/float_activations.h
-// Binary64 activations of a head at one distance, shared by the guided scan and the random
-// baseline (so both score candidates with the same arithmetic).
+// Binary64 activations of a head at one distance, with an a-priori bound on their error: shared by
+// the guided scan, the random baseline (so both score candidates with the same arithmetic) and
+// the bounded certificates (bounded_scan.h, bounded_attention.h), which turn the bound into a
+// proof.
+//
+// Error bound (valid at every distance s; u = 2^-53, gamma_n = n u / (1 - n u)):
+// per active chunk p with query (q1, q2) and key (k1, k2), let A_p = (|q1| + |q2|)(|k1| + |k2|),
+// which bounds |u_p| + |w_p| and |q1 k1| + |q2 k2| + |q2 k1| + |q1 k2|. Then
+//   u_p, w_p = RN(RN(x y) +- RN(x' y'))               err <= gamma_2 A_p each;
+//   c, s = the kernel's cos, sin of s g_p              err <= 2^-50 each (sincos_table.h);
+//   term = RN(RN(c u) - RN(s w)): vs the exact c u - s w, err <= 2^-49 (1 + gamma_2) A_p
+//          + 2 gamma_2 A_p (inputs) + gamma_2 (1 + 2^-50)(1 + 2 gamma_2) A_p (its two roundings);
+//   a = the P terms added in order from 0: err <= gamma_(P-1) sum |term_p|.
+// So |activation(i) - a_i(s)| <= M_i (2^-49 + (P + 5) u)(1 + 2^-40) with M_i = sum_p A_p, and
+// error_bound(i) = M_i (2^-49 + (2P + 8) u) * 1.02 keeps more than a factor 1.5 in reserve (M_i
+// is itself computed in binary64: its rounding, < P u relative, is inside the reserve).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -10,6 +26,8 @@
 #include "attention/activation.h"
 #include "kernel/rope_plan.h"
 #include "kernel/sincos_table.h"
+#include "numeric/bounded_exp.h"
+#include "spectrum/attention_factor.h"
 
 namespace ropecheck::adversarial::detail {
 
@@ -18,34 +36,79 @@ namespace ropecheck::adversarial::detail {
 // each type, so a distance costs (chunks) sincos + 2 (chunks) products per type.
 class FloatActivations {
  public:
-  explicit FloatActivations(const Head& head)
+  // The spectrum's rotation alone: a head's activations are q^T R^(-s) k over its frequencies
+  // (head.h); a yarn/longrope attention factor is not part of them, so the kernel plan is built
+  // with the same frequencies and factor 1 (the plan refuses a factor it would not apply).
+  static Spectrum rotation_only(const Spectrum& s) {
+    if (unit_attention_factor(s.scaling())) return s;
+    Scaling scaling = s.scaling();
+    scaling.attention_factor = "1";
+    return Spectrum(s.dim(), s.theta(), s.variant(), s.fraction(), scaling);
+  }
+
+  // Types target, distractor 0, bos (when the head has one), in that order: activation(0) is the
+  // target's, activation(1) distractor 0's, activation(2) the bos sink's.
+  explicit FloatActivations(const Head& head) : FloatActivations(head, default_types(head)) {}
+  // Any types of the head, in the caller's order.
+  FloatActivations(const Head& head, const std::vector<TypeId>& types)
       : chunks_(active_chunks(head)),
-        sincos_(kernel::RopePlan(head.spectrum, kernel::Layout::interleaved), chunks_, cpu::default_path()) {
-    for (TypeId t : {kTarget, distractor(0), kBos}) {
-      if (!head.has_type(t)) continue;
+        sincos_(kernel::RopePlan(rotation_only(head.spectrum), kernel::Layout::interleaved), chunks_, cpu::default_path()) {
+    const double u = 0x1p-53, pairs = static_cast<double>(chunks_.size());
+    for (TypeId t : types) {
       const std::vector<double>& k = head.key(t);
-      std::vector<double> u, w;
+      std::vector<double> uu, ww;
+      double m = 0;
       for (int p : chunks_) {
         const double q1 = head.query[2 * p], q2 = head.query[2 * p + 1], k1 = k[2 * p], k2 = k[2 * p + 1];
-        u.push_back(pair_u(q1, q2, k1, k2));
-        w.push_back(pair_w(q1, q2, k1, k2));
+        uu.push_back(pair_u(q1, q2, k1, k2));
+        ww.push_back(pair_w(q1, q2, k1, k2));
+        m += (std::fabs(q1) + std::fabs(q2)) * (std::fabs(k1) + std::fabs(k2));
       }
-      u_.push_back(u);
-      w_.push_back(w);
+      u_.push_back(uu);
+      w_.push_back(ww);
+      magnitude_.push_back(m);
+      error_.push_back(m * (0x1p-49 + (2 * pairs + 8) * u) * 1.02);
     }
     c_.resize(chunks_.size() + 1);
     s_.resize(chunks_.size() + 1);
   }
-  // Moves to distance s; activation(i) for i = 0 target, 1 distractor 0, 2 bos (if any):
-  // a(s) = sum over active chunks of cos(s g) u - sin(s g) w (a key s tokens before the query:
-  // attention/activation.h's pair products and lagged_activation_in_order).
+
+  static std::vector<TypeId> default_types(const Head& head) {
+    std::vector<TypeId> t = {kTarget, distractor(0)};
+    if (head.bos) t.push_back(kBos);
+    return t;
+  }
+
+  // Moves to distance s; activation(i) = a(s) = sum over active chunks of cos(s g) u - sin(s g) w
+  // (a key s tokens before the query: attention/activation.h's pair products and
+  // lagged_activation_in_order).
   void at(long long s) { sincos_.at(s, c_.data(), s_.data()); }
   double activation(size_t i) const { return lagged_activation_in_order(u_[i].data(), w_[i].data(), c_.data(), s_.data(), chunks_.size()); }
+  // Returns: E_i with |activation(i) - a_i(s)| <= E_i at every distance s (the bound above).
+  double error_bound(size_t i) const { return error_[i]; }
+  // Returns: M_i = sum_p A_p >= |a_i(s)| at every distance.
+  double magnitude(size_t i) const { return magnitude_[i]; }
+  size_t types() const { return u_.size(); }
+
+  // The exponentials, for the bounded certificates. exp_activation(i) = bounded_exp(activation(i)),
+  // and the exact e^(a_i(s)) lies in [exp_activation(i) (1 - r), exp_activation(i) (1 + r)] with
+  // r = exp_relative_error(i) = 1.001 (E_i + 2^-46): e^(a - E) / (1 + 2^-47) <= result <=
+  // e^(a + E) (1 + 2^-47) (numeric/bounded_exp.h) and e^E - 1 <= 1.000001 E for E <= 2^-20.
+  // Valid only when exp_applicable(): every |a_i| + E_i <= 600 (so no sum of 2^31 terms or product
+  // with a ratio in [2^-100, 2^100] leaves the normal range) and every E_i <= 2^-20.
+  double exp_activation(size_t i) const { return bounded_exp(activation(i)); }
+  double exp_relative_error(size_t i) const { return 1.001 * (error_[i] + 0x1p-46); }
+  bool exp_applicable() const {
+    for (size_t i = 0; i < types(); ++i)
+      if (!(magnitude_[i] * 1.001 + error_[i] <= 600 && error_[i] <= 0x1p-20)) return false;
+    return true;
+  }
 
  private:
   std::vector<int> chunks_;
   kernel::SinCosPairs sincos_;  // cos, sin of s g for the active chunks (chunks_ order)
   std::vector<std::vector<double>> u_, w_;
+  std::vector<double> magnitude_, error_;
   std::vector<double> c_, s_;
 };
 

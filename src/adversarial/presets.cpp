@@ -6,6 +6,8 @@
 #include "adversarial/counterexample.h"
 #include "io/input_error.h"
 #include "io/json_fields.h"
+#include "numeric/precision.h"
+#include "spectrum/frequencies.h"
 
 namespace ropecheck::adversarial {
 
@@ -122,24 +124,22 @@ std::vector<int> lowest_pairs(const Spectrum& spectrum, int k) {
   if (k < 0 || k > spectrum.rotated_pairs())
     throw InputError("pairs", "between 0 and the " + std::to_string(spectrum.rotated_pairs()) + " rotating pairs of " + spectrum.describe(),
                      std::to_string(k));
-  // Ordered by the exact exponent e/D of g = theta^(-e/D) (integers, cross-multiplied: no rounding
-  // and no MPFR precision to set, so this is safe in any thread). theta > 1 makes g strictly
-  // decreasing in e/D, and every scaling of scaling.h is strictly increasing in g (none; linear g/F;
-  // llama3: g, g/factor, and between them g/factor + s(g) g (1 - 1/factor) with s increasing,
-  // continuous at both thresholds), so the largest exponents are the lowest scaled frequencies.
-  // tests/adversarial/presets_test.cpp checks the choice against frequencies<Interval>.
+  // Ordered by the frequencies themselves, enclosed at 128 bits (frequencies<Interval>: every rule
+  // of scaling.h, exact real g): an order by exponent would hold for the monotone rules only, and
+  // longrope's per-pair factors need not be monotone. Pairs whose enclosures' midpoints tie are
+  // ordered by index. tests/adversarial/presets_test.cpp checks the choice against the enclosures.
   struct Entry {
     int pair;
-    long long e, d;
+    Real g;
   };
   std::vector<Entry> rotating;
-  for (int p = 0; p < spectrum.pairs(); ++p) {
-    if (!spectrum.rotated(p)) continue;
-    Entry entry{p, 0, 1};
-    spectrum.exponent(p, entry.e, entry.d);
-    rotating.push_back(entry);
+  {
+    ScopedPrecision precision(128);
+    const std::vector<Interval> g = frequencies<Interval>(spectrum);
+    for (int p = 0; p < spectrum.pairs(); ++p)
+      if (spectrum.rotated(p)) rotating.push_back({p, midpoint(g[static_cast<std::size_t>(p)])});
   }
-  std::stable_sort(rotating.begin(), rotating.end(), [](const Entry& a, const Entry& b) { return a.e * b.d > b.e * a.d; });
+  std::stable_sort(rotating.begin(), rotating.end(), [](const Entry& a, const Entry& b) { return a.g < b.g; });
   std::vector<int> out;
   for (int i = 0; i < k; ++i) out.push_back(rotating[static_cast<std::size_t>(i)].pair);
   std::sort(out.begin(), out.end());

@@ -1,4 +1,5 @@
 #include "adversarial/presets.h"
+#include "spectrum/model_zoo.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -111,8 +112,8 @@ TEST(Presets, BandsUseTheEightLowestFrequencies) {
   }
 }
 
-// lowest_pairs orders by exponent; this checks the choice against certified frequencies, so a
-// scaling or variant that reordered pairs would be caught.
+// lowest_pairs orders by the frequencies' enclosures; this checks the choice against certified
+// comparisons, on every variant and scaling rule and on every zoo model's layer types.
 TEST(Presets, LowestPairsAreCertifiedLowestForEveryVariantAndScaling) {
   ScopedPrecision precision(128);
   const std::vector<Spectrum> spectra = {
@@ -141,6 +142,29 @@ TEST(Presets, LowestPairsAreCertifiedLowestForEveryVariantAndScaling) {
       }
     }
   }
+  // Every zoo model and layer type (yarn, longrope, dynamic, proportional, llama3 with any
+  // parameters): no pair left out is certainly lower than a chosen one (ties allowed).
+  for (const std::string& name : zoo_names()) {
+    for (const LayerType& lt : zoo_model(name).layer_types) {
+      if (!lt.spectrum || lt.spectrum->rotated_pairs() < 8) continue;
+      SCOPED_TRACE(name + " " + lt.name);
+      const Spectrum& s = *lt.spectrum;
+      const std::vector<Interval> g = frequencies<Interval>(s);
+      const std::vector<int> chosen = lowest_pairs(s, 8);
+      const std::set<int> set(chosen.begin(), chosen.end());
+      for (int c : chosen)
+        for (int r = 0; r < s.pairs(); ++r)
+          if (s.rotated(r) && !set.count(r)) EXPECT_FALSE(certainly_less(g[static_cast<size_t>(r)], g[static_cast<size_t>(c)])) << r << " vs " << c;
+    }
+  }
+  // LongRoPE's per-pair factors need not follow the exponent: pair 0 divided by 2000 is the lowest.
+  Scaling longrope;
+  longrope.kind = Scaling::Kind::longrope;
+  longrope.original_context = 4096;
+  longrope.max_position = 4096;
+  longrope.short_factor = {"2000", "1", "1", "1"};
+  longrope.long_factor = {"2000", "1", "1", "1"};
+  EXPECT_EQ(lowest_pairs(Spectrum(8, "10000", Variant::rope, "1", longrope), 1), (std::vector<int>{0}));
   EXPECT_EQ(lowest_pairs(Spectrum(256, "10000", Variant::p_rope, "0.75"), 2), (std::vector<int>{94, 95}));
   EXPECT_TRUE(lowest_pairs(Spectrum(8, "10000", Variant::nope), 0).empty());
   EXPECT_THROW(lowest_pairs(Spectrum(8, "10000", Variant::nope), 1), InputError);

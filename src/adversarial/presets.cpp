@@ -13,20 +13,11 @@ namespace ropecheck::adversarial {
 
 namespace {
 
-// Appendix E.1, gemma-7b's apostrophe head, pair 119, as printed (one decimal each); the binary64
-// nearest each decimal, as proofs/semantic-channel.cpp encloses the same decimals.
-constexpr double kQuery[2] = {-4.1, 11.3};           // q_notBOS
-constexpr double kTargetKey[2] = {-2.5, 1.3};        // k_BOS: the target the channel attends to
-constexpr double kDistractorKey[2] = {11.2, -3.5};   // k_notBOS
 
 // The paper's "pair 119" counts from 1; proofs/semantic-channel.cpp takes frequencies(gemma-7b)[118], i.e.
 // g = 10000^(-236/256), and so does this preset: 0-based index 118 (1-based pair 119).
 constexpr int kApostrophePair = 118;
 constexpr int kBandPairs = 8;
-// 1/8: the band's keys are the channel's divided by the number of pairs, exact in binary64 (a power
-// of two, and no component comes near the subnormal range), so the 8 pairs together give the
-// single channel's activation q.k at distance 0.
-constexpr double kBandKeyScale = 0.125;
 
 const std::string kPRopeSuffix = "-p-rope-0.75";
 
@@ -70,9 +61,9 @@ Head make_head(const Preset& preset, bool p_rope) {
   std::vector<double> distractor(dim, 0.0);
   for (int p : pairs) {
     for (int c = 0; c < 2; ++c) {
-      head.query[2 * p + c] = kQuery[c];
-      head.target[2 * p + c] = kTargetKey[c] * scale;
-      distractor[2 * p + c] = kDistractorKey[c] * scale;
+      head.query[2 * p + c] = kApostropheQuery[c];
+      head.target[2 * p + c] = kApostropheTarget[c] * scale;
+      distractor[2 * p + c] = kApostropheDistractor[c] * scale;
     }
   }
   head.distractors = {distractor};

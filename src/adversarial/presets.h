@@ -23,6 +23,17 @@
 
 namespace ropecheck::adversarial {
 
+// Appendix E.1, gemma-7b's apostrophe head, pair 119, as printed (one decimal each); the binary64
+// nearest each decimal, as proofs/semantic-channel.cpp encloses the same decimals. The band
+// presets and model_bands.h spread them over 8 pairs.
+inline constexpr double kApostropheQuery[2] = {-4.1, 11.3};        // q_notBOS
+inline constexpr double kApostropheTarget[2] = {-2.5, 1.3};        // k_BOS: the target the channel attends to
+inline constexpr double kApostropheDistractor[2] = {11.2, -3.5};   // k_notBOS
+// 1/8: a band's keys are the channel's divided by its 8 pairs, exact in binary64 (a power of two,
+// and no component comes near the subnormal range), so the pairs together give the single
+// channel's activation q.k at distance 0.
+inline constexpr double kBandKeyScale = 0.125;
+
 std::vector<std::string> preset_names();
 
 // Returns: the named head. Throws InputError("--config", <the preset list or a head JSON file>, name).

@@ -14,6 +14,7 @@
 #include "cli/flags.h"
 #include "cli/fuzz_command.h"
 #include "cli/kernel_check_command.h"
+#include "cli/channels_command.h"
 #include "cli/models_command.h"
 #include "cli/montecarlo_command.h"
 #include "cli/report_command.h"
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
 
   cli::SpectrumCommand spectrum;
   cli::ModelsCommand models;
+  cli::ChannelsCommand channels;
   cli::VerifyCommand verify;
   cli::ApplyCommand apply;
   cli::AuditCommand audit;
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
   cli::ReportCommand report;
   spectrum.attach(app);
   models.attach(app);
+  channels.attach(app);
   verify.attach(app);
   apply.attach(app);
   audit.attach(app);
@@ -72,6 +75,7 @@ int main(int argc, char** argv) {
   try {
     if (spectrum.command->parsed()) return spectrum.run();
     if (models.command->parsed()) return models.run();
+    if (channels.command->parsed()) return channels.run();
     if (verify.command->parsed()) return verify.run();
     if (apply.command->parsed()) return apply.run();
     if (audit.command->parsed()) return audit.run();

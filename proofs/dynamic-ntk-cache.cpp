@@ -213,7 +213,9 @@ std::string text_table(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
-// The fastest and the slowest rotating pair, by their exact integer exponents (-1 when none).
+// The fastest and the slowest rotating pair, by their exact integer exponents (-1 when none). Exact
+// for the dynamic rule, whose frequencies are base^(-e/D) for one base (theta or theta' > 1): the
+// order of e/D is the order of the frequencies, with no interval comparison to decide.
 void extreme_pairs(const Spectrum& s, int& fastest, int& slowest) {
   fastest = slowest = -1;
   long long best_e = 0, best_den = 1, worst_e = 0, worst_den = 1;

@@ -13,6 +13,7 @@
 #include "table-1.h"
 #include "thm-6.1.h"
 #include "thm-5.3.h"
+#include "dynamic-ntk-cache.h"
 
 namespace ropecheck::proofs {
 
@@ -30,6 +31,7 @@ const std::vector<Claim>& registered_claims() {
       {"thm-6.1", "Theorem 6.1: single-frequency semantic channels are not robust over long contexts", check_thm_6_1},
       {"table-1", "Table 1: NoPE / RoPE / p-RoPE x positional / semantic, each cell certified", check_table_1},
       {"ledger", "Every number in the paper's text recomputed; errata and wrong hypotheses flagged", check_ledger},
+      {"dynamic-ntk-cache", "Dynamic NTK (transformers' run-time rule): a key cached before the context grew keeps the old base, so the query mixes two bases", check_dynamic_ntk_cache},
   };
   return claims;
 }

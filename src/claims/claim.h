@@ -21,7 +21,7 @@ struct ClaimOptions {
   SpectrumRequest spectrum;                       // --config and spectrum flags
   unsigned precision_bits = kDefaultPrecisionBits;  // --precision
   std::uint64_t seed = 1;                         // --seed: random inputs (printed in parameters)
-  std::vector<long long> distances;               // --distance (prop-3.1), empty = the check's default
+  std::vector<long long> distances;               // --distance (prop-3.1, dynamic-ntk-cache), empty = the check's default
   std::vector<std::string> query;                 // --query (prop-3.1): decimals, empty = seeded random
   unsigned max_precision_bits = 4096;             // --max-precision: cap of the retry ladder (retry.h)
   // Claim parameters given as text (decimals are parsed by the check at its working precision, so
@@ -34,6 +34,7 @@ struct ClaimOptions {
   std::optional<long long> max_n;        // --max-n N: largest position / length checked
   std::optional<long long> trials;       // --trials: number of seeded random instances
   std::optional<std::string> ledger;     // --ledger FILE: the ledger data (ledger; default proofs/ledger.json)
+  std::vector<long long> query_lengths;  // --query-length S (dynamic-ntk-cache), empty = the check's default
 };
 
 struct Claim {

@@ -26,7 +26,10 @@ void VerifyCommand::attach(CLI::App& app) {
   command->add_option("--trials", trials, "number of seeded random instances (integer >= 1)");
   command->add_option("--ledger", ledger, "ledger: the ledger data file (default: proofs/ledger.json of the source tree)");
   command->add_option("--seed", seed, "seed of random inputs (default 1)");
-  command->add_option("--distance", distances, "prop-3.1: distance r (repeatable; default 1 7 100 4000)");
+  command->add_option("--distance", distances,
+                      "prop-3.1: distance r (repeatable; default 1 7 100 4000); dynamic-ntk-cache: distance i - j of the cached key (repeatable)");
+  command->add_option("--query-length", query_lengths,
+                      "dynamic-ntk-cache: sequence length S = i + 1 when the query at i runs (repeatable; default M, M+1, 2M, 4M)");
   command->add_option("--query", query, "prop-3.1: the query, d comma-separated decimals (default: seeded random)");
   command->add_option("--json", json_path, "write the certificates as JSON to this file");
   command->add_flag("--list", list, "list the claim ids and exit");
@@ -54,6 +57,7 @@ int VerifyCommand::run() {
   if (!ledger.empty()) options.ledger = ledger;
   if (!trials.empty()) options.trials = parse_integer("--trials", trials, 1, 1000000);
   for (const std::string& d : distances) options.distances.push_back(parse_integer("--distance", d, 0, std::int64_t{1} << 40));
+  for (const std::string& s : query_lengths) options.query_lengths.push_back(parse_integer("--query-length", s, 1, std::int64_t{1} << 40));
   if (!query.empty()) {
     std::stringstream ss(query);
     std::string item;

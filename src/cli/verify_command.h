@@ -18,7 +18,7 @@ struct VerifyCommand {
   std::vector<std::string> claims;
   std::string precision, max_precision, seed, json_path, query;
   std::string epsilon, frequency, phase, tolerance, max_n, trials, ledger;
-  std::vector<std::string> distances;
+  std::vector<std::string> distances, query_lengths;
   bool list = false;
 
   void attach(CLI::App& app);

@@ -46,6 +46,10 @@ TEST(Cli, BadInputIsOneLineAndExitCode2) {
       {"verify --claim prop-3.1 --dim 4 --context 10 --distance 3 --query 1,2", "--query"},
       {"verify --claim lemma-a1 --dim 8 --json /nonexistent-ropecheck-dir/out.json", "--json"},
       {"verify --seed -1", "--seed"},
+      {"verify --claim dynamic-ntk-cache --distance 9000", "--distance"},
+      {"verify --claim dynamic-ntk-cache --query-length 0", "--query-length"},
+      {"verify --claim dynamic-ntk-cache --dim 64", "--dim"},
+      {"verify --claim dynamic-ntk-cache --model llama-3.1-8b", "--model"},
   };
   for (const BadCase& c : cases) {
     const CliRun r = run_cli(c.args, true);
@@ -89,6 +93,16 @@ TEST(Cli, VerifyWritesCertificatesAtomically) {
   EXPECT_EQ(j["arithmetic"]["fast_math"], false);
   EXPECT_EQ(j["certificates"][1]["parameters"]["query"]["seed"], 1);
   std::filesystem::remove(out);
+}
+
+TEST(Cli, VerifyDynamicNtkCachePrintsItsTable) {
+  // The default example (LlamaConfig() with dynamic factor 2, M = 2048): rows at S = M + 1 certify
+  // the mixed activation off both bases; the key at j = 0 is unrotated and equals the fresh one.
+  const CliRun r = run_cli("verify --claim dynamic-ntk-cache --query-length 2049", false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("explicit example, not a released model"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a_mixed != a_old, a_mixed != a_new"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a_mixed = a_new (j = 0: key unrotated)"), std::string::npos) << r.out;
 }
 
 TEST(Cli, VerifyExitsOneWhenAVerdictDiffers) {

@@ -22,6 +22,7 @@
 #include "report/claims_section.h"
 #include "report/figure.h"
 #include "report/kernel_section.h"
+#include "report/models_section.h"
 #include "report/montecarlo_section.h"
 #include "report/run_info.h"
 #include "report/spectrum_section.h"
@@ -56,7 +57,8 @@ const std::vector<std::pair<std::string, SectionFunction>>& sections() {
                                                                          {"montecarlo", montecarlo_section},
                                                                          {"spectrum", spectrum_section},
                                                                          {"kernel", kernel_section},
-                                                                         {"adversarial", adversarial_section}};
+                                                                         {"adversarial", adversarial_section},
+                                                                         {"models", models_section}};
   return list;
 }
 

@@ -42,10 +42,19 @@ struct BoundedScan {
   std::string reason;
 };
 
-// Preconditions: validate(head); 1 <= max_context <= 2^31. Heads with several distractor types or
-// the argmax notion, activations beyond |a| + E = 600, or thresholds outside [2^-100, 2^100] are
-// not_applicable (the MPFI certificates in certify.h handle them).
-BoundedScan bounded_scan(const Head& head, long long max_context);
+// Contexts below `from_context` are summed over but not decided (a caller that certified them
+// another way, e.g. the MPFI pass over a short prefix where every term of the large-activation
+// heads is dropped: float_activations.h); outcome none then speaks of [from_context, max_context].
+// Preconditions: validate(head); 1 <= from_context <= max_context <= 2^31. Heads with several
+// distractor types or the argmax notion, an activation error bound above 2^-20, or thresholds
+// outside [2^-100, 2^100] are not_applicable (the MPFI certificates in certify.h handle them).
+BoundedScan bounded_scan(const Head& head, long long max_context, long long from_context = 1);
+
+// The contexts the binary64 pass hands to MPFI when it is undecided among the first of them: the
+// shortest contexts of a head with large activations, whose few terms may all lie more than 600
+// below the common shift. scan_and_certify and certify_no_shorter_break certify [1, this] by the
+// MPFI pass (~5 us per context) and resume the binary64 pass after it.
+inline constexpr long long kMpfiPrefixContexts = 4096;
 
 std::string outcome_name(BoundedScan::Outcome o);
 

@@ -161,12 +161,24 @@ bool trivial_minimality(const Head& head, long long context, MinimalityCheck& m)
 
 }  // namespace
 
+BoundedScan bounded_scan_with_mpfi_prefix(const Head& head, long long max_context) {
+  BoundedScan fast = bounded_scan(head, max_context);
+  if (fast.outcome != BoundedScan::Outcome::undecided || fast.context > kMpfiPrefixContexts || max_context <= kMpfiPrefixContexts) return fast;
+  // Undecided among the shortest contexts: certify [1, kMpfiPrefixContexts] in MPFI, then resume.
+  const MinimalityCheck prefix = certify_no_shorter_break_mpfi(head, kMpfiPrefixContexts + 1);
+  if (prefix.none_shorter != Decision::yes) return fast;  // a break (or undecided) there: the MPFI route handles it
+  const long long evaluated = fast.distances_evaluated;
+  fast = bounded_scan(head, max_context, kMpfiPrefixContexts + 1);
+  fast.distances_evaluated += evaluated;
+  return fast;
+}
+
 MinimalityCheck certify_no_shorter_break(const Head& head, long long context, unsigned bits) {
   MinimalityCheck m;
   if (trivial_minimality(head, context, m)) return m;
   // First the binary64 pass with its proved error budget (bounded_scan.h); MPFI when it cannot
   // decide some context or the head is outside its budget.
-  const BoundedScan fast = bounded_scan(head, context - 1);
+  const BoundedScan fast = bounded_scan_with_mpfi_prefix(head, context - 1);
   if (fast.outcome == BoundedScan::Outcome::none || fast.outcome == BoundedScan::Outcome::found) {
     m.none_shorter = fast.outcome == BoundedScan::Outcome::none ? Decision::yes : Decision::no;
     if (fast.outcome == BoundedScan::Outcome::found) m.first_break = fast.context;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "adversarial/bounded_scan.h"
 #include "adversarial/sequence.h"
 #include "certificate/decision.h"
 #include "certificate/replay_verdict.h"
@@ -66,6 +67,11 @@ struct MinimalityCheck {
   std::string method;          // "binary64 with proved error bounds" or "MPFI at N bits"
 };
 MinimalityCheck certify_no_shorter_break(const Head& head, long long context, unsigned bits = kCertifyBits);
+// bounded_scan (bounded_scan.h) over [1, max_context]; when it is undecided at a context <=
+// kMpfiPrefixContexts, those contexts are certified by the MPFI pass instead and the binary64 pass
+// resumes after them (outcome none/found then covers [1, max_context] together with the prefix).
+BoundedScan bounded_scan_with_mpfi_prefix(const Head& head, long long max_context);
+
 // The MPFI pass alone (what certify_no_shorter_break falls back to): the independent route the
 // tests compare the binary64 pass with.
 MinimalityCheck certify_no_shorter_break_mpfi(const Head& head, long long context, unsigned bits = kCertifyBits);

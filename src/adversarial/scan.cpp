@@ -172,7 +172,7 @@ ScanResult scan_and_certify(const Head& head, long long max_context, bool certif
   // The binary64 scan with its proved error budget answers the search and the minimality in one
   // pass (bounded_scan.h); the attack it finds is then re-checked by value (check_attack). The
   // float scan + MPFI below runs only when that scan cannot decide or the head is outside it.
-  const BoundedScan fast = bounded_scan(head, max_context);
+  const BoundedScan fast = bounded_scan_with_mpfi_prefix(head, max_context);
   result.distances_evaluated += fast.distances_evaluated;
   result.search = "bounded scan (one pass over distances in binary64 with proved error bounds)";
   if (fast.outcome == BoundedScan::Outcome::none) {

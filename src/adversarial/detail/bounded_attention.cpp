@@ -19,6 +19,16 @@ void scaled(mpfi_ptr out, mpfi_srcptr x, double r) {
   mpfi_mul(out, x, f.v);
 }
 
+// Adds [0, count * kDroppedBound] to x: the exact values of `count` dropped terms.
+void dropped_slack(mpfi_ptr x, long long count) {
+  if (count == 0) return;
+  Mpfi d(mpfi_get_prec(x));
+  mpfi_set_d(d.v, FloatActivations::kDroppedBound);
+  mpfi_mul_si(d.v, d.v, static_cast<long>(count));
+  mpfi_put_si(d.v, 0);  // the hull with 0
+  mpfi_add(x, x, d.v);
+}
+
 Interval to_interval(mpfi_srcptr x, unsigned bits) {
   ScopedPrecision precision(bits);
   Interval r;
@@ -33,15 +43,19 @@ std::optional<std::vector<AttentionEnclosure>> bounded_attention(const Head& hea
   for (size_t i = 0; i < head.distractors.size(); ++i) types.push_back(distractor(static_cast<int>(i)));
   if (head.bos) types.push_back(kBos);
   FloatActivations act(head, types);
+  act.choose_shift(std::min(seqs.front().context(), 4095LL) + 1);
   if (!act.exp_applicable()) return std::nullopt;
   auto index_of = [&](TypeId t) { return static_cast<size_t>(std::find(types.begin(), types.end(), t) - types.begin()); };
   const long long L = seqs.front().context();
   const size_t n = seqs.size(), nt = types.size();
   std::vector<std::vector<ExactSum>> sum(n, std::vector<ExactSum>(nt));
-  std::vector<double> a_target(n), e_target(n), other_max(n, -std::numeric_limits<double>::infinity());
+  std::vector<std::vector<long long>> dropped(n, std::vector<long long>(nt, 0));
+  std::vector<double> a_target(n), other_max(n, -std::numeric_limits<double>::infinity());
+  std::vector<FloatActivations::ShiftedExp> e_target(n);
   std::vector<long long> target_pos(n);
   for (size_t i = 0; i < n; ++i) target_pos[i] = seqs[i].target_position();
-  std::vector<double> a(nt), e(nt);
+  std::vector<double> a(nt);
+  std::vector<FloatActivations::ShiftedExp> e(nt);
   std::vector<char> have(nt);
   for (long long s = 0; s <= L; ++s) {
     act.at(s);
@@ -49,8 +63,9 @@ std::optional<std::vector<AttentionEnclosure>> bounded_attention(const Head& hea
     std::fill(have.begin(), have.end(), 0);
     for (size_t i = 0; i < n; ++i) {
       const size_t ti = index_of(seqs[i].at(pos));
-      if (!have[ti]) a[ti] = act.activation(ti), e[ti] = bounded_exp(a[ti]), have[ti] = 1;
-      sum[i][ti].add(e[ti]);
+      if (!have[ti]) a[ti] = act.activation(ti), e[ti] = act.shifted_exp(ti), have[ti] = 1;
+      sum[i][ti].add(e[ti].value);
+      if (e[ti].dropped) ++dropped[i][ti];
       if (pos == target_pos[i]) a_target[i] = a[ti], e_target[i] = e[ti];
       else other_max[i] = std::max(other_max[i], a[ti]);
     }
@@ -75,9 +90,15 @@ std::optional<std::vector<AttentionEnclosure>> bounded_attention(const Head& hea
       mpfi_set_fr(x.v, exact.v);
       scaled(term.v, x.v, act.exp_relative_error(t));
       mpfi_add(s.v, s.v, term.v);
+      dropped_slack(s.v, dropped[i][t]);
     }
-    mpfi_set_d(et.v, e_target[i]);
-    scaled(et.v, et.v, act.exp_relative_error(0));
+    if (e_target[i].dropped) {
+      mpfi_set_si(et.v, 0);
+      dropped_slack(et.v, 1);
+    } else {
+      mpfi_set_d(et.v, e_target[i].value);
+      scaled(et.v, et.v, act.exp_relative_error(0));
+    }
     mpfi_div(alpha.v, et.v, s.v);
     // alpha = E_t / (E_t + the other terms) lies in (0, 1]: the enclosure may keep only that part.
     Mpfi unit(bits);

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "adversarial/head.h"
@@ -57,16 +58,21 @@ class FloatActivations {
     for (TypeId t : types) {
       const std::vector<double>& k = head.key(t);
       std::vector<double> uu, ww;
-      double m = 0;
+      double m = 0, peak = 0;
       for (int p : chunks_) {
         const double q1 = head.query[2 * p], q2 = head.query[2 * p + 1], k1 = k[2 * p], k2 = k[2 * p + 1];
         uu.push_back(pair_u(q1, q2, k1, k2));
         ww.push_back(pair_w(q1, q2, k1, k2));
         m += (std::fabs(q1) + std::fabs(q2)) * (std::fabs(k1) + std::fabs(k2));
+        peak += std::hypot(uu.back(), ww.back()) + 4 * u * (std::fabs(q1) + std::fabs(q2)) * (std::fabs(k1) + std::fabs(k2));
       }
       u_.push_back(uu);
       w_.push_back(ww);
       magnitude_.push_back(m);
+      // |a(s)| <= sum_p |c u_p - s w_p| <= sum_p hypot(u_p, w_p) (c^2 + s^2 = 1); the exact
+      // hypot(u, w) <= hypot(u^, w^) + sqrt(2) gamma_2 A_p (the products' error, above), and hypot
+      // and the sum of P <= 2^12 terms err by < 2^-40 relative: so |a^| <= P_i + E_i.
+      peak_.push_back(peak * (1 + 0x1p-40));
       error_.push_back(m * (0x1p-49 + (2 * pairs + 8) * u) * 1.02);
     }
     c_.resize(chunks_.size() + 1);
@@ -90,17 +96,50 @@ class FloatActivations {
   double magnitude(size_t i) const { return magnitude_[i]; }
   size_t types() const { return u_.size(); }
 
-  // The exponentials, for the bounded certificates. exp_activation(i) = bounded_exp(activation(i)),
-  // and the exact e^(a_i(s)) lies in [exp_activation(i) (1 - r), exp_activation(i) (1 + r)] with
-  // r = exp_relative_error(i) = 1.001 (E_i + 2^-46): e^(a - E) / (1 + 2^-47) <= result <=
-  // e^(a + E) (1 + 2^-47) (numeric/bounded_exp.h) and e^E - 1 <= 1.000001 E for E <= 2^-20.
-  // Valid only when exp_applicable(): every |a_i| + E_i <= 600 (so no sum of 2^31 terms or product
-  // with a ratio in [2^-100, 2^100] leaves the normal range) and every E_i <= 2^-20.
-  double exp_activation(size_t i) const { return bounded_exp(activation(i)); }
-  double exp_relative_error(size_t i) const { return 1.001 * (error_[i] + 0x1p-46); }
+  // The exponentials, for the bounded certificates, scaled by a common factor e^-A (every
+  // certificate compares ratios of sums of them, which the factor does not change):
+  //   shifted_exp(i) = bounded_exp(x) with x = RN(activation(i) - A) when -600 <= x <= 600;
+  //   0 marked `dropped` when x < -600 (the exact e^(a - A) is then below kDroppedBound, since
+  //   |x - (a - A)| < 1); NaN when x > 600 (so every certified comparison fails: undecided).
+  // A = 0 when P_i + E_i <= 600 for every type (P_i = (1 + 2^-40) sum_p hypot(u_p, w_p) >=
+  // max_s |a_i(s)| by Cauchy-Schwarz, c^2 + s^2 = 1): nothing is ever dropped or NaN. Otherwise
+  // choose_shift(n) sets A to the largest activation at distances 0..n-1, so the terms that matter
+  // first are kept; a later activation more than 600 above it makes the certificate undecided.
+  // The exact e^(a_i(s) - A) lies in [value (1 - r), value (1 + r)] for a kept term, with
+  // r = exp_relative_error(i) = 1.001 (E_i + 601 u [the subtraction, when A != 0] + 2^-46):
+  // e^(a - E') / (1 + 2^-47) <= value <= e^(a + E') (1 + 2^-47) (numeric/bounded_exp.h) with
+  // E' = E_i + 601 u, and e^E' - 1 <= 1.000001 E' for E' <= 2^-20; in [0, kDroppedBound] for a
+  // dropped one. Kept values are in [e^-600, e^600], so products with ratios in [2^-100, 2^100]
+  // and sums of 2^31 of them stay normal and finite.
+  // Valid only when exp_applicable(): every E_i <= 2^-20.
+  struct ShiftedExp {
+    double value;
+    bool dropped;
+  };
+  static constexpr double kDroppedBound = 1e-260;  // >= e^-599
+  double exp_shift() const { return shift_; }
+  void choose_shift(long long distances) {
+    shift_ = 0;
+    bool small = true;
+    for (size_t i = 0; i < types(); ++i) small = small && peak_[i] + error_[i] <= 600;
+    if (small) return;
+    double top = -std::numeric_limits<double>::infinity();
+    for (long long s = 0; s < distances; ++s) {
+      at(s);
+      for (size_t i = 0; i < types(); ++i) top = std::max(top, activation(i));
+    }
+    shift_ = top;
+  }
+  ShiftedExp shifted_exp(size_t i) const {
+    const double x = activation(i) - shift_;
+    if (x < -600) return {0, true};
+    if (x > 600) return {std::numeric_limits<double>::quiet_NaN(), false};
+    return {bounded_exp(x), false};
+  }
+  double exp_relative_error(size_t i) const { return 1.001 * (error_[i] + (shift_ != 0 ? 601 * 0x1p-53 : 0) + 0x1p-46); }
   bool exp_applicable() const {
     for (size_t i = 0; i < types(); ++i)
-      if (!(magnitude_[i] * 1.001 + error_[i] <= 600 && error_[i] <= 0x1p-20)) return false;
+      if (!(error_[i] <= 0x1p-20)) return false;
     return true;
   }
 
@@ -108,7 +147,8 @@ class FloatActivations {
   std::vector<int> chunks_;
   kernel::SinCosPairs sincos_;  // cos, sin of s g for the active chunks (chunks_ order)
   std::vector<std::vector<double>> u_, w_;
-  std::vector<double> magnitude_, error_;
+  std::vector<double> magnitude_, peak_, error_;
+  double shift_ = 0;
   std::vector<double> c_, s_;
 };
 

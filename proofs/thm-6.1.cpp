@@ -15,6 +15,7 @@
 #include "random/counter_rng.h"
 #include "semantic-channel.h"
 #include "spectrum/frequencies.h"
+#include "spectrum/lowest_pairs.h"
 #include "spectrum/request.h"
 
 namespace ropecheck::proofs {
@@ -60,13 +61,12 @@ Interval channel_frequency(const ClaimOptions& o, bool fastest) {
   }
   if (fastest) return Interval(1);
   if (o.spectrum.model) {
-    // A model's slowest rotating pair: the channel frequency its longest-lived semantic channel has.
-    const std::vector<Interval> g = frequencies<Interval>(resolve(o.spectrum).spectrum);
-    std::optional<Interval> slowest;
-    for (const Interval& gk : g)
-      if (certainly_positive(gk) && (!slowest || certainly_less(gk, *slowest))) slowest = gk;
-    if (!slowest) throw InputError("model", "a model whose layer type has a rotating pair", *o.spectrum.model);
-    return *slowest;
+    // A model's slowest rotating pair (spectrum/lowest_pairs.h): the channel frequency its
+    // longest-lived semantic channel has.
+    const Spectrum s = resolve(o.spectrum).spectrum;
+    if (s.rotated_pairs() < 1) throw InputError("model", "a model whose layer type has a rotating pair", *o.spectrum.model);
+    const int slowest = lowest_pairs(s, 1).front();
+    return frequencies<Interval>(s)[static_cast<std::size_t>(slowest)];
   }
   return frequencies<Interval>(resolve(SpectrumRequest{}, std::string("gemma-7b")).spectrum)[118];
 }

@@ -109,7 +109,7 @@ inline adversarial::Head empty_head(const SpectrumRequest& request, int distract
 }
 
 // The k lowest-frequency rotating pairs, ascending indices (presets.h).
-inline std::vector<int> lowest(const Spectrum& s, int k) { return adversarial::lowest_pairs(s, std::min(k, s.rotated_pairs())); }
+inline std::vector<int> lowest(const Spectrum& s, int k) { return ropecheck::lowest_pairs(s, std::min(k, s.rotated_pairs())); }
 
 }  // namespace detail
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "adversarial/head.h"
+#include "spectrum/lowest_pairs.h"
 
 namespace ropecheck::adversarial {
 
@@ -44,10 +45,5 @@ Head preset_head(const std::string& name);
 // file. Throws InputError as preset_head for neither, and as read_json_file/head_from_json for a
 // bad file.
 Head load_head(const std::string& name_or_file);
-
-// Returns: the 0-based indices of the k lowest-frequency rotating pairs of a spectrum (ordered by
-// exact frequency, not by index), listed in ascending index order. Throws InputError unless
-// 0 <= k <= spectrum.rotated_pairs().
-std::vector<int> lowest_pairs(const Spectrum& spectrum, int k);
 
 }  // namespace ropecheck::adversarial

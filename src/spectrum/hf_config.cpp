@@ -68,7 +68,7 @@ std::optional<std::string> optional_decimal(const json& dict, const JsonPlace& p
   return decimal_field(dict, place, key, "a number");
 }
 
-std::vector<std::string> decimal_list(const json& dict, const JsonPlace& place, const std::string& key) {
+std::vector<std::string> config_number_list(const json& dict, const JsonPlace& place, const std::string& key) {
   const std::string accepted = "a list of numbers";
   const json& v = required(dict, place, key, accepted);
   if (!v.is_array()) throw InputError(place.member(key).name(), accepted, shown_exact(v));
@@ -152,8 +152,8 @@ RopeParams read_rope_dict(const json& dict, const JsonPlace& place, const Config
     if (model_type == "gpt_oss" && !dict.contains("truncate")) s.truncate = false;  // openai/gpt-oss reference
   } else if (p.rope_type == "longrope") {
     s.kind = Scaling::Kind::longrope;
-    s.short_factor = decimal_list(dict, place, "short_factor");
-    s.long_factor = decimal_list(dict, place, "long_factor");
+    s.short_factor = config_number_list(dict, place, "short_factor");
+    s.long_factor = config_number_list(dict, place, "long_factor");
     s.original_context = original();
     s.max_position = max_pos;
     // Phi-3 (top-level C): f = M/C; else the dict's factor (transformers' two branches).

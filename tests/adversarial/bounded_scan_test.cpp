@@ -13,6 +13,7 @@
 #include "adversarial/detail/distance_sweep.h"
 #include "adversarial/detail/float_activations.h"
 #include "adversarial/presets.h"
+#include "io/input_error.h"
 #include "numeric/precision.h"
 #include "random/counter_rng.h"
 #include "tests/support/show.h"

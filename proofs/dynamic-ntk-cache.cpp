@@ -10,6 +10,7 @@
 #include "certificate/retry.h"
 #include "io/input_error.h"
 #include "numeric/decimal.h"
+#include "numeric/interval_series.h"
 #include "spectrum/frequencies.h"
 #include "spectrum/request.h"
 #include "spectrum/scaling_rules.h"
@@ -22,9 +23,6 @@ void require_dynamic(const Spectrum& s, const char* who) {
   if (s.scaling().kind != Scaling::Kind::dynamic) throw std::invalid_argument(std::string(who) + ": the spectrum's scaling is not dynamic");
 }
 
-// The same head with another scaling.
-Spectrum with_scaling(const Spectrum& s, const Scaling& scaling) { return Spectrum(s.dim(), s.theta(), s.variant(), s.fraction(), scaling); }
-
 }  // namespace
 
 DynamicFrequencies transformers_dynamic_frequencies(const Spectrum& s, long long S) {
@@ -34,7 +32,7 @@ DynamicFrequencies transformers_dynamic_frequencies(const Spectrum& s, long long
   // The original frequencies: transformers' original_inv_freq is the rule at seq_len = M, where the
   // ratio f M/M - (f - 1) is exactly 1, i.e. the default theta^(-2p/d); taken from the unscaled
   // spectrum so that no rounding of that exact 1 enters.
-  out.original = frequencies<Interval>(with_scaling(s, Scaling{}));
+  out.original = frequencies<Interval>(s.with_scaling(Scaling{}));
   out.recomputed = S > s.scaling().max_position;  // `seq_len > max_seq_len_cached`, on integers
   if (!out.recomputed) {
     out.query = out.original;
@@ -45,7 +43,7 @@ DynamicFrequencies transformers_dynamic_frequencies(const Spectrum& s, long long
   Scaling grown = s.scaling();
   grown.sequence_length = S;
   grown.vllm_static = false;
-  const Spectrum at_S = with_scaling(s, grown);
+  const Spectrum at_S = s.with_scaling(grown);
   out.query = frequencies<Interval>(at_S);
   out.theta = ScalingRule<Interval>(grown, from_decimal<Interval>(s.theta()), s.rotary_width()).theta();
   out.change.resize(out.query.size());
@@ -62,7 +60,7 @@ std::vector<Interval> vllm_dynamic_frequencies(const Spectrum& s) {
   require_dynamic(s, "vllm_dynamic_frequencies");
   Scaling v = s.scaling();
   v.vllm_static = true;
-  return frequencies<Interval>(with_scaling(s, v));
+  return frequencies<Interval>(s.with_scaling(v));
 }
 
 Interval consistent_activation(const PairProducts<Interval>& pp, const std::vector<Interval>& g, std::int64_t r) {
@@ -229,28 +227,6 @@ void extreme_pairs(const Spectrum& s, int& fastest, int& slowest) {
   }
 }
 
-// An enclosure of max_p |x_p|: [max_p lower |x_p|, max_p upper |x_p|]; `at` the pair with the
-// largest lower bound and `certified` whether that lower bound beats every other pair's upper bound.
-struct LargestEntry {
-  Interval value;
-  int at = -1;
-  bool certified = false;
-};
-LargestEntry largest_magnitude(const std::vector<Interval>& x) {
-  LargestEntry out;
-  Real lo(0), hi(0);
-  for (std::size_t p = 0; p < x.size(); ++p) {
-    const Interval m(abs(x[p]));
-    if (out.at < 0 || lower_of(m) > lo) lo = lower_of(m), out.at = static_cast<int>(p);
-    if (upper_of(m) > hi) hi = upper_of(m);
-  }
-  out.value = Interval(lo, hi);
-  out.certified = out.at >= 0;
-  for (std::size_t p = 0; p < x.size(); ++p)
-    if (static_cast<int>(p) != out.at && !(upper_of(Interval(abs(x[p]))) < lo)) out.certified = false;
-  return out;
-}
-
 Certificate check_at(const Setup& setup, const ClaimOptions& o, unsigned bits) {
   const auto start = std::chrono::steady_clock::now();
   ScopedPrecision precision(bits);
@@ -299,12 +275,17 @@ Certificate check_at(const Setup& setup, const ClaimOptions& o, unsigned bits) {
     for (std::size_t p = 0; p < errors.size(); ++p) errors[p] = Interval(Interval(i) * df.change[p]);
     const Interval& e_slow = errors[static_cast<std::size_t>(slowest)];
     const Interval& e_fast = errors[static_cast<std::size_t>(fastest)];
-    const LargestEntry e_max = largest_magnitude(errors);
+    // max_p |e_p| (numeric/interval_series.h): `at` has the largest lower bound; it is certainly the
+    // largest when it is the only candidate.
+    std::vector<Interval> magnitudes;
+    for (const Interval& e : errors) magnitudes.push_back(Interval(abs(e)));
+    const Extremum e_max = maximum_over(magnitudes, 0, static_cast<long long>(magnitudes.size()) - 1);
+    const Interval e_max_value(e_max.lower, e_max.upper);
     const std::string tag = "S=" + std::to_string(S);
     per_length.push_back(enclosure(tag + ": theta'(S), the query's base", df.theta));
     per_length.push_back(enclosure(tag + ": phase error e = i (g'-g), slowest pair " + std::to_string(slowest + 1), e_slow));
     per_length.push_back(enclosure(tag + ": phase error e = i (g'-g), fastest pair " + std::to_string(fastest + 1), e_fast));
-    per_length.push_back(enclosure(tag + ": max over pairs |e_p| (largest lower bound at pair " + std::to_string(e_max.at + 1) + ")", e_max.value));
+    per_length.push_back(enclosure(tag + ": max over pairs |e_p| (largest lower bound at pair " + std::to_string(e_max.at + 1) + ")", e_max_value));
     std::string nonzero_text = "n/a (no recompute)", grows_text = "n/a (no recompute)";
     if (df.recomputed) {
       const Decision nonzero =
@@ -325,9 +306,9 @@ Certificate check_at(const Setup& setup, const ClaimOptions& o, unsigned bits) {
                             {"theta_query", bounds_json(df.theta)},
                             {"phase_error_slowest_pair", bounds_json(e_slow)},
                             {"phase_error_fastest_pair", bounds_json(e_fast)},
-                            {"phase_error_max_over_pairs", bounds_json(e_max.value)},
+                            {"phase_error_max_over_pairs", bounds_json(e_max_value)},
                             {"phase_error_max_at_pair", e_max.at + 1},
-                            {"phase_error_max_at_pair_certified", e_max.certified},
+                            {"phase_error_max_at_pair_certified", e_max.candidates == 1},
                             {"slowest_error_negative", nonzero_text},
                             {"slowest_error_larger_than_at_previous_grown_S", grows_text}});
     const std::vector<long long> rs = distances_for(o, S, M);

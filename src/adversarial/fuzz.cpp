@@ -131,7 +131,11 @@ FuzzSummary run_fuzz(const FuzzOptions& o, std::ostream& log) {
       r = std::move(s.scan);
       shrink_steps = s.steps;
     }
-    const MinimalityCheck minimal = o.certify_minimal ? certify_no_shorter_break(final_head, r.candidate.context) : MinimalityCheck{};
+    // r is the scan of final_head (shrink keeps the scan of the head it returns): its own
+    // minimality certificate when the binary64 pass gave one with the break, else one more pass.
+    const MinimalityCheck minimal = !o.certify_minimal           ? MinimalityCheck{}
+                                    : !r.minimal.method.empty() ? r.minimal
+                                                                : certify_no_shorter_break(final_head, r.candidate.context);
     ++sum.found;
     Counterexample cx;
     cx.target = target;

@@ -18,9 +18,9 @@ Head model_band_head(const std::string& model, const std::string& layer_type, bo
   head.spectrum_request.model = model;
   if (!layer_type.empty()) head.spectrum_request.layer_type = layer_type;
   const Spectrum spectrum = resolve(head.spectrum_request).spectrum;
-  if (spectrum.rotated_pairs() < kModelBandPairs)
+  if (spectrum.rotated_pairs() < kBandPairs)
     throw InputError("layer_type", "a layer type with at least 8 rotating pairs", model + " " + layer_type);
-  const std::vector<int> pairs = lowest_pairs(spectrum, kModelBandPairs);
+  const std::vector<int> pairs = lowest_pairs(spectrum, kBandPairs);
   double a2 = 1;
   {
     ScopedPrecision precision(128);
@@ -53,7 +53,7 @@ ModelBand model_band(const std::string& model, const std::string& layer_type, lo
   b.span = lt.span();
   const Head head = model_band_head(model, lt.name);
   b.rotating_pairs = head.spectrum.rotated_pairs();
-  b.pairs = lowest_pairs(head.spectrum, kModelBandPairs);
+  b.pairs = active_chunks(head);  // the band: the only chunks where the query and a key are non-zero
   b.attention_factor = attention_factor_text(head.spectrum.scaling());
   b.max_context = max_context;
   b.scan = scan_and_certify(head, max_context, true);

@@ -16,14 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "adversarial/presets.h"
 #include "adversarial/scan.h"
 #include "certificate/decision.h"
 
 #include <nlohmann/json.hpp>
 
 namespace ropecheck::adversarial {
-
-inline constexpr int kModelBandPairs = 8;
 
 struct ModelBand {
   std::string model, layer_type;

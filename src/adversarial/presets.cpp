@@ -16,7 +16,6 @@ namespace {
 // The paper's "pair 119" counts from 1; proofs/semantic-channel.cpp takes frequencies(gemma-7b)[118], i.e.
 // g = 10000^(-236/256), and so does this preset: 0-based index 118 (1-based pair 119).
 constexpr int kApostrophePair = 118;
-constexpr int kBandPairs = 8;
 
 const std::string kPRopeSuffix = "-p-rope-0.75";
 

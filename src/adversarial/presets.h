@@ -30,6 +30,8 @@ namespace ropecheck::adversarial {
 inline constexpr double kApostropheQuery[2] = {-4.1, 11.3};        // q_notBOS
 inline constexpr double kApostropheTarget[2] = {-2.5, 1.3};        // k_BOS: the target the channel attends to
 inline constexpr double kApostropheDistractor[2] = {11.2, -3.5};   // k_notBOS
+// A band head's pairs: the spectrum's 8 lowest rotating pairs (presets above, model_bands.h).
+inline constexpr int kBandPairs = 8;
 // 1/8: a band's keys are the channel's divided by its 8 pairs, exact in binary64 (a power of two,
 // and no component comes near the subnormal range), so the pairs together give the single
 // channel's activation q.k at distance 0.

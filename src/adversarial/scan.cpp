@@ -167,6 +167,26 @@ long long most_breaking_distance(const Head& head, long long context) {
   return best;
 }
 
+namespace {
+
+// The fill-family attack at context L (target from distance `before` to `after`), re-checked by
+// value; fills `result` and returns true when it still breaks.
+bool certify_attack(const Head& head, const ScanCandidate& cand, ScanResult& result) {
+  const long long L = cand.context;
+  Sequence before = fill_sequence(head, L, cand.distance_before);
+  std::vector<Swap> swaps = {{L - cand.distance_before, L - cand.distance_after}};
+  AttackCheck check = check_attack(head, before, swaps);
+  if (check.verdict != ReplayVerdict::still_breaks) return false;
+  result.found = true;
+  result.candidate = cand;
+  result.before = std::move(before);
+  result.swaps = std::move(swaps);
+  result.check = std::move(check);
+  return true;
+}
+
+}  // namespace
+
 ScanResult scan_and_certify(const Head& head, long long max_context, bool certify_minimal, int max_dropped) {
   ScanResult result;
   // The binary64 scan with its proved error budget answers the search and the minimality in one
@@ -175,28 +195,22 @@ ScanResult scan_and_certify(const Head& head, long long max_context, bool certif
   const BoundedScan fast = bounded_scan_with_mpfi_prefix(head, max_context);
   result.distances_evaluated += fast.distances_evaluated;
   result.search = "bounded scan (one pass over distances in binary64 with proved error bounds)";
+  const MinimalityCheck fast_minimal{Decision::yes, 0, 0, "binary64 with proved error bounds"};
   if (fast.outcome == BoundedScan::Outcome::none) {
     result.none_certified = true;
     return result;
   }
   if (fast.outcome == BoundedScan::Outcome::found) {
-    const long long L = fast.context;
-    Sequence before = fill_sequence(head, L, fast.distance_before);
-    std::vector<Swap> swaps = {{L - fast.distance_before, L - fast.distance_after}};
-    AttackCheck check = check_attack(head, before, swaps);
-    if (check.verdict == ReplayVerdict::still_breaks) {
-      result.found = true;
-      result.candidate.found = true;
-      result.candidate.context = L;
-      result.candidate.distance_before = fast.distance_before;
-      result.candidate.distance_after = fast.distance_after;
-      result.candidate.alpha_before = midpoint_double(check.before.alpha);
-      result.candidate.alpha_after = midpoint_double(check.after.alpha);
-      result.candidate.distances_evaluated = fast.distances_evaluated;
-      result.before = std::move(before);
-      result.swaps = std::move(swaps);
-      result.check = std::move(check);
-      if (certify_minimal) result.minimal = {Decision::yes, 0, 0, "binary64 with proved error bounds"};
+    ScanCandidate cand;
+    cand.found = true;
+    cand.context = fast.context;
+    cand.distance_before = fast.distance_before;
+    cand.distance_after = fast.distance_after;
+    cand.distances_evaluated = fast.distances_evaluated;
+    if (certify_attack(head, cand, result)) {
+      result.candidate.alpha_before = midpoint_double(result.check.before.alpha);
+      result.candidate.alpha_after = midpoint_double(result.check.after.alpha);
+      result.minimal = fast_minimal;  // certified by the same pass: free, so set even when not asked
       return result;
     }
   }
@@ -206,21 +220,15 @@ ScanResult scan_and_certify(const Head& head, long long max_context, bool certif
     const ScanCandidate cand = guided_scan(head, max_context, from);
     result.distances_evaluated += cand.distances_evaluated;
     if (!cand.found) return result;
-    const long long L = cand.context;
-    Sequence before = fill_sequence(head, L, cand.distance_before);
-    std::vector<Swap> swaps = {{L - cand.distance_before, L - cand.distance_after}};
-    AttackCheck check = check_attack(head, before, swaps);
-    if (check.verdict == ReplayVerdict::still_breaks) {
-      result.found = true;
-      result.candidate = cand;
-      result.before = std::move(before);
-      result.swaps = std::move(swaps);
-      result.check = std::move(check);
-      if (certify_minimal) result.minimal = certify_no_shorter_break(head, L);
+    if (certify_attack(head, cand, result)) {
+      // Every context below the one the binary64 pass stopped at was decided there (neither works
+      // and breaks); only beyond it does minimality need the MPFI pass.
+      if (certify_minimal)
+        result.minimal = cand.context <= fast.context ? fast_minimal : certify_no_shorter_break_mpfi(head, cand.context);
       return result;
     }
     if (++result.dropped > max_dropped) return result;
-    from = L + 1;
+    from = cand.context + 1;
   }
   return result;
 }

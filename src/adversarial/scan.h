@@ -53,7 +53,8 @@ struct ScanResult {
   Sequence before;                // fill_sequence(head, L, distance_before)
   std::vector<Swap> swaps;        // one transposition: target <-> distractor at distance_after
   AttackCheck check;              // still_breaks
-  MinimalityCheck minimal;        // when certify_minimal: no shorter context breaks
+  MinimalityCheck minimal;        // when certify_minimal, and always when bounded_scan found the break
+                                  // (it certifies minimality in the same pass): no shorter context breaks
   std::string search;             // how it was found: "bounded scan ..." or "guided scan ..., then MPFI"
   bool none_certified = false;    // not found, and certified: no context in [1, max_context] breaks
   long long dropped = 0;          // float candidates that did not certify

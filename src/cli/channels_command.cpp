@@ -26,7 +26,7 @@ int ChannelsCommand::run() {
     const ModelDescription m = load_model(name);  // a bad model or layer type is refused before any search
     for (const LayerType& lt : m.layer_types) {
       if (layer_type && lt.name != *layer_type) continue;
-      if (!lt.spectrum || lt.spectrum->rotated_pairs() < adversarial::kModelBandPairs) continue;
+      if (!lt.spectrum || lt.spectrum->rotated_pairs() < adversarial::kBandPairs) continue;
       rows.push_back({name, lt.name});
     }
     if (layer_type) (void)m.layer_type(*layer_type);

@@ -36,9 +36,7 @@ Params standard_params(const ExperimentChoice& choice) {
   std::string factor_note;
   if (!unit_attention_factor(rs.spectrum.scaling())) {
     factor_note = " (rotation: attention factor " + attention_factor_text(rs.spectrum.scaling()) + " scales activations by its square)";
-    Scaling rotation = rs.spectrum.scaling();
-    rotation.attention_factor = "1";
-    rs.spectrum = Spectrum(rs.spectrum.dim(), rs.spectrum.theta(), rs.spectrum.variant(), rs.spectrum.fraction(), rotation);
+    rs.spectrum = rotation_only(rs.spectrum);
   }
   const int code_base = static_cast<int>(p.experiment) * 16;
   if (fig8) {

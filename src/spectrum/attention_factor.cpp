@@ -9,6 +9,13 @@ bool unit_attention_factor(const Scaling& s) {
   return lower_of(a) == 1 && upper_of(a) == 1;
 }
 
+Spectrum rotation_only(const Spectrum& s) {
+  if (unit_attention_factor(s.scaling())) return s;
+  Scaling rotation = s.scaling();
+  rotation.attention_factor = "1";
+  return s.with_scaling(rotation);
+}
+
 std::string attention_factor_text(const Scaling& s) {
   if (unit_attention_factor(s)) return "1";
   return to_decimal(midpoint(attention_factor<Interval>(s)), 17);

@@ -16,6 +16,7 @@
 
 #include "numeric/scalar.h"
 #include "spectrum/scaling.h"
+#include "spectrum/spectrum.h"
 
 namespace ropecheck {
 
@@ -64,6 +65,11 @@ T attention_factor(const Scaling& s) {
 
 // Returns: true when the scaling's attention factor is exactly 1 (the map is a rotation).
 bool unit_attention_factor(const Scaling& s);
+
+// Returns: the spectrum's rotation alone: the same frequencies with attention factor 1 (an explicit
+// attention_factor "1" where the rule would give another). For what multiplies activations by a^2
+// exactly and must not be applied twice, or cannot be (the kernel plan refuses a factor).
+Spectrum rotation_only(const Spectrum& s);
 
 // Returns: the attention factor as a 17-digit decimal (the midpoint of its enclosure), "1" when it
 // is exactly 1.

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spectrum/scaling.h"
@@ -64,6 +65,10 @@ class Spectrum {
 
   // Returns: e.g. "p-rope 0.75, d=256, theta=10000, scaling none".
   std::string describe() const;
+
+  // Returns: the same dim, theta, variant and fraction with another scaling (checked as by the
+  // constructor).
+  Spectrum with_scaling(Scaling scaling) const { return Spectrum(dim_, theta_, variant_, fraction_, std::move(scaling)); }
 
  private:
   int dim_;

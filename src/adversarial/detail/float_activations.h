@@ -37,22 +37,14 @@ namespace ropecheck::adversarial::detail {
 // each type, so a distance costs (chunks) sincos + 2 (chunks) products per type.
 class FloatActivations {
  public:
-  // The spectrum's rotation alone: a head's activations are q^T R^(-s) k over its frequencies
-  // (head.h); a yarn/longrope attention factor is not part of them, so the kernel plan is built
-  // with the same frequencies and factor 1 (the plan refuses a factor it would not apply).
-  static Spectrum rotation_only(const Spectrum& s) {
-    if (unit_attention_factor(s.scaling())) return s;
-    Scaling scaling = s.scaling();
-    scaling.attention_factor = "1";
-    return Spectrum(s.dim(), s.theta(), s.variant(), s.fraction(), scaling);
-  }
-
   // Types target, distractor 0, bos (when the head has one), in that order: activation(0) is the
   // target's, activation(1) distractor 0's, activation(2) the bos sink's.
   explicit FloatActivations(const Head& head) : FloatActivations(head, default_types(head)) {}
   // Any types of the head, in the caller's order.
   FloatActivations(const Head& head, const std::vector<TypeId>& types)
       : chunks_(active_chunks(head)),
+        // The rotation alone (spectrum/attention_factor.h): a head's activations are q^T R^(-s) k
+        // over its frequencies (head.h); the kernel plan refuses a factor it would not apply.
         sincos_(kernel::RopePlan(rotation_only(head.spectrum), kernel::Layout::interleaved), chunks_, cpu::default_path()) {
     const double u = 0x1p-53, pairs = static_cast<double>(chunks_.size());
     for (TypeId t : types) {
@@ -68,7 +60,6 @@ class FloatActivations {
       }
       u_.push_back(uu);
       w_.push_back(ww);
-      magnitude_.push_back(m);
       // |a(s)| <= sum_p |c u_p - s w_p| <= sum_p hypot(u_p, w_p) (c^2 + s^2 = 1); the exact
       // hypot(u, w) <= hypot(u^, w^) + sqrt(2) gamma_2 A_p (the products' error, above), and hypot
       // and the sum of P <= 2^12 terms err by < 2^-40 relative: so |a^| <= P_i + E_i.
@@ -92,8 +83,6 @@ class FloatActivations {
   double activation(size_t i) const { return lagged_activation_in_order(u_[i].data(), w_[i].data(), c_.data(), s_.data(), chunks_.size()); }
   // Returns: E_i with |activation(i) - a_i(s)| <= E_i at every distance s (the bound above).
   double error_bound(size_t i) const { return error_[i]; }
-  // Returns: M_i = sum_p A_p >= |a_i(s)| at every distance.
-  double magnitude(size_t i) const { return magnitude_[i]; }
   size_t types() const { return u_.size(); }
 
   // The exponentials, for the bounded certificates, scaled by a common factor e^-A (every
@@ -147,7 +136,7 @@ class FloatActivations {
   std::vector<int> chunks_;
   kernel::SinCosPairs sincos_;  // cos, sin of s g for the active chunks (chunks_ order)
   std::vector<std::vector<double>> u_, w_;
-  std::vector<double> magnitude_, peak_, error_;
+  std::vector<double> peak_, error_;
   double shift_ = 0;
   std::vector<double> c_, s_;
 };

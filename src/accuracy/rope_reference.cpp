@@ -10,6 +10,7 @@
 #include "io/input_error.h"
 #include "kernel/bf16.h"
 #include "numeric/precision.h"
+#include "spectrum/attention_factor.h"
 #include "spectrum/frequencies.h"
 
 namespace ropecheck::accuracy {
@@ -37,6 +38,17 @@ class Mp {
 // operations on non-negative numbers, whose relative rounding errors (<= 2^-53 each) it covers.
 constexpr double kUp = 1.0 + 0x1p-20;
 
+}  // namespace
+
+// The attention factor as the levels use it.
+struct RopeReferenceFactor {
+  bool unit = true;
+  mpfr_srcptr mid = nullptr;
+  double rad = 0, up = 1;
+};
+
+namespace {
+
 // One precision level's working values: the angle, cos and sin, and the rotation's temporaries.
 struct Level {
   mpfr_prec_t p;
@@ -53,6 +65,10 @@ struct RopeReference::Shared {
   std::vector<std::uint8_t> identity;
   std::vector<Mp> g_mid;        // midpoint of the enclosure of g_k, at max_bits + 64 bits or more
   std::vector<double> g_rad;    // |g_mid - g_k| <= g_rad (upward)
+  bool unit_factor = true;      // attention factor exactly 1
+  Mp a_mid{64};                 // midpoint of the enclosure of the attention factor a
+  double a_rad = 0;             // |a_mid - a| <= a_rad (upward)
+  double a_up = 1;              // >= a
 };
 
 struct RopeReference::Scratch {
@@ -74,15 +90,22 @@ struct RopeReference::Scratch {
 
 namespace {
 
-// Sets c, s = cos, sin of p g~_k at level.p bits; returns the upward bound of their error against
-// the exact cos(p g_k), sin(p g_k) (rope_reference.h: |p| r_k + |t~| 2^-(P+64) + 2^-(P+1)).
-double angle_cos_sin(Level& level, mpfr_srcptr g_mid, double g_rad, std::int64_t p, mpfr_ptr c, mpfr_ptr s) {
+// Sets c, s = cos, sin of p g~_k at level.p bits, times the attention factor a~ when it is not 1;
+// returns the upward bound of their error against the exact a cos(p g_k), a sin(p g_k)
+// (rope_reference.h: e = |p| r_k + |t~| 2^-(P+64) + 2^-(P+1) for the rotation; with a factor,
+// a e + r_a + a 2^-P: the factor's radius, and the product rounded to P bits).
+double angle_cos_sin(Level& level, mpfr_srcptr g_mid, double g_rad, std::int64_t p, mpfr_ptr c, mpfr_ptr s,
+                     const RopeReferenceFactor& factor) {
   mpfr_mul_si(level.angle_exact.get(), g_mid, static_cast<long>(p), MPFR_RNDN);  // exact: 64 + prec(g) bits
   mpfr_set(level.angle.get(), level.angle_exact.get(), MPFR_RNDN);
   mpfr_sin_cos(s, c, level.angle.get(), MPFR_RNDN);
   const double abs_p = std::fabs(static_cast<double>(p));
   const double abs_t = std::fabs(mpfr_get_d(level.angle.get(), MPFR_RNDA));
-  return (abs_p * g_rad + std::ldexp(abs_t, -static_cast<int>(level.p) - 64) + std::ldexp(1.0, -static_cast<int>(level.p) - 1)) * kUp;
+  const double e = (abs_p * g_rad + std::ldexp(abs_t, -static_cast<int>(level.p) - 64) + std::ldexp(1.0, -static_cast<int>(level.p) - 1)) * kUp;
+  if (factor.unit) return e;
+  mpfr_mul(c, c, factor.mid, MPFR_RNDN);
+  mpfr_mul(s, s, factor.mid, MPFR_RNDN);
+  return (factor.up * e + factor.rad + factor.up * std::ldexp(1.0, -static_cast<int>(level.p))) * kUp;
 }
 
 // One component y = x1 * u + sign * x2 * v (u, v = c~, s~ or s~, c~), with the rounding test.
@@ -128,6 +151,22 @@ RopeReference::RopeReference(const kernel::RopePlan& plan, unsigned precision_bi
   {
     const ScopedPrecision scope(max_bits + 64);
     g = frequencies<Interval>(plan.spectrum());
+    sh->unit_factor = unit_attention_factor(plan.spectrum().scaling());
+    if (!sh->unit_factor) {
+      const Interval a = attention_factor<Interval>(plan.spectrum().scaling());
+      const mpfr_prec_t prec = mpfi_get_prec(a.backend().data());
+      Mp lo(prec), hi(prec), mid(prec), width(64);
+      mpfi_get_left(lo.get(), a.backend().data());
+      mpfi_get_right(hi.get(), a.backend().data());
+      mpfr_add(mid.get(), lo.get(), hi.get(), MPFR_RNDN);
+      mpfr_div_2ui(mid.get(), mid.get(), 1, MPFR_RNDN);
+      mpfr_sub(width.get(), hi.get(), lo.get(), MPFR_RNDU);
+      // As for g_k below: the width plus two ulps of the midpoint.
+      sh->a_rad = (mpfr_get_d(width.get(), MPFR_RNDU) + std::ldexp(1.0, static_cast<int>(mpfr_get_exp(mid.get()) - prec + 1))) * kUp;
+      sh->a_up = mpfr_get_d(hi.get(), MPFR_RNDU) * kUp;
+      mpfr_set_prec(sh->a_mid.get(), prec);
+      mpfr_set(sh->a_mid.get(), mid.get(), MPFR_RNDN);  // exact: same precision
+    }
   }
   for (int k = 0; k < sh->pairs; ++k) {
     const bool id = plan.identity(k);
@@ -178,7 +217,7 @@ void RopeReference::set_position(std::int64_t p) {
       sc.err[i] = 0;
       continue;
     }
-    sc.err[i] = angle_cos_sin(sc.base, shared_->g_mid[i].get(), shared_->g_rad[i], p, sc.cos[i].get(), sc.sin[i].get());
+    sc.err[i] = angle_cos_sin(sc.base, shared_->g_mid[i].get(), shared_->g_rad[i], p, sc.cos[i].get(), sc.sin[i].get(), factor());
   }
 }
 
@@ -196,7 +235,7 @@ ExactPair RopeReference::rotate(int k, float x_a, float x_b) {
   const double abs_sum = (std::fabs(da) + std::fabs(db)) * kUp;
   if (rotate_at(sc.base, sc.xa.get(), sc.xb.get(), sc.cos[i].get(), sc.sin[i].get(), abs_sum, sc.err[i], out)) return out;
   // The rounding test failed at P bits: the same pair at max_bits.
-  const double err = angle_cos_sin(sc.high, shared_->g_mid[i].get(), shared_->g_rad[i], sc.position, sc.c_high.get(), sc.s_high.get());
+  const double err = angle_cos_sin(sc.high, shared_->g_mid[i].get(), shared_->g_rad[i], sc.position, sc.c_high.get(), sc.s_high.get(), factor());
   rotate_at(sc.high, sc.xa.get(), sc.xb.get(), sc.c_high.get(), sc.s_high.get(), abs_sum, err, out);
   return out;
 }
@@ -205,6 +244,10 @@ void RopeReference::cos_sin_double(int k, double& c, double& s) const {
   const auto i = static_cast<size_t>(k);
   c = mpfr_get_d(scratch_->cos[i].get(), MPFR_RNDN);
   s = mpfr_get_d(scratch_->sin[i].get(), MPFR_RNDN);
+}
+
+RopeReferenceFactor RopeReference::factor() const {
+  return RopeReferenceFactor{shared_->unit_factor, shared_->a_mid.get(), shared_->a_rad, shared_->a_up};
 }
 
 ExactComponent RopeReference::exact_identity(float x) {
@@ -226,34 +269,5 @@ std::uint16_t round_to_bf16(mpfr_srcptr y) {
   return static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(f) >> 16);
 }
 
-double round_to_binary(mpfr_srcptr y, int precision, int emin_normal, int emax) {
-  if (mpfr_nan_p(y)) return std::numeric_limits<double>::quiet_NaN();
-  const double sign = mpfr_signbit(y) ? -1.0 : 1.0;
-  if (mpfr_inf_p(y)) return sign * std::numeric_limits<double>::infinity();
-  if (mpfr_zero_p(y)) return sign * 0.0;
-  // MPFR writes y = m 2^E with 1/2 <= |m| < 1. A normal result has `precision` significant bits; a
-  // subnormal one is a multiple of the quantum q = 2^(emin_normal - precision + 1), i.e. it keeps
-  // E - log2(q) bits. Rounding into a variable of exactly that many bits, to nearest even, is then
-  // the format's rounding (ties to an even last bit = an even multiple of the quantum).
-  const mpfr_exp_t e = mpfr_get_exp(y);
-  const long quantum_exp = emin_normal - precision + 1;
-  long bits = precision;
-  if (e - 1 < emin_normal) bits = static_cast<long>(e) - quantum_exp;  // |y| < 2^emin_normal
-  if (bits <= 0) {
-    // |y| < q/2 rounds to zero; |y| in [q/2, q) (bits == 0) rounds to q above the tie q/2 and to
-    // zero (even) at it.
-    if (bits < 0) return sign * 0.0;
-    Mp half_q(2);
-    mpfr_set_ui_2exp(half_q.get(), 1, quantum_exp - 1, MPFR_RNDN);
-    return mpfr_cmpabs(y, half_q.get()) > 0 ? sign * std::ldexp(1.0, static_cast<int>(quantum_exp)) : sign * 0.0;
-  }
-  Mp r(bits);
-  mpfr_set(r.get(), y, MPFR_RNDN);
-  // Rounding up may carry into the next binade (still representable: one more bit of exponent), or
-  // past the largest finite value: IEEE overflow, to infinity, when the rounded magnitude reaches
-  // 2^(emax + 1).
-  if (mpfr_get_exp(r.get()) > emax + 1) return sign * std::numeric_limits<double>::infinity();
-  return mpfr_get_d(r.get(), MPFR_RNDN);  // exact: at most `precision` bits, in double's range
-}
 
 }  // namespace ropecheck::accuracy

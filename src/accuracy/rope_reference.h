@@ -1,8 +1,12 @@
 // File: rope_reference.h
-// The MPFR reference of the RoPE kernel: the exact rotation of a float32 (or bfloat16) input pair
-// by the exact angle p * g_k, and its correctly rounded float32 and bfloat16 values, CORE-MATH
-// style: an approximation with a rigorous error bound, a rounding test, and a slower, more precise
-// pass only when the test fails.
+// The MPFR reference of the RoPE kernel: the exact map of a float32 (or bfloat16) input pair,
+// a (x_a cos(p g_k) - x_b sin(p g_k), x_a sin + x_b cos) with a the plan's attention factor (1 for
+// a rotation), and its correctly rounded float32 and bfloat16 values, CORE-MATH style: an
+// approximation with a rigorous error bound, a rounding test, and a slower, more precise pass
+// only when the test fails. It shares no arithmetic with the kernel's own accurate path
+// (kernel/exact_rotation.h: fixed-point turns) beyond the final rounding (numeric/round_to_binary.h).
+// Attention factor: enclosed by attention_factor<Interval> at max_bits + 64 bits (midpoint a~,
+// radius r_a); cos~ and sin~ are multiplied by a~ at P bits, and e becomes a e + r_a + a 2^-P.
 //
 // Exactness. g_k is enclosed by frequencies<Interval> (an MPFI enclosure of the real
 // theta^(-e/D) with its scaling) at max_bits + 64 bits; its midpoint g~ has a rigorous radius r_k.
@@ -41,8 +45,11 @@
 #include <memory>
 
 #include "kernel/rope_plan.h"
+#include "numeric/round_to_binary.h"
 
 namespace ropecheck::accuracy {
+
+struct RopeReferenceFactor;
 
 inline constexpr unsigned kReferencePrecisionBits = 200;
 inline constexpr unsigned kReferenceMaxPrecisionBits = 1024;
@@ -94,6 +101,7 @@ class RopeReference {
  private:
   struct Shared;
   struct Scratch;
+  RopeReferenceFactor factor() const;
   std::shared_ptr<const Shared> shared_;
   std::unique_ptr<Scratch> scratch_;
 };
@@ -102,10 +110,8 @@ class RopeReference {
 // overflow to infinity; NaN to the canonical NaN). Any precision of y.
 float round_to_f32(mpfr_srcptr y);
 std::uint16_t round_to_bf16(mpfr_srcptr y);
-// Returns: y rounded to nearest-even in a binary format with `precision` significand bits, normal
-// numbers from 2^emin_normal, subnormal quantum 2^(emin_normal - precision + 1), largest finite
-// value (2 - 2^(1-precision)) 2^emax (beyond: infinity), as a double (exact for f32 and bf16).
-// round_to_binary(y, 24, -126, 127) is round_to_f32 computed another way (the tests compare them).
-double round_to_binary(mpfr_srcptr y, int precision, int emin_normal, int emax);
+// round_to_binary (numeric/round_to_binary.h): round_to_binary(y, 24, -126, 127) is round_to_f32
+// computed another way (the tests compare them).
+using ropecheck::round_to_binary;
 
 }  // namespace ropecheck::accuracy

@@ -33,4 +33,9 @@ ScopedPrecision::~ScopedPrecision() {
   Interval::default_precision(saved_mpfi_digits_);
 }
 
+std::mutex& default_precision_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 }  // namespace ropecheck

@@ -7,6 +7,8 @@
 // Every certificate states the bits it really ran with (effective_precision_bits), never the request.
 #pragma once
 
+#include <mutex>
+
 namespace ropecheck {
 
 inline constexpr unsigned kDefaultPrecisionBits = 256;
@@ -35,5 +37,9 @@ class ScopedPrecision {
   unsigned saved_mpfi_digits_;
   unsigned bits_;
 };
+
+// The lock for a ScopedPrecision on a thread that may run beside others doing the same (the
+// kernel's plans and slow path under a threaded caller): hold it for the ScopedPrecision's life.
+std::mutex& default_precision_mutex();
 
 }  // namespace ropecheck

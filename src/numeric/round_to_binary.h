@@ -1,0 +1,23 @@
+// File: round_to_binary.h
+// Rounding an MPFR number into a small binary floating-point format (binary32, bfloat16), to
+// nearest with ties to even, subnormals rounded (never flushed), overflow to infinity. The one
+// routine behind the kernel's correctly rounded slow path (kernel/exact_rotation.h) and the
+// accuracy harness's MPFR reference (accuracy/rope_reference.h); tests compare it with
+// mpfr_get_flt and with MPFR's own emin/emax/subnormalize emulation.
+#pragma once
+
+#include <mpfr.h>
+
+namespace ropecheck {
+
+// Returns: y rounded to nearest-even in a binary format with `precision` significand bits, normal
+// numbers from 2^emin_normal, subnormal quantum 2^(emin_normal - precision + 1), largest finite
+// value (2 - 2^(1-precision)) 2^emax (beyond: infinity), as a double (exact for precision <= 53
+// and a format inside double's range). NaN gives a quiet NaN; zeros and infinities keep their sign.
+double round_to_binary(mpfr_srcptr y, int precision, int emin_normal, int emax);
+
+// The two formats the kernel writes.
+inline double round_to_binary32(mpfr_srcptr y) { return round_to_binary(y, 24, -126, 127); }
+inline double round_to_bfloat16(mpfr_srcptr y) { return round_to_binary(y, 8, -126, 127); }
+
+}  // namespace ropecheck

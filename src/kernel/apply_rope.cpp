@@ -66,15 +66,17 @@ void validate(int dim, std::int64_t positions, const TensorView<const E>& in, co
 detail::RowShape make_shape(const RopePlan& plan, std::vector<std::uint8_t>& element_rotates) {
   detail::RowShape shape;
   shape.dim = plan.dim();
+  shape.offset = plan.rotary_offset();
   shape.block = plan.block_pairs();
+  shape.err_scale = plan.attention_factor() * 0x1p-49;  // ops.h: K = RN(a) 2^-49, exact
   shape.layout = plan.layout();
   shape.pair_identity = plan.identity_flags();
   shape.any_identity = plan.any_identity();
   element_rotates.assign(static_cast<size_t>(2 * shape.block + 64), 0);
   for (int k = 0; k < shape.block; ++k) {
     if (plan.identity(k)) continue;
-    element_rotates[static_cast<size_t>(plan.first_element(k))] = 1;
-    element_rotates[static_cast<size_t>(plan.second_element(k))] = 1;
+    element_rotates[static_cast<size_t>(plan.first_element(k) - shape.offset)] = 1;
+    element_rotates[static_cast<size_t>(plan.second_element(k) - shape.offset)] = 1;
   }
   shape.element_rotates = element_rotates.data();
   return shape;
@@ -104,8 +106,10 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
     if (!buffers.back()) throw std::bad_alloc();
   }
 
+  std::vector<std::int64_t> taken(static_cast<size_t>(n), 0), unresolved(static_cast<size_t>(n), 0);
   auto work = [&](std::int64_t t0, std::int64_t t1, std::int64_t worker) {
     detail::MxcsrGuard guard;
+    detail::SlowPath slow{&plan.exact(), 0, &taken[static_cast<size_t>(worker)], &unresolved[static_cast<size_t>(worker)]};
     double* buffer = buffers[static_cast<size_t>(worker)].get();
     double* c = buffer;
     double* s = c + width;
@@ -118,17 +122,28 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
         st = table->sin_row(t);
       } else {
         ops.sincos_row(g, width, positions[t], c, s);
+        detail::scale_row(plan.attention_factor(), width, c, s);
       }
+      slow.position = table != nullptr ? table->position(t) : positions[t];
       const E* x = in.data + t * in.token_stride;
       E* y = out.data + t * out.token_stride;
       if constexpr (std::is_same_v<E, float>)
-        ops.rotate_f32(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, stream, scratch);
+        ops.rotate_f32(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, stream, scratch, slow);
       else
-        ops.rotate_bf16(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, stream, scratch);
+        ops.rotate_bf16(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, stream, scratch, slow);
     }
     if (stream) _mm_sfence();  // non-temporal stores are weakly ordered: publish before join
   };
   cpu::split_tokens(tokens, n, work);
+  if (options.stats != nullptr) {
+    std::int64_t rotating = 0;
+    for (int k = 0; k < width; ++k) rotating += plan.identity(k) ? 0 : 2;
+    options.stats->outputs += tokens * in.heads * rotating;
+    for (std::int64_t i = 0; i < n; ++i) {
+      options.stats->slow += taken[static_cast<size_t>(i)];
+      options.stats->unresolved += unresolved[static_cast<size_t>(i)];
+    }
+  }
 }
 
 

@@ -52,9 +52,19 @@ TensorView<T> dense_view(T* data, std::int64_t tokens, std::int64_t heads, int d
   return TensorView<T>{data, tokens, heads, heads * dim, dim};
 }
 
+// What a call did, added to by apply_rope when KernelOptions::stats is set (the same counts for
+// every path and thread count: the rounding test is the same arithmetic everywhere).
+struct KernelStats {
+  std::int64_t outputs = 0;     // rotary components written (identity pairs, pass-through excluded)
+  std::int64_t slow = 0;        // components the rounding test sent to the accurate path
+  std::int64_t unresolved = 0;  // of those, components the accurate path could not decide at its
+                                // cap (exact_rotation.h; rounded from 2048-bit values, never seen)
+};
+
 struct KernelOptions {
   cpu::Path path = cpu::default_path();
   int threads = 1;  // >= 1; splits tokens, results bit-identical to one thread
+  KernelStats* stats = nullptr;  // optional: counts added to (not reset)
 };
 
 // Rotates `in` into `out` at `positions` (one int64 per token). Throws InputError when the views

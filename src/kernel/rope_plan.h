@@ -1,34 +1,48 @@
 // File: rope_plan.h
-// What the kernel needs from a spectrum, computed once: for every pair, its exact frequency as a
-// 128-bit fixed-point number of turns per token, and which array elements form the pair.
+// What the kernel needs from a layer's RoPE, computed once: for every pair, its exact frequency as
+// a fixed-point number of turns per token, which array elements form the pair, the attention
+// factor, and the accurate path's data (exact_rotation.h).
 //
-// Layouts (which elements of a head vector x[0..d) form pair k):
-//   interleaved  (x[2k], x[2k+1])           RoFormer, GPT-J, Meta's reference, llama.cpp NORM.
-//   half         (x[k], x[k + R])           GPT-NeoX, Hugging Face rotate_half, the paper's
-//                                           apply_p_rope; R = d/2 for rope/nope/p-rope/reversed.
-// The rotating block is the first 2R elements, R = the number of pairs the variant rotates as a
-// block: d/2 for every variant except `partial F`, whose block is the first 2m channels (GPT-NeoX
-// rotary_pct / rotary_dim: m = floor(F*d/2) pairs, half layout pairs (k, k + m)); elements
-// [2R, d) pass through unchanged. Inside the block, a pair whose frequency is 0 (nope, the removed
-// pairs of p-rope and reversed) is an identity: its two elements are copied bit for bit, never
-// multiplied by cos 0 = 1 (which would turn -0 into +0 or inf into NaN).
+// Geometry. A head vector x[0..head_dim) holds the rotary part x[o .. o + 2R) (o = rotary_offset,
+// R = block pairs) and pass-through channels everywhere else, copied bit for bit. Inside the
+// rotary part, block pair k is (layout, spectrum/layout.h):
+//   interleaved  (x[o + 2k], x[o + 2k + 1])     RoFormer, GPT-J, Meta's reference, llama.cpp NORM,
+//                                               GLM (interleaved pairs in the first half).
+//   half         (x[o + k], x[o + k + R])       GPT-NeoX, Hugging Face rotate_half, DeepSeek's MLA
+//                                               rope part (o = qk_nope_head_dim).
+// From a model's layer type (spectrum/model.h): head_dim, rotary_offset, rotary_dims = 2R, its
+// layout and its spectrum (over the rotary part). From a bare spectrum: head_dim = its dim, o = 0,
+// R = d/2, except `partial F`, whose block is the first 2m channels (GPT-NeoX rotary_pct:
+// m = floor(F*d/2) pairs). A block pair of frequency 0 (nope, the removed pairs of p-rope and
+// reversed) with attention factor 1 is an identity: copied bit for bit, never multiplied by
+// cos 0 = 1 (which would turn inf into NaN via inf * 0).
+//
+// Attention factor a (spectrum/attention_factor.h; yarn and longrope): every rotary output is
+// a (x_a cos - x_b sin), a (x_a sin + x_b cos), zero-frequency pairs included (they are scaled by
+// a, as transformers' cos and sin are); pass-through channels are not scaled. The kernel's table
+// holds RN(RN(a) cos~), RN(RN(a) sin~) (sincos_table.h).
 //
 // Turns: pair k rotates by the angle p * g_k at integer position p. The plan stores
 // G_k = round(2^128 * g_k / (2 pi)) (g_k / 2pi < 1/(2pi), so G_k < 2^126), computed from the exact
 // real g_k (theta^(-e/D) with scaling, spectrum/frequencies.h) in MPFR at 320 bits, so
 // |G_k / 2^128 - g_k / (2 pi)| <= 2^-129 (1 + 2^-180). This is the "exact range reduction" of the
 // kernel: frac(p * g_k / 2pi) is then p * G_k mod 2^128 computed in integer arithmetic, with an
-// error of at most |p| * 2^-129 turns (2^-89 turns for |p| < 2^40, 2^-66 for any int64).
+// error of at most |p| * 2^-129 turns (2^-89 turns for |p| < 2^40, 2^-66 for any int64). The
+// accurate path's turns have 256 bits (exact_rotation.h).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "spectrum/layout.h"
+#include "spectrum/model.h"
 #include "spectrum/spectrum.h"
 
 namespace ropecheck::kernel {
+
+class ExactRotation;  // exact_rotation.h
 
 // The pair layouts (spectrum/layout.h), under the kernel's names too.
 using ropecheck::Layout;
@@ -37,40 +51,59 @@ using ropecheck::parse_layout;
 
 class RopePlan {
  public:
+  // A bare spectrum over the whole head (head_dim = spectrum.dim(), offset 0).
   // Throws InputError if the spectrum's dim exceeds 65536 (the kernel's row buffers are sized by it).
   RopePlan(const Spectrum& spectrum, Layout layout);
+  // A rotary part of rotary.dim() channels at channel rotary_offset of a head_dim-wide head.
+  // Throws InputError("head_dim", ...) when head_dim is outside [2, 65536] or odd,
+  // InputError("rotary_offset", ...) when the rotary part does not fit inside the head, and
+  // InputError("attention factor", ...) when the factor is not finite and positive.
+  RopePlan(const Spectrum& rotary, Layout layout, int head_dim, int rotary_offset);
+  // A model's layer type (its geometry, layout and spectrum). Throws InputError("layer_type", ...)
+  // for a layer type without RoPE.
+  explicit RopePlan(const LayerType& layer);
 
   const Spectrum& spectrum() const { return spectrum_; }
   Layout layout() const { return layout_; }
-  int dim() const { return spectrum_.dim(); }
-  // R: the pairs of the rotating block (elements [0, 2R)); elements [2R, dim) pass through.
+  int dim() const { return head_dim_; }                  // head_dim: the width of a head vector
+  int rotary_offset() const { return offset_; }
+  // R: the pairs of the rotating block (elements [o, o + 2R)); every other element passes through.
   int block_pairs() const { return block_pairs_; }
   // Returns: the element indices (a, b) of block pair k in a head vector, 0 <= k < block_pairs().
-  int first_element(int k) const { return layout_ == Layout::interleaved ? 2 * k : k; }
-  int second_element(int k) const { return layout_ == Layout::interleaved ? 2 * k + 1 : k + block_pairs_; }
-  // Returns: true when block pair k has frequency 0 and is copied, not rotated.
+  int first_element(int k) const { return offset_ + (layout_ == Layout::interleaved ? 2 * k : k); }
+  int second_element(int k) const { return offset_ + (layout_ == Layout::interleaved ? 2 * k + 1 : k + block_pairs_); }
+  // Returns: true when block pair k is copied, not rotated (frequency 0 and attention factor 1).
   bool identity(int k) const { return identity_[static_cast<size_t>(k)] != 0; }
   bool any_identity() const { return any_identity_; }
   bool all_identity() const { return all_identity_; }
   // The spectrum pair (its index in Spectrum / frequencies()) that block pair k carries.
   int spectrum_pair(int k) const { return k; }
+  // The attention factor rounded to double (exactly 1 for a rotation).
+  double attention_factor() const { return factor_; }
 
   // G_k as 32-bit limbs, least significant first: G_k = sum_i limb(i)[k] * 2^(32 i). Each limb is
   // stored in a 64-bit lane (the layout the SIMD multipliers VPMULUDQ read).
   const std::uint64_t* limb(int i) const { return limbs_[static_cast<size_t>(i)].data(); }
   const std::uint8_t* identity_flags() const { return identity_.data(); }
+  // The accurate path (exact_rotation.h), shared by copies of the plan.
+  const ExactRotation& exact() const { return *exact_; }
 
-  // Returns: e.g. "rope, d=128, theta=10000, scaling none; layout half (block 64 pairs)".
+  // Returns: e.g. "rope, d=128, theta=10000, scaling none; layout half (block 64 pairs)", with the
+  // geometry ("; rotary 64 of 192 at channel 128") when the rotary part is not the whole head.
   std::string describe() const;
 
  private:
   Spectrum spectrum_;
   Layout layout_;
+  int head_dim_;
+  int offset_;
   int block_pairs_;
+  double factor_ = 1;
   std::vector<std::uint64_t> limbs_[4];
   std::vector<std::uint8_t> identity_;
   bool any_identity_ = false;
   bool all_identity_ = false;
+  std::shared_ptr<const ExactRotation> exact_;
 };
 
 }  // namespace ropecheck::kernel

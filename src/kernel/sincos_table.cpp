@@ -21,6 +21,7 @@ void sincos_row(const RopePlan& plan, std::int64_t p, double* c, double* s, cpu:
   cpu::require_available(path, "kernel path");
   detail::MxcsrGuard guard;
   detail::ops_for(path).sincos_row(limbs_of(plan), plan.block_pairs(), p, c, s);
+  detail::scale_row(plan.attention_factor(), plan.block_pairs(), c, s);
 }
 
 SinCosTable::SinCosTable(const RopePlan& plan, std::span<const std::int64_t> positions, cpu::Path path, int threads)
@@ -34,9 +35,12 @@ SinCosTable::SinCosTable(const RopePlan& plan, std::span<const std::int64_t> pos
   const detail::TurnLimbs g = limbs_of(plan);
   auto work = [&](std::int64_t t0, std::int64_t t1, std::int64_t) {
     detail::MxcsrGuard guard;
-    for (std::int64_t t = t0; t < t1; ++t)
-      ops.sincos_row(g, plan.block_pairs(), positions_[static_cast<size_t>(t)], cos_.data() + t * static_cast<std::int64_t>(width),
-                     sin_.data() + t * static_cast<std::int64_t>(width));
+    for (std::int64_t t = t0; t < t1; ++t) {
+      double* c = cos_.data() + t * static_cast<std::int64_t>(width);
+      double* s = sin_.data() + t * static_cast<std::int64_t>(width);
+      ops.sincos_row(g, plan.block_pairs(), positions_[static_cast<size_t>(t)], c, s);
+      detail::scale_row(plan.attention_factor(), plan.block_pairs(), c, s);
+    }
   };
   const std::int64_t n = std::min<std::int64_t>(threads, std::max<std::int64_t>(tokens_, 1));
   cpu::split_tokens(tokens_, n, work);
@@ -47,6 +51,7 @@ SinCosPairs::SinCosPairs(const RopePlan& plan, std::span<const int> pairs, cpu::
   for (int k : pairs_)
     if (k < 0 || k >= plan.block_pairs())
       throw InputError("pairs", "block-pair indices in [0, " + std::to_string(plan.block_pairs()) + ") of " + plan.describe(), std::to_string(k));
+  factor_ = plan.attention_factor();
   for (int i = 0; i < 4; ++i) {
     limbs_[i].reserve(pairs_.size());
     for (int k : pairs_) limbs_[i].push_back(plan.limb(i)[k]);
@@ -58,6 +63,7 @@ void SinCosPairs::at(std::int64_t p, double* c, double* s) const {
   detail::MxcsrGuard guard;
   const detail::TurnLimbs g{{limbs_[0].data(), limbs_[1].data(), limbs_[2].data(), limbs_[3].data()}};
   detail::ops_for(path_).sincos_row(g, static_cast<int>(pairs_.size()), p, c, s);
+  detail::scale_row(factor_, static_cast<int>(pairs_.size()), c, s);
 }
 
 }  // namespace ropecheck::kernel

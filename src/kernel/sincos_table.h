@@ -3,10 +3,12 @@
 // shared by every head (and by every tensor a caller applies at the same positions); SinCosPairs
 // evaluates chosen pairs at one position with the same bits.
 //
-// Contract: for every int64 position p and pair k,
-//     |cos_row(t)[k] - cos(p g_k)| <= 2^-50   and   |sin_row(t)[k] - sin(p g_k)| <= 2^-50,
-// where g_k is the exact real frequency. Identity pairs hold cos = 1, sin = 0 (never used: the
-// kernel copies them). Every path computes bit-identical tables.
+// Contract: for every int64 position p and pair k, the unscaled values cos~, sin~ satisfy
+//     |cos~ - cos(p g_k)| <= 2^-50   and   |sin~ - sin(p g_k)| <= 2^-50,
+// where g_k is the exact real frequency; the rows hold RN(a_d cos~), RN(a_d sin~) with a_d the
+// plan's attention factor rounded to double (the plain values when a_d = 1; ops.h bounds the
+// scaled error). Identity pairs hold cos = 1, sin = 0 (never used: the kernel copies them). Every
+// path computes bit-identical tables.
 //
 // Error budget (the proof of the 2^-50; tests/kernel/sincos_table_test.cpp measures each term):
 //  1. Turns. T = floor(|p| G_k / 2^64) mod 2^64 is exact integer arithmetic (32-bit limbs, seven
@@ -87,6 +89,7 @@ class SinCosPairs {
  private:
   std::vector<int> pairs_;
   std::vector<std::uint64_t> limbs_[4];
+  double factor_ = 1;
   cpu::Path path_;
 };
 

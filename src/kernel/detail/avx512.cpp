@@ -90,11 +90,6 @@ inline __m512 canonical16(__m512 y) {
   return _mm512_mask_mov_ps(y, nan, _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000)));
 }
 
-inline __m256 canonical8(__m256 y) {
-  const __mmask8 nan = _mm256_cmp_ps_mask(y, y, _CMP_UNORD_Q);
-  return _mm256_mask_mov_ps(y, nan, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)));
-}
-
 // f32 -> bf16, round to nearest even, NaN -> 0x7FC0 (bf16.h), 16 lanes. The native instruction
 // (kNative) treats subnormal inputs as zero; lanes with a subnormal (or NaN) f32 value take the
 // integer rounding, which is exact for them as for all others.
@@ -123,27 +118,113 @@ inline void store16(float* p, __m512 v, bool stream) {
   if (stream) _mm512_stream_ps(p, v);
   else _mm512_storeu_ps(p, v);
 }
-inline void store8(float* p, __m256 v, bool stream) {
-  if (stream) _mm256_stream_ps(p, v);
-  else _mm256_storeu_ps(p, v);
-}
-inline void store16h(std::uint16_t* p, __m256i v, bool stream) {
+inline void store16(std::uint16_t* p, __m256i v, bool stream) {
   if (stream) _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v);
   else _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
 }
+inline void store16(float* p, __m512 v, __mmask16 m) { _mm512_mask_storeu_ps(p, m, v); }
+inline void store16(std::uint16_t* p, __m256i v, __mmask16 m) { _mm256_mask_storeu_epi16(p, m, v); }
 
-template <typename E>
-void copy_passthrough(const RowShape& shape, const E* in, E* out) {
-  if (in != out && shape.dim > 2 * shape.block)
-    __builtin_memmove(out + 2 * shape.block, in + 2 * shape.block, sizeof(E) * static_cast<size_t>(shape.dim - 2 * shape.block));
+// 16 elements in as floats (exact for both formats), the raw element bits kept for identity lanes.
+struct In16 {
+  __m512 f;
+  __m256i raw;  // bf16: the input bits
+};
+inline In16 load16(const float* p, __mmask16 m, bool full) {
+  In16 v;
+  v.f = full ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p);
+  return v;
+}
+inline In16 load16(const std::uint16_t* p, __mmask16 m, bool full) {
+  In16 v;
+  v.raw = full ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)) : _mm256_maskz_loadu_epi16(m, p);
+  v.f = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(v.raw), 16));
+  return v;
 }
 
-// Interleaved f32: 16 floats (8 pairs) per step, as two vectors of 4 pairs in binary64 with
-// per-lane tables C = (c0, c0, c1, c1, ...), S = (-s0, s0, -s1, s1, ...): the pair swap times S
-// is (-(x_b s), x_a s) exactly, so y = fma(x, C, swap(x) S) is scalar's formula lane by lane.
-template <bool kIdentity>
-void rotate_f32_interleaved(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs,
-                            float* out, std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch) {
+// scalar.cpp's finish() and formulas with builtins, for the lanes the accurate path takes.
+inline double widen(float v) { return v; }
+inline double widen(std::uint16_t b) { return __builtin_bit_cast(float, static_cast<std::uint32_t>(b) << 16); }
+inline float slow_path(const SlowPath& sp, int k, float xa, float xb, bool b, float fast) { return slow_f32(sp, k, xa, xb, b, fast); }
+inline std::uint16_t slow_path(const SlowPath& sp, int k, std::uint16_t xa, std::uint16_t xb, bool b, std::uint16_t fast) {
+  return slow_bf16(sp, k, xa, xb, b, fast);
+}
+
+// The fast path's 16 outputs from two halves of 8 doubles, with ops.h's rounding test.
+template <typename E, bool kNative>
+struct Out16 {
+  __m512 f;       // f32 outputs (canonical NaN)
+  __m256i b;      // bf16 outputs
+  __mmask16 pass; // lanes whose rounding test passed
+};
+template <typename E, bool kNative>
+inline Out16<E, kNative> round16(__m512d y0, __m512d y1, __m512d e0, __m512d e1) {
+  auto narrow = [](__m512d a, __m512d b) { return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(a)), _mm512_cvtpd_ps(b), 1); };
+  const __m512 y = narrow(y0, y1);
+  const __m512 lo = narrow(_mm512_sub_pd(y0, e0), _mm512_sub_pd(y1, e1));
+  const __m512 hi = narrow(_mm512_add_pd(y0, e0), _mm512_add_pd(y1, e1));
+  const __m512d inf = _mm512_set1_pd(__builtin_huge_val());
+  const __mmask16 finite = static_cast<__mmask16>(_mm512_cmp_pd_mask(e0, inf, _CMP_LT_OQ) |
+                                                  (static_cast<unsigned>(_mm512_cmp_pd_mask(e1, inf, _CMP_LT_OQ)) << 8));
+  Out16<E, kNative> r;
+  if constexpr (std::is_same_v<E, float>) {
+    r.f = canonical16(y);
+    r.pass = finite & _mm512_cmpeq_epi32_mask(_mm512_castps_si512(lo), _mm512_castps_si512(hi));
+  } else {
+    r.b = to_bf16<kNative>(y);
+    const __m512i mask16 = _mm512_set1_epi32(0xFFFF), mid = _mm512_set1_epi32(0x8000);
+    const __mmask16 lmid = _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(lo), mask16), mid);
+    const __mmask16 hmid = _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(hi), mask16), mid);
+    const __mmask16 same = _mm256_cmpeq_epi16_mask(to_bf16<false>(lo), to_bf16<false>(hi));
+    r.pass = finite & same & static_cast<__mmask16>(~(lmid | hmid));
+  }
+  return r;
+}
+
+// Replaces the lanes in `fail` by the accurate path's values; lane j is described by pair_of.
+template <typename E, bool kNative, typename PairOf>
+inline void fix16(Out16<E, kNative>& r, unsigned fail, const E* x, const SlowPath& sp, PairOf pair_of) {
+  alignas(64) float f[16];
+  alignas(64) std::uint16_t b[16];
+  if constexpr (std::is_same_v<E, float>) _mm512_store_ps(f, r.f);
+  else _mm256_store_si256(reinterpret_cast<__m256i*>(b), r.b);
+  for (int j = 0; j < 16; ++j) {
+    if (!((fail >> j) & 1u)) continue;
+    int k, ia, ib;
+    bool second;
+    pair_of(j, k, ia, ib, second);
+    if constexpr (std::is_same_v<E, float>) f[j] = slow_path(sp, k, x[ia], x[ib], second, f[j]);
+    else b[j] = slow_path(sp, k, x[ia], x[ib], second, b[j]);
+  }
+  if constexpr (std::is_same_v<E, float>) r.f = _mm512_load_ps(f);
+  else r.b = _mm256_load_si256(reinterpret_cast<const __m256i*>(b));
+}
+
+// The 16 outputs to store: identity lanes (rot clear) keep the input's bits.
+template <typename E, bool kNative, bool kIdentity>
+inline void put16(E* p, const Out16<E, kNative>& r, const In16& in, __mmask16 rot, __mmask16 m, bool full, bool stream) {
+  if constexpr (std::is_same_v<E, float>) {
+    const __m512 v = kIdentity ? _mm512_mask_blend_ps(rot, in.f, r.f) : r.f;
+    if (full) store16(p, v, stream);
+    else store16(p, v, m);
+  } else {
+    const __m256i v = kIdentity ? _mm256_mask_blend_epi16(rot, in.raw, r.b) : r.b;
+    if (full) store16(p, v, stream);
+    else store16(p, v, m);
+  }
+}
+
+inline __m512d abs8(__m512d v) { return _mm512_abs_pd(v); }
+inline __mmask16 rotates16(const std::uint8_t* flags) {
+  return _mm_cmpneq_epi8_mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(flags)), _mm_setzero_si128());
+}
+
+// Interleaved: 16 elements (8 pairs) per step, as two vectors of 4 pairs in binary64 with per-lane
+// tables C = (c0, c0, c1, c1, ...), S = (-s0, s0, -s1, s1, ...): the pair swap times S is
+// (-(x_b s), x_a s) exactly, so y = fma(x, C, swap(x) S) is scalar's formula lane by lane.
+template <typename E, bool kNative, bool kIdentity>
+void rotate_interleaved(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
+                        std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch, const SlowPath& sp) {
   const int n = 2 * sh.block;
   double* cd = scratch;                       // 64-byte aligned (ops.h)
   double* sd = scratch + (n + 15) / 8 * 8;    // 64-byte aligned too: aligned loads in the hot loop
@@ -153,189 +234,118 @@ void rotate_f32_interleaved(const RowShape& sh, const double* c, const double* s
     sd[2 * k] = -s[k];
     sd[2 * k + 1] = s[k];
   }
+  const __m512d k_err = _mm512_set1_pd(sh.err_scale);
   const bool aligned_rows = (n % 16) == 0;
   for (std::int64_t h = 0; h < heads; ++h) {
-    const float* x = in + h * in_hs;
-    float* y = out + h * out_hs;
-    const bool st = stream && aligned_rows && (reinterpret_cast<std::uintptr_t>(y) % 64) == 0;
-    // Whole vectors without masks (the hot loop), then at most one masked tail.
+    const E* x = in + h * in_hs + sh.offset;
+    E* y = out + h * out_hs + sh.offset;
+    const bool st = stream && aligned_rows && (reinterpret_cast<std::uintptr_t>(y) % (16 * sizeof(E))) == 0;
     auto step = [&](int i, auto full, __mmask16 m) {
       constexpr bool kFull = decltype(full)::value;
       const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
-      const __m512 xf = kFull ? _mm512_loadu_ps(x + i) : _mm512_maskz_loadu_ps(m, x + i);
-      const __m512d xl = _mm512_cvtps_pd(_mm512_castps512_ps256(xf));
-      const __m512d xh = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xf, 1));
+      const In16 xin = load16(x + i, m, kFull);
+      const __m512d xl = _mm512_cvtps_pd(_mm512_castps512_ps256(xin.f));
+      const __m512d xh = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xin.f, 1));
+      const __m512d xls = _mm512_permute_pd(xl, 0x55), xhs = _mm512_permute_pd(xh, 0x55);
       const __m512d cl = kFull ? _mm512_load_pd(cd + i) : _mm512_maskz_loadu_pd(ml, cd + i);
       const __m512d sl = kFull ? _mm512_load_pd(sd + i) : _mm512_maskz_loadu_pd(ml, sd + i);
       const __m512d ch = kFull ? _mm512_load_pd(cd + i + 8) : _mm512_maskz_loadu_pd(mh, cd + i + 8);
       const __m512d sh8 = kFull ? _mm512_load_pd(sd + i + 8) : _mm512_maskz_loadu_pd(mh, sd + i + 8);
-      const __m512d yl = _mm512_fmadd_pd(xl, cl, _mm512_mul_pd(_mm512_permute_pd(xl, 0x55), sl));
-      const __m512d yh = _mm512_fmadd_pd(xh, ch, _mm512_mul_pd(_mm512_permute_pd(xh, 0x55), sh8));
-      __m512 yf = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(yl)), _mm512_cvtpd_ps(yh), 1);
-      yf = canonical16(yf);
-      if constexpr (kIdentity) {
-        const __mmask16 rot = _mm_cmpneq_epi8_mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sh.element_rotates + i)), _mm_setzero_si128());
-        yf = _mm512_mask_blend_ps(rot, xf, yf);
-      }
-      if constexpr (kFull) store16(y + i, yf, st);
-      else _mm512_mask_storeu_ps(y + i, m, yf);
+      const __m512d yl = _mm512_fmadd_pd(xl, cl, _mm512_mul_pd(xls, sl));
+      const __m512d yh = _mm512_fmadd_pd(xh, ch, _mm512_mul_pd(xhs, sh8));
+      const __m512d el = _mm512_mul_pd(k_err, _mm512_add_pd(abs8(xl), abs8(xls)));
+      const __m512d eh = _mm512_mul_pd(k_err, _mm512_add_pd(abs8(xh), abs8(xhs)));
+      Out16<E, kNative> o = round16<E, kNative>(yl, yh, el, eh);
+      const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + i) : __mmask16(0xFFFF);
+      const unsigned fail = static_cast<unsigned>(~o.pass & rot & m) & 0xFFFFu;
+      if (__builtin_expect(fail != 0, 0))
+        fix16(o, fail, x, sp, [&](int j, int& k, int& ia, int& ib, bool& second) {
+          k = (i + j) / 2;
+          ia = 2 * k;
+          ib = 2 * k + 1;
+          second = ((i + j) & 1) != 0;
+        });
+      put16<E, kNative, kIdentity>(y + i, o, xin, rot, m, kFull, st);
     };
     int i = 0;
     for (; i + 16 <= n; i += 16) step(i, std::true_type{}, __mmask16(0xFFFF));
     if (i < n) step(i, std::false_type{}, tail16(n - i));
-    copy_passthrough(sh, x, y);
+    copy_passthrough(sh, in + h * in_hs, out + h * out_hs);
   }
 }
 
-// Half f32: 8 pairs per step, (x[k..k+8), x[R+k..R+k+8)) in binary64.
-template <bool kIdentity>
-void rotate_f32_half(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs,
-                     float* out, std::int64_t out_hs, std::int64_t heads, bool stream, double*) {
+// Half: 16 pairs per step, (x[k..k+16), x[R+k..R+k+16)) in binary64.
+template <typename E, bool kNative, bool kIdentity>
+void rotate_half(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
+                 std::int64_t out_hs, std::int64_t heads, bool stream, double*, const SlowPath& sp) {
   const int r = sh.block;
-  const bool aligned_rows = (r % 8) == 0;
-  for (std::int64_t h = 0; h < heads; ++h) {
-    const float* x = in + h * in_hs;
-    float* y = out + h * out_hs;
-    const bool st = stream && aligned_rows && (reinterpret_cast<std::uintptr_t>(y) % 32) == 0;
-    auto step = [&](int k, auto full, __mmask8 m) {
-      constexpr bool kFull = decltype(full)::value;
-      const __m256 xaf = kFull ? _mm256_loadu_ps(x + k) : _mm256_maskz_loadu_ps(m, x + k);
-      const __m256 xbf = kFull ? _mm256_loadu_ps(x + r + k) : _mm256_maskz_loadu_ps(m, x + r + k);
-      const __m512d xa = _mm512_cvtps_pd(xaf), xb = _mm512_cvtps_pd(xbf);
-      const __m512d cv = kFull ? _mm512_loadu_pd(c + k) : _mm512_maskz_loadu_pd(m, c + k);
-      const __m512d sv = kFull ? _mm512_loadu_pd(s + k) : _mm512_maskz_loadu_pd(m, s + k);
-      __m256 ya = canonical8(_mm512_cvtpd_ps(_mm512_fmsub_pd(xa, cv, _mm512_mul_pd(xb, sv))));
-      __m256 yb = canonical8(_mm512_cvtpd_ps(_mm512_fmadd_pd(xb, cv, _mm512_mul_pd(xa, sv))));
-      if constexpr (kIdentity) {
-        const __mmask8 rot = _mm_cmpneq_epi8_mask(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sh.element_rotates + k)), _mm_setzero_si128());
-        ya = _mm256_mask_blend_ps(rot, xaf, ya);
-        yb = _mm256_mask_blend_ps(rot, xbf, yb);
-      }
-      if constexpr (kFull) {
-        store8(y + k, ya, st);
-        store8(y + r + k, yb, st);
-      } else {
-        _mm256_mask_storeu_ps(y + k, m, ya);
-        _mm256_mask_storeu_ps(y + r + k, m, yb);
-      }
-    };
-    int k = 0;
-    for (; k + 8 <= r; k += 8) step(k, std::true_type{}, __mmask8(0xFF));
-    if (k < r) step(k, std::false_type{}, static_cast<__mmask8>((1u << (r - k)) - 1));
-    copy_passthrough(sh, x, y);
-  }
-}
-
-void rotate_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs, float* out,
-                std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch) {
-  if (sh.layout == Layout::interleaved) {
-    if (sh.any_identity) rotate_f32_interleaved<true>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch);
-    else rotate_f32_interleaved<false>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch);
-  } else {
-    if (sh.any_identity) rotate_f32_half<true>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch);
-    else rotate_f32_half<false>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch);
-  }
-}
-
-inline __m512 widen_bf16(__m256i b) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(b), 16)); }
-
-// Interleaved bf16: 16 elements (8 pairs) per step in binary32 with float tables C, S as above.
-template <bool kNative, bool kIdentity>
-void rotate_bf16_interleaved(const RowShape& sh, const double* c, const double* s, const std::uint16_t* in,
-                             std::int64_t in_hs, std::uint16_t* out, std::int64_t out_hs, std::int64_t heads,
-                             bool stream, double* scratch) {
-  const int n = 2 * sh.block;
-  float* cf = reinterpret_cast<float*>(scratch);
-  float* sf = cf + n + 16;
-  for (int k = 0; k < sh.block; ++k) {
-    const float cv = static_cast<float>(c[k]), sv = static_cast<float>(s[k]);
-    cf[2 * k] = cv;
-    cf[2 * k + 1] = cv;
-    sf[2 * k] = -sv;
-    sf[2 * k + 1] = sv;
-  }
-  const bool aligned_rows = (n % 16) == 0;
-  for (std::int64_t h = 0; h < heads; ++h) {
-    const std::uint16_t* x = in + h * in_hs;
-    std::uint16_t* y = out + h * out_hs;
-    const bool st = stream && aligned_rows && (reinterpret_cast<std::uintptr_t>(y) % 32) == 0;
-    auto step = [&](int i, auto full, __mmask16 m) {
-      constexpr bool kFull = decltype(full)::value;
-      const __m256i xb = kFull ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)) : _mm256_maskz_loadu_epi16(m, x + i);
-      const __m512 xf = widen_bf16(xb);
-      const __m512 cv = kFull ? _mm512_loadu_ps(cf + i) : _mm512_maskz_loadu_ps(m, cf + i);
-      const __m512 sv = kFull ? _mm512_loadu_ps(sf + i) : _mm512_maskz_loadu_ps(m, sf + i);
-      const __m512 yf = _mm512_fmadd_ps(xf, cv, _mm512_mul_ps(_mm512_permute_ps(xf, 0xB1), sv));
-      __m256i yb = to_bf16<kNative>(yf);
-      if constexpr (kIdentity) {
-        const __mmask16 rot = _mm_cmpneq_epi8_mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sh.element_rotates + i)), _mm_setzero_si128());
-        yb = _mm256_mask_blend_epi16(rot, xb, yb);
-      }
-      if constexpr (kFull) store16h(y + i, yb, st);
-      else _mm256_mask_storeu_epi16(y + i, m, yb);
-    };
-    int i = 0;
-    for (; i + 16 <= n; i += 16) step(i, std::true_type{}, __mmask16(0xFFFF));
-    if (i < n) step(i, std::false_type{}, tail16(n - i));
-    copy_passthrough(sh, x, y);
-  }
-}
-
-// Half bf16: 16 pairs per step in binary32.
-template <bool kNative, bool kIdentity>
-void rotate_bf16_half(const RowShape& sh, const double* c, const double* s, const std::uint16_t* in, std::int64_t in_hs,
-                      std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch) {
-  const int r = sh.block;
-  float* cf = reinterpret_cast<float*>(scratch);
-  float* sf = cf + r + 16;
-  for (int k = 0; k < r; ++k) {
-    cf[k] = static_cast<float>(c[k]);
-    sf[k] = static_cast<float>(s[k]);
-  }
+  const __m512d k_err = _mm512_set1_pd(sh.err_scale);
   const bool aligned_rows = (r % 16) == 0;
   for (std::int64_t h = 0; h < heads; ++h) {
-    const std::uint16_t* x = in + h * in_hs;
-    std::uint16_t* y = out + h * out_hs;
-    const bool st = stream && aligned_rows && (reinterpret_cast<std::uintptr_t>(y) % 32) == 0;
+    const E* x = in + h * in_hs + sh.offset;
+    E* y = out + h * out_hs + sh.offset;
+    const bool st = stream && aligned_rows && (reinterpret_cast<std::uintptr_t>(y) % (16 * sizeof(E))) == 0;
     auto step = [&](int k, auto full, __mmask16 m) {
       constexpr bool kFull = decltype(full)::value;
-      const __m256i xab = kFull ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + k)) : _mm256_maskz_loadu_epi16(m, x + k);
-      const __m256i xbb = kFull ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + r + k)) : _mm256_maskz_loadu_epi16(m, x + r + k);
-      const __m512 xa = widen_bf16(xab), xb = widen_bf16(xbb);
-      const __m512 cv = kFull ? _mm512_loadu_ps(cf + k) : _mm512_maskz_loadu_ps(m, cf + k);
-      const __m512 sv = kFull ? _mm512_loadu_ps(sf + k) : _mm512_maskz_loadu_ps(m, sf + k);
-      __m256i ya = to_bf16<kNative>(_mm512_fmsub_ps(xa, cv, _mm512_mul_ps(xb, sv)));
-      __m256i yb = to_bf16<kNative>(_mm512_fmadd_ps(xb, cv, _mm512_mul_ps(xa, sv)));
-      if constexpr (kIdentity) {
-        const __mmask16 rot = _mm_cmpneq_epi8_mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sh.element_rotates + k)), _mm_setzero_si128());
-        ya = _mm256_mask_blend_epi16(rot, xab, ya);
-        yb = _mm256_mask_blend_epi16(rot, xbb, yb);
+      const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
+      const In16 xa = load16(x + k, m, kFull), xb = load16(x + r + k, m, kFull);
+      const __m512d xa0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xa.f)), xa1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xa.f, 1));
+      const __m512d xb0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xb.f)), xb1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xb.f, 1));
+      const __m512d c0 = kFull ? _mm512_loadu_pd(c + k) : _mm512_maskz_loadu_pd(ml, c + k);
+      const __m512d c1 = kFull ? _mm512_loadu_pd(c + k + 8) : _mm512_maskz_loadu_pd(mh, c + k + 8);
+      const __m512d s0 = kFull ? _mm512_loadu_pd(s + k) : _mm512_maskz_loadu_pd(ml, s + k);
+      const __m512d s1 = kFull ? _mm512_loadu_pd(s + k + 8) : _mm512_maskz_loadu_pd(mh, s + k + 8);
+      const __m512d e0 = _mm512_mul_pd(k_err, _mm512_add_pd(abs8(xa0), abs8(xb0)));
+      const __m512d e1 = _mm512_mul_pd(k_err, _mm512_add_pd(abs8(xa1), abs8(xb1)));
+      Out16<E, kNative> ya = round16<E, kNative>(_mm512_fmsub_pd(xa0, c0, _mm512_mul_pd(xb0, s0)),
+                                                 _mm512_fmsub_pd(xa1, c1, _mm512_mul_pd(xb1, s1)), e0, e1);
+      Out16<E, kNative> yb = round16<E, kNative>(_mm512_fmadd_pd(xb0, c0, _mm512_mul_pd(xa0, s0)),
+                                                 _mm512_fmadd_pd(xb1, c1, _mm512_mul_pd(xa1, s1)), e0, e1);
+      const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + k) : __mmask16(0xFFFF);
+      const unsigned fa = static_cast<unsigned>(~ya.pass & rot & m) & 0xFFFFu, fb = static_cast<unsigned>(~yb.pass & rot & m) & 0xFFFFu;
+      if (__builtin_expect((fa | fb) != 0, 0)) {
+        auto pair_of = [&](bool second_half) {
+          return [&, second_half](int j, int& kk, int& ia, int& ib, bool& second) {
+            kk = k + j;
+            ia = kk;
+            ib = kk + r;
+            second = second_half;
+          };
+        };
+        if (fa) fix16(ya, fa, x, sp, pair_of(false));
+        if (fb) fix16(yb, fb, x, sp, pair_of(true));
       }
-      if constexpr (kFull) {
-        store16h(y + k, ya, st);
-        store16h(y + r + k, yb, st);
-      } else {
-        _mm256_mask_storeu_epi16(y + k, m, ya);
-        _mm256_mask_storeu_epi16(y + r + k, m, yb);
-      }
+      put16<E, kNative, kIdentity>(y + k, ya, xa, rot, m, kFull, st);
+      put16<E, kNative, kIdentity>(y + r + k, yb, xb, rot, m, kFull, st);
     };
     int k = 0;
     for (; k + 16 <= r; k += 16) step(k, std::true_type{}, __mmask16(0xFFFF));
     if (k < r) step(k, std::false_type{}, tail16(r - k));
-    copy_passthrough(sh, x, y);
+    copy_passthrough(sh, in + h * in_hs, out + h * out_hs);
   }
 }
 
+template <typename E, bool kNative>
+void rotate(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
+            std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch, const SlowPath& sp) {
+  if (sh.layout == Layout::interleaved) {
+    if (sh.any_identity) rotate_interleaved<E, kNative, true>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
+    else rotate_interleaved<E, kNative, false>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
+  } else {
+    if (sh.any_identity) rotate_half<E, kNative, true>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
+    else rotate_half<E, kNative, false>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
+  }
+}
+
+void rotate_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs, float* out,
+                std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch, const SlowPath& sp) {
+  rotate<float, false>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
+}
 template <bool kNative>
 void rotate_bf16(const RowShape& sh, const double* c, const double* s, const std::uint16_t* in, std::int64_t in_hs,
-                 std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch) {
-  if (sh.layout == Layout::interleaved) {
-    if (sh.any_identity) rotate_bf16_interleaved<kNative, true>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch);
-    else rotate_bf16_interleaved<kNative, false>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch);
-  } else {
-    if (sh.any_identity) rotate_bf16_half<kNative, true>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch);
-    else rotate_bf16_half<kNative, false>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch);
-  }
+                 std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch,
+                 const SlowPath& sp) {
+  rotate<std::uint16_t, kNative>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
 }
 
 }  // namespace

@@ -4,25 +4,32 @@
 // twins), so that results agree bit for bit:
 //
 //  sincos_row   the reduction and polynomials of sincos_table.h, for n pairs at position p.
-//  rotate_f32   per pair (a, b) of the block, in binary64 from the float inputs:
-//                   y_a = fma(x_a, c, -(x_b * s)),   y_b = fma(x_b, c, x_a * s),
-//               each rounded once to float32; NaN -> 0x7FC00000; identity pairs and elements
-//               [2R, dim) copied bit for bit.
-//               Error (with sincos_table.h's |c - cos|, |s - sin| <= 2^-50): the product x_b s
-//               adds 2^-53 |x_b s|, the fma 2^-53 |y_a|, the table |x_a| 2^-50 + |x_b| 2^-50, so
-//               |y_a(double) - y_a| <= ||x|| (2^-49.5 + 2^-52 + 2^-52.9) < 2^-49.2 ||x||; rounding
-//               to float32 adds at most half an ulp, and 2^-49.2 ||x|| = 2^-25.2 (2^-24 ||x||), so
-//               the output is within 0.5 + 2^-25 ulp (ulp floored at 2^-24 ||x||). No underflow or
-//               overflow can occur in binary64 for float32 inputs (|y| <= sqrt(2) FLT_MAX).
-//  rotate_bf16  per pair, in binary32 from the bf16 inputs, with the table rounded to float32
-//               (cf = RN32(c), sf = RN32(s)):  y_a = fmaf(x_a, cf, -(x_b * sf)),
-//               y_b = fmaf(x_b, cf, x_a * sf), each rounded once to bf16 (bf16.h).
-//               Error: |cf - cos| <= 2^-25 + 2^-50 (float32 ulp of values in [0.5, 1] is 2^-24),
-//               the product 2^-24 |x_b sf|, the fma 2^-24 |y_a|, and for subnormal intermediate
-//               values an absolute 2^-150 per rounding: |y_a(float) - y_a| <= ||x|| (sqrt(2) 2^-25
-//               + 2^-23 (1 + 2^-24) + 2^-49) + 2^-149 < 2^-22.3 ||x|| + 2^-149. Against the bf16 ulp
-//               floored at 2^-8 ||x|| (and never below 2^-133, the bf16 subnormal spacing) that is
-//               < 2^-14.3 + 2^-16 < 2^-14 ulp: within 0.5 + 2^-14 bf16-ulp.
+//  rotate_f32   per pair (a, b) of the block, in binary64 from the float inputs, with the table's
+//  rotate_bf16  c~ = RN(RN(a) cos~), s~ = RN(RN(a) sin~) (a the attention factor, sincos_table.h):
+//                   y_a = fma(x_a, c~, -(x_b * s~)),   y_b = fma(x_b, c~, x_a * s~),
+//               then the rounding test below; identity pairs and pass-through elements copied bit
+//               for bit. float32 outputs are RN32(y); bfloat16 outputs RN_bf16(RN32(y)).
+//
+// Fast-path error (the proof behind every "correctly rounded" figure). With |cos~ - cos| <=
+// 2^-50 (sincos_table.h) and a_d = RN(a): |c~ - a cos| <= a_d 2^-50 + |a_d - a| + 2^-53 a_d <=
+// a (2^-50 + 2^-52 + 2^-100), the same for s~. With S = |x_a| + |x_b| (exact inputs, binary32 or
+// bfloat16 widened): the product x_b s~ adds 2^-53 |x_b| |s~|, the fma 2^-53 (|x_a| |c~| + |x_b s~|),
+// the table S a (2^-50 + 2^-52), so |y - y_exact| <= a S (2^-50 + 2^-52 + 2^-52 + 2^-90) <
+// a S 2^-49.41, where y_exact = a (x_a cos - x_b sin). No underflow or overflow: binary64 has
+// ~900 binades of room around binary32 values times a < 2^64.
+// Rounding test. e = RN(K RN(S)) with K = a_d 2^-49 (exact scaling) is >= a S 2^-49 (1 - 2^-51),
+// so e exceeds the error above by >= 0.24 a S 2^-49; lo = RN(y - e) and hi = RN(y + e) move by at
+// most 2^-53 (|y| + e) < 0.07 a S 2^-49 each, so lo <= y_exact <= hi. Rounding is monotone:
+//   float32: RN32(lo) == RN32(hi) (bit patterns) proves RN32(y) = RN32(y_exact).
+//   bfloat16: let f = RN_bf16 o RN32 (monotone). If f(lo) == f(hi) and neither RN32(lo) nor
+//     RN32(hi) is a bf16 midpoint (low 16 bits 0x8000), no midpoint lies in [lo, hi] (a midpoint
+//     m inside would give RN32(lo) <= m <= RN32(hi), equal to neither, so f(lo) < f(hi)), hence
+//     RN_bf16 is constant on [lo, hi] and equals f there: f(y) = RN_bf16(y_exact).
+// A component that fails (or whose e is not finite: an inf or NaN input) goes to slow_f32 /
+// slow_bf16 below, which keep the fast result for non-finite or all-zero inputs (IEEE arithmetic
+// of the formula, NaN canonical) and otherwise take ExactRotation's correctly rounded value. For
+// a heuristically random output the test fails with probability ~2^-24 (e / ulp); near-cancellation
+// outputs (|y| << S) fail far more often and pay the exact path.
 #pragma once
 
 #include <cstdint>
@@ -35,13 +42,38 @@ namespace ropecheck::kernel::detail {
 
 struct RowShape {
   int dim = 0;                 // head_dim
-  int block = 0;               // R: block pairs; elements [0, 2R) rotate, [2R, dim) pass through
+  int offset = 0;              // o: the rotary part is [o, o + 2R); every other element passes through
+  int block = 0;               // R: block pairs
   Layout layout = Layout::half;
   const std::uint8_t* pair_identity = nullptr;     // [R]: 1 = identity pair
   const std::uint8_t* element_rotates = nullptr;   // [2R + 64]: 1 = element of a rotating pair
-                                                   // (padded with zeros for vector loads)
+                                                   // (relative to o; padded with zeros for vector loads)
   bool any_identity = false;
+  double err_scale = 0x1p-49;  // K = RN(a) 2^-49, the rounding test's scale (above)
 };
+
+// The accurate path of one token: its position, the plan's exact rotation, and the caller's counts
+// (components that took it; components it could not decide, see exact_rotation.h).
+struct SlowPath {
+  const ExactRotation* exact = nullptr;
+  std::int64_t position = 0;
+  std::int64_t* taken = nullptr;
+  std::int64_t* unresolved = nullptr;
+};
+
+// The correctly rounded component for a lane whose rounding test failed (block pair k, inputs as
+// stored, `fast` the fast path's output): `fast` itself for non-finite or all-zero inputs, else
+// ExactRotation's value. Defined once (slow_path.cpp, no -m flags) for every path.
+float slow_f32(const SlowPath& slow, int k, float x_a, float x_b, bool second, float fast);
+std::uint16_t slow_bf16(const SlowPath& slow, int k, std::uint16_t x_a, std::uint16_t x_b, bool second, std::uint16_t fast);
+
+// Copies the pass-through elements [0, o) and [o + 2R, dim) of one head vector (nothing in place).
+void copy_passthrough(const RowShape& shape, const float* in, float* out);
+void copy_passthrough(const RowShape& shape, const std::uint16_t* in, std::uint16_t* out);
+
+// Multiplies a table row by the attention factor (c[k] = RN(a c[k]), the same for s); nothing when
+// a == 1. One plain multiply per entry, the same on every path (called outside the path files).
+void scale_row(double a, int n, double* c, double* s);
 
 // The limbs of RopePlan::limb(0..3).
 struct TurnLimbs {
@@ -52,13 +84,13 @@ struct PathOps {
   void (*sincos_row)(const TurnLimbs& g, int n, std::int64_t p, double* c, double* s);
   // Rotates `heads` head vectors of one token; head h starts at in + h * in_head_stride.
   // `stream` allows non-temporal stores where the output is suitably aligned (out of place only).
-  // scratch: 64-byte aligned, room for 4 * dim doubles.
+  // scratch: 64-byte aligned, room for 4 * dim doubles. `slow`: the token's accurate path.
   void (*rotate_f32)(const RowShape& shape, const double* c, const double* s, const float* in,
                      std::int64_t in_head_stride, float* out, std::int64_t out_head_stride, std::int64_t heads,
-                     bool stream, double* scratch);
+                     bool stream, double* scratch, const SlowPath& slow);
   void (*rotate_bf16)(const RowShape& shape, const double* c, const double* s, const std::uint16_t* in,
                       std::int64_t in_head_stride, std::uint16_t* out, std::int64_t out_head_stride,
-                      std::int64_t heads, bool stream, double* scratch);
+                      std::int64_t heads, bool stream, double* scratch, const SlowPath& slow);
 };
 
 const PathOps& scalar_ops();

@@ -54,58 +54,66 @@ void sincos_row(const TurnLimbs& g, int n, std::int64_t p, double* c, double* s)
 
 inline float canonical(float y) { return std::isnan(y) ? std::bit_cast<float>(kCanonicalNaNF32) : y; }
 
-template <typename E>
-void copy_passthrough(const RowShape& shape, const E* in, E* out) {
-  if (in != out && shape.dim > 2 * shape.block)
-    std::memmove(out + 2 * shape.block, in + 2 * shape.block, sizeof(E) * static_cast<size_t>(shape.dim - 2 * shape.block));
-}
-
 inline int first(const RowShape& sh, int k) { return sh.layout == Layout::interleaved ? 2 * k : k; }
 inline int second(const RowShape& sh, int k) { return sh.layout == Layout::interleaved ? 2 * k + 1 : k + sh.block; }
 
-void rotate_f32(const RowShape& shape, const double* c, const double* s, const float* in, std::int64_t in_hs,
-                float* out, std::int64_t out_hs, std::int64_t heads, bool, double*) {
+inline double widen(float v) { return v; }
+inline double widen(std::uint16_t v) { return bf16_to_f32(v); }
+
+// ops.h's output and rounding test for one component y with error scale e (fast path).
+inline bool finish(double y, double e, float* out) {
+  const float lo = static_cast<float>(y - e), hi = static_cast<float>(y + e);
+  *out = canonical(static_cast<float>(y));
+  return std::bit_cast<std::uint32_t>(lo) == std::bit_cast<std::uint32_t>(hi) && e < HUGE_VAL;
+}
+inline bool finish(double y, double e, std::uint16_t* out) {
+  const float lo = static_cast<float>(y - e), hi = static_cast<float>(y + e);
+  *out = f32_to_bf16_rne(static_cast<float>(y));
+  const std::uint32_t ul = std::bit_cast<std::uint32_t>(lo), uh = std::bit_cast<std::uint32_t>(hi);
+  return f32_to_bf16_rne(lo) == f32_to_bf16_rne(hi) && (ul & 0xFFFFu) != 0x8000u && (uh & 0xFFFFu) != 0x8000u && e < HUGE_VAL;
+}
+inline float slow_path(const SlowPath& sp, int k, float xa, float xb, bool b, float fast) { return slow_f32(sp, k, xa, xb, b, fast); }
+inline std::uint16_t slow_path(const SlowPath& sp, int k, std::uint16_t xa, std::uint16_t xb, bool b, std::uint16_t fast) {
+  return slow_bf16(sp, k, xa, xb, b, fast);
+}
+
+template <typename E>
+void rotate(const RowShape& shape, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
+            std::int64_t out_hs, std::int64_t heads, const SlowPath& sp) {
   for (std::int64_t h = 0; h < heads; ++h) {
-    const float* x = in + h * in_hs;
-    float* y = out + h * out_hs;
+    const E* x = in + h * in_hs + shape.offset;
+    E* y = out + h * out_hs + shape.offset;
     for (int k = 0; k < shape.block; ++k) {
       const int a = first(shape, k), b = second(shape, k);
       if (shape.pair_identity[k]) {
-        std::memmove(y + a, x + a, sizeof(float));
-        std::memmove(y + b, x + b, sizeof(float));
+        std::memmove(y + a, x + a, sizeof(E));
+        std::memmove(y + b, x + b, sizeof(E));
         continue;
       }
-      const double xa = x[a], xb = x[b];
+      const E ea = x[a], eb = x[b];
+      const double xa = widen(ea), xb = widen(eb);
       const double ya = std::fma(xa, c[k], -(xb * s[k]));
       const double yb = std::fma(xb, c[k], xa * s[k]);
-      y[a] = canonical(static_cast<float>(ya));
-      y[b] = canonical(static_cast<float>(yb));
+      const double e = shape.err_scale * (std::fabs(xa) + std::fabs(xb));
+      E oa, ob;
+      if (!finish(ya, e, &oa)) oa = slow_path(sp, k, ea, eb, false, oa);
+      if (!finish(yb, e, &ob)) ob = slow_path(sp, k, ea, eb, true, ob);
+      y[a] = oa;
+      y[b] = ob;
     }
-    copy_passthrough(shape, x, y);
+    copy_passthrough(shape, in + h * in_hs, out + h * out_hs);
   }
 }
 
+void rotate_f32(const RowShape& shape, const double* c, const double* s, const float* in, std::int64_t in_hs,
+                float* out, std::int64_t out_hs, std::int64_t heads, bool, double*, const SlowPath& sp) {
+  rotate(shape, c, s, in, in_hs, out, out_hs, heads, sp);
+}
+
 void rotate_bf16(const RowShape& shape, const double* c, const double* s, const std::uint16_t* in,
-                 std::int64_t in_hs, std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, bool, double*) {
-  for (std::int64_t h = 0; h < heads; ++h) {
-    const std::uint16_t* x = in + h * in_hs;
-    std::uint16_t* y = out + h * out_hs;
-    for (int k = 0; k < shape.block; ++k) {
-      const int a = first(shape, k), b = second(shape, k);
-      if (shape.pair_identity[k]) {
-        y[a] = x[a];
-        y[b] = x[b];
-        continue;
-      }
-      const float cf = static_cast<float>(c[k]), sf = static_cast<float>(s[k]);
-      const float xa = bf16_to_f32(x[a]), xb = bf16_to_f32(x[b]);
-      const float ya = std::fma(xa, cf, -(xb * sf));
-      const float yb = std::fma(xb, cf, xa * sf);
-      y[a] = f32_to_bf16_rne(ya);
-      y[b] = f32_to_bf16_rne(yb);
-    }
-    copy_passthrough(shape, x, y);
-  }
+                 std::int64_t in_hs, std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, bool, double*,
+                 const SlowPath& sp) {
+  rotate(shape, c, s, in, in_hs, out, out_hs, heads, sp);
 }
 
 }  // namespace

@@ -1,0 +1,157 @@
+#include "kernel/exact_rotation.h"
+
+#include <gmp.h>
+#include <mpfr.h>
+
+#include <cmath>
+
+#include "numeric/mp_handles.h"
+#include "numeric/precision.h"
+#include "numeric/round_to_binary.h"
+#include "numeric/scalar.h"
+#include "spectrum/attention_factor.h"
+#include "spectrum/frequencies.h"
+
+namespace ropecheck::kernel {
+
+struct ExactRotation::Factor {
+  Mpfr value{320};  // the factor computed at >= 320 bits, rounded to 320
+};
+
+namespace {
+
+// The factor computed at b bits by attention_factor<Real> (a few correctly rounded MPFR operations
+// on exact decimal inputs) has a relative error below 2^-(b - 10).
+constexpr int kFactorLostBits = 10;
+
+// Sets g (precision b + 64) to the frequencies' turns G_k = round(2^b g_k / 2pi) of `rotary` at b
+// + 64 bits, and a (precision b + 64) to the attention factor. Holds the precision lock (Boost's
+// process-wide default).
+void recompute(const Spectrum& rotary, unsigned b, std::vector<Mpz>& turns, mpfr_ptr a) {
+  std::lock_guard<std::mutex> lock(default_precision_mutex());
+  ScopedPrecision precision(b + 64);
+  const std::vector<Real> g = frequencies<Real>(rotary);
+  const Real turn = Real(2 * pi_value<Real>());
+  turns = std::vector<Mpz>(g.size());
+  for (size_t k = 0; k < g.size(); ++k) {
+    Real scaled = Real(g[k] / turn);
+    mpfr_mul_2ui(scaled.backend().data(), scaled.backend().data(), b, MPFR_RNDN);  // exact
+    mpfr_get_z(turns[k].v, scaled.backend().data(), MPFR_RNDN);
+  }
+  const Real factor = attention_factor<Real>(rotary.scaling());
+  mpfr_set(a, factor.backend().data(), MPFR_RNDN);
+}
+
+double round_to(OutputFormat f, mpfr_srcptr y) { return f == OutputFormat::f32 ? round_to_binary32(y) : round_to_bfloat16(y); }
+
+// One level: returns true and sets `out` when y - E and y + E round alike; otherwise sets `out` to
+// the rounding of y~ (the caller's value if every level fails).
+bool attempt(OutputFormat format, mpz_srcptr g, unsigned b, bool zero_angle, std::int64_t p, mpfr_srcptr a,
+             int a_lost_bits, unsigned w, double xa, double xb, bool second, double& out) {
+  const mpfr_prec_t wide = static_cast<mpfr_prec_t>(w) + 40;
+  Mpfr c(w), s(w), y(wide), t(wide), e(64), lo(wide), hi(wide);
+  Mpfr delta(64);  // bound on |c - cos|, |s - sin|
+  if (zero_angle) {
+    mpfr_set_ui(c.v, 1, MPFR_RNDN);
+    mpfr_set_ui(s.v, 0, MPFR_RNDN);
+    mpfr_set_ui(delta.v, 0, MPFR_RNDN);
+  } else {
+    // T = |p| G mod 2^b, negated mod 2^b for p < 0: exact.
+    const std::uint64_t mag = p < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(p) : static_cast<std::uint64_t>(p);
+    Mpz turn;
+    mpz_mul_ui(turn.v, g, static_cast<unsigned long>(mag));
+    mpz_fdiv_r_2exp(turn.v, turn.v, b);
+    if (p < 0 && mpz_sgn(turn.v) != 0) {
+      Mpz m;
+      mpz_setbit(m.v, b);
+      mpz_sub(turn.v, m.v, turn.v);
+    }
+    Mpfr tau(b), theta(w), two_pi(w + 8);
+    mpfr_set_z_2exp(tau.v, turn.v, -static_cast<mpfr_exp_t>(b), MPFR_RNDN);  // exact: b bits
+    mpfr_const_pi(two_pi.v, MPFR_RNDN);
+    mpfr_mul_2ui(two_pi.v, two_pi.v, 1, MPFR_RNDN);
+    mpfr_mul(theta.v, tau.v, two_pi.v, MPFR_RNDN);
+    mpfr_sin_cos(s.v, c.v, theta.v, MPFR_RNDN);
+    // |theta - 2pi frac(p g / 2pi)| <= 2pi ((|p| + 1) 2^-b + 2^-(w+8) + 2^-w) (the turn, 2pi's
+    // rounding, the product's rounding with theta < 2pi); sin and cos add 2^-(w+1) and are
+    // 1-Lipschitz: delta <= 8 ((|p| + 1) 2^-b + 2^-w).
+    mpfr_set_ui(delta.v, static_cast<unsigned long>(mag), MPFR_RNDU);
+    mpfr_add_ui(delta.v, delta.v, 1, MPFR_RNDU);
+    mpfr_mul_2si(delta.v, delta.v, -static_cast<long>(b), MPFR_RNDU);
+    Mpfr q(64);
+    mpfr_set_ui_2exp(q.v, 1, -static_cast<mpfr_exp_t>(w), MPFR_RNDU);
+    mpfr_add(delta.v, delta.v, q.v, MPFR_RNDU);
+    mpfr_mul_2ui(delta.v, delta.v, 3, MPFR_RNDU);
+  }
+  // u = x_a c - x_b s (or x_a s + x_b c): both products exact (24 + w bits <= wide), one rounding.
+  Mpfr pa(w + 24), pb(w + 24);
+  mpfr_mul_d(pa.v, second ? s.v : c.v, xa, MPFR_RNDN);
+  mpfr_mul_d(pb.v, second ? c.v : s.v, xb, MPFR_RNDN);
+  if (second) mpfr_add(t.v, pa.v, pb.v, MPFR_RNDN);
+  else mpfr_sub(t.v, pa.v, pb.v, MPFR_RNDN);
+  mpfr_mul(y.v, t.v, a, MPFR_RNDN);
+  // E = a S delta + |y| (2^-(w+38) + 2^-(prec(a) - a_lost_bits)), upward: the sum's and the
+  // product's roundings are 2^-(wide) relative each (<= 2^-(w+39) together, with |t| <= |y|/a).
+  Mpfr sum(64), term(64);
+  mpfr_set_d(sum.v, std::fabs(xa), MPFR_RNDU);
+  mpfr_add_d(sum.v, sum.v, std::fabs(xb), MPFR_RNDU);
+  mpfr_mul(e.v, sum.v, a, MPFR_RNDU);
+  mpfr_mul(e.v, e.v, delta.v, MPFR_RNDU);
+  mpfr_set_ui_2exp(term.v, 1, -static_cast<mpfr_exp_t>(w + 38), MPFR_RNDU);
+  Mpfr ra(64);
+  mpfr_set_ui_2exp(ra.v, 1, -static_cast<mpfr_exp_t>(mpfr_get_prec(a) - a_lost_bits), MPFR_RNDU);
+  mpfr_add(term.v, term.v, ra.v, MPFR_RNDU);
+  Mpfr ay(64);
+  mpfr_abs(ay.v, y.v, MPFR_RNDU);
+  mpfr_mul(term.v, term.v, ay.v, MPFR_RNDU);
+  mpfr_add(e.v, e.v, term.v, MPFR_RNDU);
+  out = round_to(format, y.v);
+  // E = 0: y~ is exact (angle 0, exact factor or y~ = 0): its rounding is the answer, and an exact
+  // zero keeps the sign IEEE arithmetic of the formula gives it (the products' and sum's signs).
+  if (mpfr_zero_p(e.v)) return true;
+  mpfr_sub(lo.v, y.v, e.v, MPFR_RNDD);
+  mpfr_add(hi.v, y.v, e.v, MPFR_RNDU);
+  const double rlo = round_to(format, lo.v), rhi = round_to(format, hi.v);
+  return rlo == rhi && std::signbit(rlo) == std::signbit(rhi);
+}
+
+}  // namespace
+
+ExactRotation::ExactRotation(const Spectrum& rotary, std::vector<std::array<std::uint64_t, 4>> turns,
+                             std::vector<std::uint8_t> zero_frequency, mpfr_srcptr factor)
+    : rotary_(rotary), turns_(std::move(turns)), zero_frequency_(std::move(zero_frequency)), factor_(std::make_unique<Factor>()) {
+  mpfr_set(factor_->value.v, factor, MPFR_RNDN);
+}
+
+ExactRotation::~ExactRotation() = default;
+
+ExactRotation::Rounded ExactRotation::round(OutputFormat format, int k, std::int64_t p, double x_a, double x_b,
+                                            bool second) const {
+  const bool zero_angle = p == 0 || zero_frequency_[static_cast<size_t>(k)] != 0;
+  Rounded r;
+  Mpz g;
+  mpz_import(g.v, 4, -1, sizeof(std::uint64_t), 0, 0, turns_[static_cast<size_t>(k)].data());
+  int level = 0;
+  for (unsigned w : {128u, 256u}) {
+    ++level;
+    if (attempt(format, g.v, 256, zero_angle, p, factor_->value.v, kFactorLostBits, w, x_a, x_b, second, r.value)) {
+      r.level = level;
+      return r;
+    }
+  }
+  for (unsigned b : {512u, 1024u, 2048u}) {
+    ++level;
+    std::vector<Mpz> turns;
+    Mpfr a(b + 64);
+    recompute(rotary_, b, turns, a.v);
+    if (attempt(format, turns[static_cast<size_t>(k)].v, b, zero_angle, p, a.v, kFactorLostBits, b - 64, x_a, x_b, second, r.value)) {
+      r.level = level;
+      return r;
+    }
+  }
+  r.level = 0;
+  r.resolved = false;
+  return r;
+}
+
+}  // namespace ropecheck::kernel

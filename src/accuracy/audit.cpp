@@ -92,7 +92,10 @@ void measure_chunk(const kernel::RopePlan& plan, Dtype f, std::span<const std::i
       // Pass-through elements: the identity.
       rec.pair = -1;
       rec.component = 0;
-      for (int e = 2 * pairs; e < dim; ++e) {
+      const int rotary_begin = plan.rotary_offset(), rotary_end = plan.rotary_offset() + 2 * pairs;
+      for (int e = 0; e < dim; ++e) {
+        if (e == rotary_begin) e = rotary_end;  // the rotary part [o, o + 2R) is measured above
+        if (e >= dim) break;
         const T r = in[row + e];
         const float x = value_of(r);
         for (size_t o = 0; o < outs.size(); ++o) {

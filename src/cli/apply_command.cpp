@@ -49,7 +49,7 @@ void ApplyCommand::attach(CLI::App& app) {
   command = app.add_subcommand(
       "apply",
       "rotate a float32 or bfloat16 .npy tensor [..., tokens, heads, head_dim] or [tokens, head_dim] with the "
-      "production RoPE kernel (each output within 0.5 + 2^-25 ulp of the exact rotation, any int64 position)");
+      "production RoPE kernel (every output correctly rounded, any int64 position)");
   command->add_option("--dtype", dtype, "f32 (the input is '<f4') or bf16 (the input is '<u2': bfloat16 bit patterns)")->required();
   command->add_option("--layout", layout, "pairs (2i, 2i+1): interleaved; pairs (i, i + d/2): half")->required();
   add_spectrum_flags(command, flags);

@@ -97,7 +97,7 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
   // Row buffers per thread, allocated here so that a failed allocation is an exception of the
   // caller's thread, not a std::terminate inside a worker: the token's cos/sin (2R doubles) and
   // the path's expanded copies (4 dim doubles), 64-byte aligned for the vector loads.
-  const size_t doubles = static_cast<size_t>(2 * width + 4 * plan.dim() + 16);
+  const size_t doubles = static_cast<size_t>(2 * ((width + 7) / 8 * 8) + 4 * plan.dim() + 16);
   std::vector<std::unique_ptr<double, Aligned>> buffers;
   for (std::int64_t i = 0; i < n; ++i) {
     buffers.emplace_back(static_cast<double*>(std::aligned_alloc(64, ((doubles * 8 + 63) / 64) * 64)));
@@ -107,9 +107,12 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
   auto work = [&](std::int64_t t0, std::int64_t t1, std::int64_t worker) {
     detail::MxcsrGuard guard;
     double* buffer = buffers[static_cast<size_t>(worker)].get();
+    // cos, sin and the scratch each start on a cache line (the buffer is 64-byte aligned): the
+    // rotation's vector loads of c + k, s + k never straddle two lines.
+    const int padded = (width + 7) / 8 * 8;
     double* c = buffer;
-    double* s = c + width;
-    double* scratch = buffer + ((2 * width + 7) / 8) * 8;
+    double* s = c + padded;
+    double* scratch = s + padded;
     for (std::int64_t t = t0; t < t1; ++t) {
       const double* ct = c;
       const double* st = s;

@@ -230,7 +230,7 @@ struct SpeedRow {
 // Tokens so that the input tensor is `bytes` (~32 MiB: beyond this machine's L2, and the output
 // doubles it); the memcpy of the same bytes is the limit of an out-of-place pass.
 template <typename E>
-std::vector<SpeedRow> measure_speed(const kernel::RopePlan& plan, std::int64_t tokens, int repetitions) {
+std::vector<SpeedRow> measure_speed(const kernel::RopePlan& plan, std::int64_t tokens, int repetitions, std::uint64_t seed) {
   using namespace kernel;
   const auto bytes = static_cast<std::size_t>(tokens * kSpeedHeads * kSpeedDim) * sizeof(E);
   // 0x3C3C3C3C as f32 is 0.0115, as bf16 pairs 0.0114: ordinary values, like the benchmark's.
@@ -250,11 +250,14 @@ std::vector<SpeedRow> measure_speed(const kernel::RopePlan& plan, std::int64_t t
     runs.push_back([&, b] { accuracy::apply_rope_baseline(b, plan, positions, x, y); });
   }
   // Interleaved repetitions (every implementation once per repetition, each timed in a pair with
-  // memcpy of the same bytes, accuracy/memory_speed.h): a slow phase of the shared machine then
-  // hits every implementation and its baseline alike; medians over the repetitions.
+  // memcpy of the same bytes between the baseline's own buffers, in a seeded random order,
+  // accuracy/memory_speed.h): a slow phase of the shared machine then hits every implementation
+  // and its baseline alike; medians over the repetitions.
+  accuracy::MemcpyBaseline baseline(bytes);
+  accuracy::PairOrders orders(seed);
   std::vector<std::vector<accuracy::PairTiming>> pairs(runs.size());
   for (int rep = 0; rep < repetitions; ++rep)
-    for (std::size_t i = 0; i < runs.size(); ++i) pairs[i].push_back(accuracy::time_against_memcpy(out.data(), in.data(), bytes, runs[i]));
+    for (std::size_t i = 0; i < runs.size(); ++i) pairs[i].push_back(accuracy::time_against_memcpy(baseline, runs[i], orders.next()));
   const double moved = 2.0 * static_cast<double>(bytes);  // read + written
   auto row_of = [&](const std::string& name, double median_seconds, double median_memcpy_seconds, double ratio) {
     SpeedRow row;
@@ -315,8 +318,8 @@ SectionResult kernel_section(const Context& context) {
   const int repetitions = smoke ? 1 : context.mode == Mode::quick ? 3 : 5;
   const std::int64_t f32_tokens = smoke ? 64 : 2048, bf16_tokens = 2 * f32_tokens;
   log_line(context, "speed, median of " + std::to_string(repetitions) + ", 1 thread");
-  std::vector<SpeedRow> speed = measure_speed<float>(plan, f32_tokens, repetitions);
-  for (const SpeedRow& row : measure_speed<std::uint16_t>(plan, bf16_tokens, repetitions)) speed.push_back(row);
+  std::vector<SpeedRow> speed = measure_speed<float>(plan, f32_tokens, repetitions, context.seed);
+  for (const SpeedRow& row : measure_speed<std::uint16_t>(plan, bf16_tokens, repetitions, context.seed + 1)) speed.push_back(row);
 
   nlohmann::json speed_rows = nlohmann::json::array();
   std::string csv = "dtype,implementation,tokens,heads,dim,bytes_moved,repetitions,median_seconds,median_memcpy_seconds,gb_per_s,ratio_to_memcpy\n";
@@ -336,6 +339,7 @@ SectionResult kernel_section(const Context& context) {
                            printf_string("%.2f", row.ratio_to_memcpy)});
   }
   section.timings["speed"] = {{"heads", kSpeedHeads}, {"dim", kSpeedDim}, {"threads", 1}, {"repetitions", repetitions}, {"summary", "median"},
+                              {"pair_order_seed", context.seed},
                               {"layout", kernel::layout_name(plan.layout())}, {"rows", speed_rows}};
   section.artifacts.push_back({kSpeedCsv, csv, false});
 
@@ -356,8 +360,9 @@ SectionResult kernel_section(const Context& context) {
   md += "\nMax absolute error at unit pair norm per position decade, moderate inputs (sampled: lower bounds; the kernel column is its best "
         "path, every path being bit-identical):\n\n";
   md += decade_table(result) + "\n";
-  md += "Speed (timings, not results: this machine is shared): apply_rope on one thread against memcpy of the same bytes in the same "
-        "run (each repetition times memcpy, then the implementation), medians of " +
+  md += "Speed (timings, not results: this machine is shared): apply_rope on one thread against memcpy of the same number of bytes "
+        "between its own two buffers in the same run (each repetition times memcpy and the implementation back to back, in an order "
+        "drawn from SplitMix64 seeded with " + std::to_string(context.seed) + "), medians of " +
         std::to_string(repetitions) + " repetitions; GB/s counts bytes read + written; \"/ memcpy\" is the median of memcpy's time over the "
         "implementation's within a repetition (1 = memory speed; a busy phase slows both, so it can differ from the ratio of the "
         "medians). Raw numbers in `" + kSpeedCsv + "`.\n\n";

@@ -7,6 +7,7 @@
 
 #include "io/input_error.h"
 #include "cpu/path.h"
+#include "spectrum/model_zoo.h"
 
 namespace ropecheck::accuracy {
 namespace {
@@ -48,6 +49,32 @@ TEST(KernelCheck, KernelPassesBaselinesAreMeasuredThreadsDoNotMatter) {
   EXPECT_NE(text.find("ulp floored at 2^-24 x pair norm"), std::string::npos);
   EXPECT_NE(text.find("ulp floored at 2^-8 x pair norm"), std::string::npos);
   EXPECT_NE(text.find("agree bit for bit"), std::string::npos);
+}
+
+// Every zoo model and layer type with RoPE, as the kernel runs it (geometry, layout, attention
+// factor): every kernel path correctly rounded on every sampled output, paths bit-identical.
+// A small sample per layer type (the closing sweep of issue 17 runs `ropecheck kernel-check
+// --model M --layer-type T` with the default 4096 positions).
+TEST(KernelCheck, EveryZooModelAndLayerTypeIsCorrectlyRounded) {
+  KernelCheckOptions o;
+  o.samples = 12;
+  o.threads = 2;
+  int checked = 0;
+  for (const std::string& name : zoo_names()) {
+    const ModelDescription m = zoo_model(name);
+    for (const LayerType& l : m.layer_types) {
+      if (!l.spectrum) continue;
+      const KernelCheckResult r = run_kernel_check(kernel::RopePlan(l), o);
+      EXPECT_TRUE(r.passed) << name << "/" << l.name << "\n" << format_kernel_check(r);
+      for (const ImplementationCheck& row : r.rows)
+        if (row.kernel) {
+          EXPECT_EQ(row.stats.unresolved, 0) << name << "/" << l.name << " " << row.name;
+          EXPECT_GT(row.stats.outputs, 0) << name << "/" << l.name << " " << row.name;
+        }
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 21);
 }
 
 TEST(KernelCheck, EdgePositionsAndBadOptions) {

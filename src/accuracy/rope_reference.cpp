@@ -49,6 +49,21 @@ struct RopeReferenceFactor {
 
 namespace {
 
+// Sets mid to the midpoint of x (mid's precision: x's); returns an upward radius: |mid - v| <= r
+// for every v in x. |mid - v| <= (hi - lo) / 2 + |mid - (lo + hi)/2|, and the rounding of mid is
+// below one of its ulps, 2^(EXP(mid) - prec): bounded by the width plus two ulps.
+double midpoint_radius(const Interval& x, Mp& mid) {
+  const mpfr_prec_t prec = mpfi_get_prec(x.backend().data());
+  Mp lo(prec), hi(prec), width(64);
+  mpfi_get_left(lo.get(), x.backend().data());
+  mpfi_get_right(hi.get(), x.backend().data());
+  mpfr_add(mid.get(), lo.get(), hi.get(), MPFR_RNDN);
+  mpfr_div_2ui(mid.get(), mid.get(), 1, MPFR_RNDN);
+  mpfr_sub(width.get(), hi.get(), lo.get(), MPFR_RNDU);
+  const double ulp = mpfr_zero_p(mid.get()) ? 0.0 : std::ldexp(1.0, static_cast<int>(mpfr_get_exp(mid.get()) - prec + 1));
+  return (mpfr_get_d(width.get(), MPFR_RNDU) + ulp) * kUp;
+}
+
 // One precision level's working values: the angle, cos and sin, and the rotation's temporaries.
 struct Level {
   mpfr_prec_t p;
@@ -154,17 +169,10 @@ RopeReference::RopeReference(const kernel::RopePlan& plan, unsigned precision_bi
     sh->unit_factor = unit_attention_factor(plan.spectrum().scaling());
     if (!sh->unit_factor) {
       const Interval a = attention_factor<Interval>(plan.spectrum().scaling());
-      const mpfr_prec_t prec = mpfi_get_prec(a.backend().data());
-      Mp lo(prec), hi(prec), mid(prec), width(64);
-      mpfi_get_left(lo.get(), a.backend().data());
-      mpfi_get_right(hi.get(), a.backend().data());
-      mpfr_add(mid.get(), lo.get(), hi.get(), MPFR_RNDN);
-      mpfr_div_2ui(mid.get(), mid.get(), 1, MPFR_RNDN);
-      mpfr_sub(width.get(), hi.get(), lo.get(), MPFR_RNDU);
-      // As for g_k below: the width plus two ulps of the midpoint.
-      sh->a_rad = (mpfr_get_d(width.get(), MPFR_RNDU) + std::ldexp(1.0, static_cast<int>(mpfr_get_exp(mid.get()) - prec + 1))) * kUp;
-      sh->a_up = mpfr_get_d(hi.get(), MPFR_RNDU) * kUp;
-      mpfr_set_prec(sh->a_mid.get(), prec);
+      Mp mid(mpfi_get_prec(a.backend().data()));
+      sh->a_rad = midpoint_radius(a, mid);
+      sh->a_up = mpfr_get_d(&a.backend().data()->right, MPFR_RNDU) * kUp;
+      mpfr_set_prec(sh->a_mid.get(), mpfr_get_prec(mid.get()));
       mpfr_set(sh->a_mid.get(), mid.get(), MPFR_RNDN);  // exact: same precision
     }
   }
@@ -172,17 +180,8 @@ RopeReference::RopeReference(const kernel::RopePlan& plan, unsigned precision_bi
     const bool id = plan.identity(k);
     sh->identity.push_back(id ? 1 : 0);
     const Interval& gk = g[static_cast<size_t>(plan.spectrum_pair(k))];
-    const mpfr_prec_t prec = mpfi_get_prec(gk.backend().data());
-    Mp lo(prec), hi(prec), mid(prec), width(64);
-    mpfi_get_left(lo.get(), gk.backend().data());
-    mpfi_get_right(hi.get(), gk.backend().data());
-    mpfr_add(mid.get(), lo.get(), hi.get(), MPFR_RNDN);
-    mpfr_div_2ui(mid.get(), mid.get(), 1, MPFR_RNDN);
-    mpfr_sub(width.get(), hi.get(), lo.get(), MPFR_RNDU);
-    // |mid - g| <= (hi - lo) / 2 + |mid - (lo + hi)/2|, and the rounding of mid is below one of its
-    // ulps, 2^(EXP(mid) - prec): bounded by the width plus two ulps.
-    const double ulp = mpfr_zero_p(mid.get()) ? 0.0 : std::ldexp(1.0, static_cast<int>(mpfr_get_exp(mid.get()) - prec + 1));
-    sh->g_rad.push_back((mpfr_get_d(width.get(), MPFR_RNDU) + ulp) * kUp);
+    Mp mid(mpfi_get_prec(gk.backend().data()));
+    sh->g_rad.push_back(midpoint_radius(gk, mid));
     sh->g_mid.push_back(std::move(mid));
     if (id && !mpfr_zero_p(sh->g_mid.back().get()))
       throw std::logic_error("RopeReference: the plan's identity pair " + std::to_string(k) + " has a non-zero frequency");

@@ -1,16 +1,33 @@
-// The production RoPE kernel against memcpy of the same bytes, measured in the same benchmark and
-// interleaved iteration by iteration (the machine is shared and noisy: a ratio from one run is
-// meaningful, absolute GB/s less so). memcpy out-of-place moves the same bytes the kernel must
+// The production RoPE kernel against memcpy of the same number of bytes, measured in the same
+// benchmark and paired iteration by iteration (the machine is shared and noisy: a ratio from one
+// run is meaningful, absolute GB/s less so). memcpy out of place moves the bytes the kernel must
 // read and write, so it is the physical limit of an out-of-place pass. Each iteration is one timed
-// pair of accuracy/memory_speed.h (the routine the report's kernel section uses too); the
-// iteration time Google Benchmark reports is the kernel's alone (manual time).
-// Run:
-//   build/bench/ropecheck_kernel_bench --benchmark_out=kernel.json --benchmark_out_format=json
-// Counters, medians over the iterations (summarize_speed): GBps = (read + write bytes) / kernel
-// time; memcpy_GBps the same for memcpy; ratio_to_memcpy = memcpy time / kernel time within an
-// iteration (the goal: >= 0.8 on one thread for f32 and bf16 [4096, 32, 128]).
+// pair of accuracy/memory_speed.h (the routine the report's kernel section uses too): the kernel
+// on its own input and output buffers, and memcpy between the baseline's OWN two buffers (so the
+// baseline leaves none of the kernel's data in the cache), in an order drawn from SplitMix64 per
+// pair. The iteration time Google Benchmark reports is the kernel's alone (manual time).
+//
+// Rows, first the shapes (one thread, heads 32, head dim 128, positions 0..L-1, out of
+// place), for f32 and bf16 x interleaved and half x L = 4096 and 32768:
+//   rope/DTYPE/LAYOUT/inside/tokens:L       apply_rope(plan, positions, in, out): the sin/cos
+//                                           table built inside the call, as a caller uses it
+//   rope/DTYPE/LAYOUT/precomputed/tokens:L  apply_rope(table, in, out) with a SinCosTable built
+//                                           beforehand (outside the timing)
+// then two threads, the naive baselines (scalar, f32 and f64 angles), and the sin/cos rows alone.
+// Run (the numbers: medians of >= 5 repetitions):
+//   build/bench/ropecheck_kernel_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//       --benchmark_filter='^rope/' [--seed=N] --benchmark_out=kernel.json --benchmark_out_format=json
+// --seed=N (default 1, printed in the context as pair_order_seed) seeds the pair orders; benchmark
+// run i (in the order they run) uses SplitMix64(seed + i)'s first output as its PairOrders seed.
+// Counters, medians over the iterations of one run (summarize_speed): GBps = (read + written
+// bytes) / kernel time; memcpy_GBps the same for memcpy; ratio_to_memcpy = median over the pairs
+// of memcpy time / kernel time (the goals: >= 0.95 with the table inside the call, >= 1.0
+// precomputed). With --benchmark_repetitions the _median aggregate is the median of those.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <numeric>
@@ -33,10 +50,30 @@ using cpu::path_name;
 
 constexpr int kHeads = 32, kDim = 128;
 
+std::uint64_t g_seed = 1;  // --seed
+std::uint64_t g_runs = 0;  // benchmark runs so far: run i orders its pairs with seed + i
+
 const RopePlan& plan_for(Layout layout) {
   static const RopePlan interleaved(Spectrum(kDim, "10000"), Layout::interleaved);
   static const RopePlan half(Spectrum(kDim, "10000"), Layout::half);
   return layout == Layout::interleaved ? interleaved : half;
+}
+
+// The kernel's input and output and the baseline's two buffers, all touched; kept from one run to
+// the next while the size stays (rows of one size are registered together), so that a run does
+// not spend a second on page faults of up to 2 GiB.
+struct Buffers {
+  explicit Buffers(std::size_t bytes) : in(bytes, 0x3C), out(bytes, 0), baseline(bytes) {}
+  accuracy::TouchedBuffer in, out;
+  accuracy::MemcpyBaseline baseline;
+};
+Buffers& buffers_for(std::size_t bytes) {
+  static std::unique_ptr<Buffers> held;
+  if (!held || held->in.size() != bytes) {
+    held.reset();
+    held = std::make_unique<Buffers>(bytes);
+  }
+  return *held;
 }
 
 enum class Impl { kernel, kernel_table, f32_angle, f64_angle };
@@ -47,13 +84,13 @@ void BM_Rope(benchmark::State& state) {
   const std::int64_t tokens = state.range(0);
   const int threads = static_cast<int>(state.range(1));
   const size_t elements = static_cast<size_t>(tokens) * kHeads * kDim, bytes = elements * sizeof(E);
-  accuracy::TouchedBuffer in(bytes, 0x3C), out(bytes, 0);
   // Inputs: small, ordinary values (0x3C3C3C3C as f32 is 0.0115; as bf16 pairs 0.0114).
+  Buffers& b = buffers_for(bytes);
   std::vector<std::int64_t> positions(static_cast<size_t>(tokens));
   std::iota(positions.begin(), positions.end(), 0);
   const RopePlan& plan = plan_for(kLayout);
-  const TensorView<const E> x = dense_view<const E>(reinterpret_cast<const E*>(in.data()), tokens, kHeads, kDim);
-  const TensorView<E> y = dense_view<E>(reinterpret_cast<E*>(out.data()), tokens, kHeads, kDim);
+  const TensorView<const E> x = dense_view<const E>(reinterpret_cast<const E*>(b.in.data()), tokens, kHeads, kDim);
+  const TensorView<E> y = dense_view<E>(reinterpret_cast<E*>(b.out.data()), tokens, kHeads, kDim);
   const KernelOptions options{default_path(), threads};
   std::unique_ptr<SinCosTable> table;
   if constexpr (kImpl == Impl::kernel_table) table = std::make_unique<SinCosTable>(plan, positions, options.path, threads);
@@ -62,10 +99,12 @@ void BM_Rope(benchmark::State& state) {
     if constexpr (kImpl == Impl::kernel_table) apply_rope(*table, x, y, options);
     if constexpr (kImpl == Impl::f32_angle) apply_rope_baseline(Baseline::f32_angle, plan, positions, x, y);
     if constexpr (kImpl == Impl::f64_angle) apply_rope_baseline(Baseline::f64_angle, plan, positions, x, y);
+    accuracy::clobber_memory(y.data);
   };
+  accuracy::PairOrders orders(accuracy::SplitMix64(g_seed + g_runs++).next());
   std::vector<accuracy::PairTiming> pairs;
   for (auto _ : state) {
-    pairs.push_back(accuracy::time_against_memcpy(out.data(), in.data(), bytes, run));
+    pairs.push_back(accuracy::time_against_memcpy(b.baseline, run, orders.next()));
     state.SetIterationTime(pairs.back().seconds);
   }
   const accuracy::SpeedSummary summary = accuracy::summarize_speed(pairs);
@@ -76,32 +115,35 @@ void BM_Rope(benchmark::State& state) {
   state.SetLabel(path_name(options.path) + (kImpl == Impl::f32_angle || kImpl == Impl::f64_angle ? " (baseline, scalar)" : ""));
 }
 
-void Shapes(benchmark::internal::Benchmark* b) {
-  for (std::int64_t tokens : {4096, 32768})
-    for (std::int64_t threads : {1, 2}) b->Args({tokens, threads});
-  b->ArgNames({"tokens", "threads"})->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
-}
-void BaselineShapes(benchmark::internal::Benchmark* b) {
-  b->Args({4096, 1})->ArgNames({"tokens", "threads"})->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
+void reg(const char* name, void (*fn)(benchmark::State&), std::int64_t tokens, std::int64_t threads) {
+  benchmark::RegisterBenchmark(name, fn)->Args({tokens, threads})->ArgNames({"tokens", "threads"})->UseManualTime()
+      ->Unit(benchmark::kMillisecond)->MinTime(0.4);
 }
 
 using bf16 = std::uint16_t;
-BENCHMARK(BM_Rope<float, Layout::half, Impl::kernel>)->Name("rope/f32/half")->Apply(Shapes);
-BENCHMARK(BM_Rope<float, Layout::interleaved, Impl::kernel>)->Name("rope/f32/interleaved")->Apply(Shapes);
-BENCHMARK(BM_Rope<bf16, Layout::half, Impl::kernel>)->Name("rope/bf16/half")->Apply(Shapes);
-BENCHMARK(BM_Rope<bf16, Layout::interleaved, Impl::kernel>)->Name("rope/bf16/interleaved")->Apply(Shapes);
-BENCHMARK(BM_Rope<float, Layout::half, Impl::kernel_table>)->Name("rope_with_table/f32/half")->Apply(BaselineShapes);
-BENCHMARK(BM_Rope<float, Layout::half, Impl::f32_angle>)->Name("baseline_f32_angle/f32/half")->Apply(BaselineShapes);
-BENCHMARK(BM_Rope<float, Layout::half, Impl::f64_angle>)->Name("baseline_f64_angle/f32/half")->Apply(BaselineShapes);
-BENCHMARK(BM_Rope<bf16, Layout::half, Impl::f32_angle>)->Name("baseline_f32_angle/bf16/half")->Apply(BaselineShapes);
 
-}  // namespace
-}  // namespace ropecheck::kernel
+void register_all() {
+  // The shapes, grouped by tensor size (the buffers are kept while the size stays).
+  for (std::int64_t tokens : {4096, 32768}) {
+    reg("rope/f32/interleaved/inside", BM_Rope<float, Layout::interleaved, Impl::kernel>, tokens, 1);
+    reg("rope/f32/interleaved/precomputed", BM_Rope<float, Layout::interleaved, Impl::kernel_table>, tokens, 1);
+    reg("rope/f32/half/inside", BM_Rope<float, Layout::half, Impl::kernel>, tokens, 1);
+    reg("rope/f32/half/precomputed", BM_Rope<float, Layout::half, Impl::kernel_table>, tokens, 1);
+    reg("rope/bf16/interleaved/inside", BM_Rope<bf16, Layout::interleaved, Impl::kernel>, tokens, 1);
+    reg("rope/bf16/interleaved/precomputed", BM_Rope<bf16, Layout::interleaved, Impl::kernel_table>, tokens, 1);
+    reg("rope/bf16/half/inside", BM_Rope<bf16, Layout::half, Impl::kernel>, tokens, 1);
+    reg("rope/bf16/half/precomputed", BM_Rope<bf16, Layout::half, Impl::kernel_table>, tokens, 1);
+  }
+  // Two threads (each token computed by one worker: the bits do not change).
+  reg("rope_threads/f32/half/inside", BM_Rope<float, Layout::half, Impl::kernel>, 4096, 2);
+  reg("rope_threads/bf16/half/inside", BM_Rope<bf16, Layout::half, Impl::kernel>, 4096, 2);
+  // The naive baselines (scalar, an angle per element), for scale.
+  reg("baseline_f32_angle/f32/half", BM_Rope<float, Layout::half, Impl::f32_angle>, 4096, 1);
+  reg("baseline_f64_angle/f32/half", BM_Rope<float, Layout::half, Impl::f64_angle>, 4096, 1);
+  reg("baseline_f32_angle/bf16/half", BM_Rope<bf16, Layout::half, Impl::f32_angle>, 4096, 1);
+}
 
-
-namespace ropecheck::kernel {
-namespace {
-// The sin/cos table alone (tokens x d/2 evaluations) on each path: the part of a call that does
+// The sin/cos rows alone (tokens x d/2 evaluations) on each path: the part of a call that does
 // not scale with the number of heads.
 void BM_SinCosTable(benchmark::State& state) {
   const Path path = available_paths()[static_cast<size_t>(state.range(0))];
@@ -118,8 +160,36 @@ void BM_SinCosTable(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 4096 * (kDim / 2));
   state.SetLabel(path_name(path));
 }
-BENCHMARK(BM_SinCosTable)->Name("sincos_table/tokens:4096/d:128")->DenseRange(0, static_cast<int>(available_paths().size()) - 1)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace ropecheck::kernel
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  using namespace ropecheck::kernel;
+  // --seed=N is ours: taken out before Google Benchmark reads the rest.
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && std::strncmp(argv[i], "--seed=", 7) == 0) {
+      char* end = nullptr;
+      g_seed = std::strtoull(argv[i] + 7, &end, 0);
+      if (end == argv[i] + 7 || *end != '\0') {
+        std::fprintf(stderr, "--seed wants an unsigned integer, got '%s'\n", argv[i] + 7);
+        return 2;
+      }
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  int n = static_cast<int>(args.size());
+  benchmark::AddCustomContext("pair_order_seed", std::to_string(g_seed));
+  benchmark::AddCustomContext("pair_order", "each pair's order drawn from SplitMix64; run i seeded with SplitMix64(seed + i)");
+  register_all();
+  benchmark::RegisterBenchmark("sincos_table/tokens:4096/d:128", BM_SinCosTable)
+      ->DenseRange(0, static_cast<int>(ropecheck::cpu::available_paths().size()) - 1)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

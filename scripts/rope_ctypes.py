@@ -9,7 +9,9 @@ C-contiguous float32 or uint16 array instead). Build the library first:
 
 The script rotates a small float32 tensor, checks the result against a double-precision reference
 within the kernel's documented bound, rotates a bfloat16 tensor, shows an error being reported,
-and exits 0 when every check passes (ctest runs it as kernel.c_api_ctypes).
+then (ABI version 2) builds the plan of a YaRN model, gpt-oss-20b, from the zoo, applies it and
+checks it against transformers' YaRN formula evaluated here in double, attention factor included.
+It exits 0 when every check passes (ctest runs it as kernel.c_api_ctypes).
 """
 import argparse
 import array
@@ -29,6 +31,11 @@ class RopeSpec(ctypes.Structure):
                 ("fraction", ctypes.c_char_p), ("layout", ctypes.c_char_p)]
 
 
+class Stats(ctypes.Structure):
+    """ropecheck_stats: outputs written, and how many took the accurate (slow) path."""
+    _fields_ = [("outputs", ctypes.c_int64), ("slow", ctypes.c_int64), ("unresolved", ctypes.c_int64)]
+
+
 class Tensor(ctypes.Structure):
     """ropecheck_tensor: a [tokens][heads][head_dim] view; strides in elements."""
     _fields_ = [("data", ctypes.c_void_p), ("tokens", ctypes.c_int64), ("heads", ctypes.c_int64),
@@ -41,6 +48,25 @@ def load(path):
         f = getattr(lib, name)
         f.argtypes = [ctypes.POINTER(RopeSpec), ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(Tensor),
                       ctypes.POINTER(Tensor), ctypes.c_int32]
+        f.restype = ctypes.c_int
+    # Version 2: plans from a model description (an opaque pointer).
+    lib.ropecheck_plan_from_model.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64,
+                                              ctypes.POINTER(ctypes.c_void_p)]
+    lib.ropecheck_plan_from_model.restype = ctypes.c_int
+    lib.ropecheck_plan_free.argtypes = [ctypes.c_void_p]
+    lib.ropecheck_plan_free.restype = None
+    for name in ("head_dim", "rotary_offset", "rotary_dims"):
+        f = getattr(lib, "ropecheck_plan_" + name)
+        f.argtypes, f.restype = [ctypes.c_void_p], ctypes.c_int32
+    for name in ("layout", "layer_type", "attention_factor_text", "describe"):
+        f = getattr(lib, "ropecheck_plan_" + name)
+        f.argtypes, f.restype = [ctypes.c_void_p], ctypes.c_char_p
+    lib.ropecheck_plan_attention_factor.argtypes = [ctypes.c_void_p]
+    lib.ropecheck_plan_attention_factor.restype = ctypes.c_double
+    for name in ("ropecheck_plan_apply_f32", "ropecheck_plan_apply_bf16"):
+        f = getattr(lib, name)
+        f.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(Tensor), ctypes.POINTER(Tensor),
+                      ctypes.c_int32, ctypes.POINTER(Stats)]
         f.restype = ctypes.c_int
     lib.ropecheck_last_error.restype = ctypes.c_char_p
     lib.ropecheck_kernel_path.restype = ctypes.c_char_p
@@ -60,6 +86,92 @@ def positions_array(values):
 def f32_ulp(v):
     """ulp of float32 at magnitude v (normal range): 2^(e-24) for v in [2^(e-1), 2^e)."""
     return math.ldexp(1.0, math.frexp(v)[1] - 24) if v > 0 else math.ldexp(1.0, -149)
+
+
+def yarn_inverse_frequencies(dim, base, factor, original_context, beta_fast, beta_slow):
+    """transformers' _compute_yarn_parameters (truncate false, as gpt-oss ships it), in double."""
+    def correction_dim(rotations):
+        return dim * math.log(original_context / (rotations * 2 * math.pi)) / (2 * math.log(base))
+    low, high = max(correction_dim(beta_fast), 0.0), min(correction_dim(beta_slow), dim - 1.0)
+    if low == high:
+        high += 0.001
+    result = []
+    for i in range(dim // 2):
+        ramp = min(max((i - low) / (high - low), 0.0), 1.0)  # 1 - inv_freq_extrapolation_factor
+        extrapolation = 1.0 / base ** (2 * i / dim)
+        result.append(extrapolation / factor * ramp + extrapolation * (1 - ramp))
+    return result
+
+
+def yarn_model_demo(lib):
+    """ABI version 2: gpt-oss-20b's YaRN from the zoo (a config.json text works the same way, passed
+    as the second argument). Returns the number of failed checks."""
+    failures = 0
+    plan = ctypes.c_void_p()
+    rc = lib.ropecheck_plan_from_model(b"gpt-oss-20b", None, b"full_attention", 0, ctypes.byref(plan))
+    if rc != ROPECHECK_OK:
+        sys.exit(f"ropecheck_plan_from_model failed: {lib.ropecheck_last_error().decode()}")
+    try:
+        d = lib.ropecheck_plan_head_dim(plan)
+        a = lib.ropecheck_plan_attention_factor(plan)
+        print(f"v2 plan: {lib.ropecheck_plan_describe(plan).decode()}")
+        print(f"    head_dim {d}, rotary {lib.ropecheck_plan_rotary_dims(plan)} at channel "
+              f"{lib.ropecheck_plan_rotary_offset(plan)}, layout {lib.ropecheck_plan_layout(plan).decode()}, "
+              f"attention factor {lib.ropecheck_plan_attention_factor_text(plan).decode()}")
+        # gpt-oss-20b's config: rope_theta 150000, yarn factor 32 over 4096, beta_fast 32, beta_slow 1,
+        # no attention_factor, so a = 0.1 ln 32 + 1.
+        g = yarn_inverse_frequencies(d, 150000.0, 32.0, 4096, 32.0, 1.0)
+        a_ref = 0.1 * math.log(32.0) + 1
+        if abs(a - a_ref) > 1e-15 * a_ref:
+            failures += 1
+            print(f"FAIL attention factor {a!r}, transformers' formula gives {a_ref!r}")
+
+        tokens, heads = 5, 2
+        positions = [0, 1, 127, 4095, 70000]
+        x = array.array("f", [math.cos(0.91 * i + 0.3) * 3.0 for i in range(tokens * heads * d)])
+        y = array.array("f", bytes(4 * len(x)))
+        stats = Stats()
+        rc = lib.ropecheck_plan_apply_f32(plan, positions_array(positions), ctypes.byref(dense(x, tokens, heads, d)),
+                                          ctypes.byref(dense(y, tokens, heads, d)), 1, ctypes.byref(stats))
+        if rc != ROPECHECK_OK:
+            sys.exit(f"ropecheck_plan_apply_f32 failed: {lib.ropecheck_last_error().decode()}")
+        # The kernel returns the correctly rounded a (x_a cos - x_b sin), a (x_a sin + x_b cos) (half
+        # layout: pair k is (k, k + d/2)). This reference is double: inverse frequencies within a few
+        # ulps (relative 2^-50), angles below 70000 * 1 < 2^17 off by < 2^-33, so it errs by less than
+        # 2^-32 of a * n; that is added to the tolerance of half an ulp.
+        worst = 0.0
+        for t, p in enumerate(positions):
+            for h in range(heads):
+                for k in range(d // 2):
+                    i0 = t * heads * d + h * d + k
+                    i1 = i0 + d // 2
+                    xa, xb = float(x[i0]), float(x[i1])
+                    c, s_ = math.cos(p * g[k]), math.sin(p * g[k])
+                    ref = (a_ref * (xa * c - xb * s_), a_ref * (xa * s_ + xb * c))
+                    eps = math.ldexp(a_ref * math.hypot(xa, xb), -32)
+                    for j, got in enumerate((y[i0], y[i1])):
+                        ulp = f32_ulp(abs(ref[j]) + eps)
+                        err = abs(got - ref[j])
+                        worst = max(worst, err / ulp)
+                        if err > 0.5 * ulp + eps:
+                            failures += 1
+                            print(f"FAIL yarn position {p} head {h} pair {k}: out {got.hex()}, ref {ref[j].hex()}")
+        print(f"    f32 [{tokens}, {heads}, {d}] at positions {positions}: max {worst:.4f} ulp from transformers' "
+              f"formula in double; {stats.outputs} outputs, {stats.slow} took the slow path")
+        print(f"    position 4095 (token 3), head 0, pair 0: ({x[3 * heads * d]:.6f}, {x[3 * heads * d + d // 2]:.6f}) -> "
+              f"({y[3 * heads * d]:.6f}, {y[3 * heads * d + d // 2]:.6f})")
+
+        # A layer type the model does not have: an error code and a message.
+        bad = ctypes.c_void_p()
+        rc = lib.ropecheck_plan_from_model(b"gpt-oss-20b", None, b"chunked_attention", 0, ctypes.byref(bad))
+        message = lib.ropecheck_last_error().decode()
+        print(f"layer type chunked_attention -> code {rc}: {message}")
+        if rc != ROPECHECK_BAD_ARGUMENT or "layer_type" not in message or bad.value is not None:
+            failures += 1
+            print("FAIL: expected ROPECHECK_BAD_ARGUMENT naming layer_type")
+    finally:
+        lib.ropecheck_plan_free(plan)
+    return failures
 
 
 def main():
@@ -138,6 +250,8 @@ def main():
     if rc != ROPECHECK_BAD_ARGUMENT or "head_dim" not in message:
         failures += 1
         print("FAIL: expected ROPECHECK_BAD_ARGUMENT naming head_dim")
+
+    failures += yarn_model_demo(lib)
 
     print("ok" if failures == 0 else f"{failures} failures")
     return 0 if failures == 0 else 1

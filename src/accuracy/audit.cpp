@@ -99,7 +99,7 @@ void measure_chunk(const kernel::RopePlan& plan, Dtype f, std::span<const std::i
       rec.component = 0;
       const int rotary_begin = plan.rotary_offset(), rotary_end = plan.rotary_offset() + 2 * pairs;
       for (int e = 0; e < dim; ++e) {
-        if (e == rotary_begin) e = rotary_end;
+        if (e == rotary_begin) e = rotary_end;  // the rotary part [o, o + 2R) is measured above
         if (e >= dim) break;
         const T r = in[row + e];
         const float x = value_of(r);
@@ -171,19 +171,13 @@ std::vector<ErrorAccumulator> measure_outputs(const kernel::RopePlan& plan, Dtyp
 }
 
 kernel::RopePlan plan_for_request(const ResolvedSpectrum& rs, const std::optional<kernel::Layout>& layout) {
-  if (rs.layer) {
-    if (layout && *layout != rs.layer->layout)
-      throw InputError("--layout", "the layout of " + rs.name + ", " + kernel::layout_name(rs.layer->layout) + " (or no --layout: the model gives it)",
-                       kernel::layout_name(*layout));
-    try {
-      return kernel::RopePlan(*rs.layer);
-    } catch (const InputError& e) {
-      if (e.input() == "layer_type") throw;
-      throw InputError("--model (" + rs.name + ": " + e.input() + ")", e.accepted(), e.got());
-    }
+  try {
+    return kernel::plan_for(rs, layout, "--layout");
+  } catch (const InputError& e) {
+    // The layer type's geometry or factor, refused by the plan: named by the flag that chose it.
+    if (!rs.layer || e.input() == "--layout" || e.input() == "layer_type") throw;
+    throw InputError("--model (" + rs.name + ": " + e.input() + ")", e.accepted(), e.got());
   }
-  if (!layout) throw InputError("--layout", "interleaved or half (required without --model)", "");
-  return kernel::RopePlan(rs.spectrum, *layout);
 }
 
 namespace {

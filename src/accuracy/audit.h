@@ -78,8 +78,9 @@ struct AuditResult {
   ErrorAccumulator errors{Dtype::f32};
 };
 
-// Returns: the plan of `ropecheck apply` and `audit`: a model's layer type (rs.layer: geometry,
-// layout, attention factor) or the bare spectrum with `layout`. Throws InputError: --layout
+// Returns: the plan of `ropecheck apply` and `audit` (kernel::plan_for): a model's layer type
+// (rs.layer: geometry, layout, attention factor, with the request's overrides such as
+// --sequence-length) or the bare spectrum with `layout`. Throws InputError: --layout
 // missing without a model, or given and not the model's; --model (RS: head_dim / rotary_offset /
 // attention factor) when the plan refuses the layer type's geometry or factor; --layer-type for a
 // layer type without RoPE.

@@ -26,6 +26,7 @@ std::string claim_name(Claim c) { return kernel_claim_name(c); }
 
 struct ParsedDocument {
   Spectrum spectrum{2, "10000"};
+  std::optional<LayerType> layer;  // a model's layer type: its geometry and layout
   kernel::Layout layout = kernel::Layout::interleaved;
   Dtype format = Dtype::f32;
   Path path = Path::scalar;
@@ -34,6 +35,11 @@ struct ParsedDocument {
   std::uint32_t input[2] = {0, 0};
   Claim claim = Claim::bound;
 };
+
+// The document's plan: the model's layer type (whose layout the document must name) or the spectrum.
+kernel::RopePlan plan_of(const ParsedDocument& d, const std::string& layout_field) {
+  return kernel::plan_for(ResolvedSpectrum{"", d.spectrum, 0, d.layer}, d.layout, layout_field);
+}
 
 const std::set<std::string> kDocumentKeys = {"format", "target", "spectrum", "layout", "dtype", "path", "position", "pair", "input", "claim", "found"};
 
@@ -77,7 +83,11 @@ ParsedDocument parse_document(const nlohmann::json& doc, const std::string& wher
   const std::string target = text_field(doc, root, "target", "\"kernel\"");
   if (target != "kernel") throw InputError(root.member("target").name(), "\"kernel\"", target);
   ParsedDocument d;
-  d.spectrum = spectrum_from_json(required(doc, root, "spectrum", "a spectrum object"), root.member("spectrum").name());
+  {
+    const ResolvedSpectrum rs = resolved_from_json(required(doc, root, "spectrum", "a spectrum object"), root.member("spectrum").name());
+    d.spectrum = rs.spectrum;
+    d.layer = rs.layer;
+  }
   d.layout = kernel::parse_layout(text_field(doc, root, "layout", "\"interleaved\" or \"half\""), root.member("layout").name());
   d.format = parse_dtype(text_field(doc, root, "dtype", "\"f32\" or \"bf16\""), root.member("dtype").name(), kKernelDtypes);
   const std::string path_accepted = "scalar, avx2, avx512 or avx512-bf16";
@@ -96,7 +106,7 @@ ParsedDocument parse_document(const nlohmann::json& doc, const std::string& wher
   else if (claim == "paths") d.claim = Claim::paths;
   else if (claim == "special") d.claim = Claim::special;
   else throw InputError(root.member("claim").name(), claim_accepted, claim);
-  const kernel::RopePlan plan(d.spectrum, d.layout);
+  const kernel::RopePlan plan = plan_of(d, root.member("layout").name());
   const std::string pair_accepted = "an integer in [0, " + std::to_string(plan.block_pairs()) + ") (the rotating block pairs of " + plan.describe() + ")";
   const long long k = integer_value(required(doc, root, "pair", "an integer pair index"), root.member("pair"), pair_accepted);
   if (k < 0 || k >= plan.block_pairs()) throw InputError(root.member("pair").name(), pair_accepted, std::to_string(k));
@@ -148,7 +158,7 @@ namespace detail {
 KernelReplay replay_kernel_with(const nlohmann::json& doc, const std::string& where, const KernelUnderTest& kut) {
   const ParsedDocument d = parse_document(doc, where);
   const Dtype f = d.format;
-  const kernel::RopePlan plan(d.spectrum, d.layout);
+  const kernel::RopePlan plan = plan_of(d, "layout");
   const int k = d.pair;
   const std::vector<Path> available = cpu::available_paths();
   const bool have = std::find(available.begin(), available.end(), d.path) != available.end();
@@ -211,9 +221,10 @@ KernelReplay replay_kernel_with(const nlohmann::json& doc, const std::string& wh
   const BoundCheck check = check_bound(exact, got, f);
   const double bound = proved_bound(f);
   out.verdict = check.breaks > 0 ? ReplayVerdict::still_breaks : check.undecided > 0 ? ReplayVerdict::inconclusive : ReplayVerdict::no_longer_breaks;
-  out.detail = head + printf_string("y_a got %a exact %a: %.9g ulp; y_b got %a exact %a: %.9g ulp; proved bound %.9g ulp (+- %a for the figure's own error)",
-                                    value_of(got[0], f), exact.a.value, check.error[0].ulps, value_of(got[1], f), exact.b.value,
-                                    check.error[1].ulps, bound, kFigureSlack) +
+  out.detail = head + printf_string("y_a got %a correctly rounded %a (exact %a): %.9g ulp; y_b got %a correctly rounded %a (exact %a): "
+                                    "%.9g ulp; the contract: correctly rounded (proved bound %.9g ulp)",
+                                    value_of(got[0], f), correctly_rounded(exact.a, f), exact.a.value, check.error[0].ulps, value_of(got[1], f),
+                                    correctly_rounded(exact.b, f), exact.b.value, check.error[1].ulps, bound) +
                " -> " + verdict_name(out.verdict);
   return out;
 }

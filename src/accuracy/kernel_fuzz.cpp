@@ -57,6 +57,17 @@ Subject make_subject(nlohmann::json spectrum_json, const std::string& label, con
   return s;
 }
 
+// A model's layer type: its one plan in both slots (the candidates take its layout).
+Subject model_subject(nlohmann::json spectrum_json, const std::string& label, const ResolvedSpectrum& rs) {
+  Subject s;
+  s.spectrum_json = std::move(spectrum_json);
+  s.label = label;
+  s.plans.push_back(kernel::plan_for(rs, std::nullopt));
+  s.plans.push_back(s.plans[0]);
+  s.reference = std::make_unique<RopeReference>(s.plans[0]);
+  return s;
+}
+
 // Everything the fuzz accumulates.
 struct Run {
   Run(const KernelFuzzOptions& o, const detail::KernelUnderTest& k, const std::vector<Path>& p, KernelFuzzResult& r)
@@ -229,15 +240,25 @@ KernelFuzzResult fuzz_kernel_with(const KernelFuzzOptions& options, std::ostream
     throw InputError("--budget", "a finite number of seconds > 0", printf_string("%g", options.budget_seconds));
   if (options.max_candidates < 0) throw InputError("--max-candidates", "an integer >= 0 (0: until the budget ends)", std::to_string(options.max_candidates));
   const auto start = std::chrono::steady_clock::now();
-  const Spectrum base = config_spectrum(options.config);  // InputError("config", ...) for an unknown name
-
   std::vector<Subject> subjects;
   SpectrumRequest named;
-  named.config = options.config;
-  subjects.push_back(make_subject(spectrum_request_to_json(named), options.config, base));
+  std::optional<kernel::Layout> model_layout;
+  std::string name = options.config;
+  if (options.model) {
+    named.model = options.model;
+    named.layer_type = options.layer_type;
+    const ResolvedSpectrum rs = resolve(named);  // InputError for an unknown model or layer type
+    name = rs.name;
+    subjects.push_back(model_subject(spectrum_request_to_json(named), name, rs));
+    model_layout = subjects[0].plans[0].layout();
+  } else {
+    named.config = options.config;
+    subjects.push_back(make_subject(spectrum_request_to_json(named), options.config, config_spectrum(options.config)));
+  }
+  const Spectrum& base = subjects[0].plans[0].spectrum();
   // The configuration as p-RoPE 0.75 (one block in eight): identity pairs, whose inputs must be
   // copied bit for bit (-0, NaN payloads), exist only in such variants.
-  if (base.variant() == Variant::rope) {
+  if (!options.model && base.variant() == Variant::rope) {
     SpectrumRequest p_rope = named;
     p_rope.variant = Variant::p_rope;
     p_rope.fraction = "0.75";
@@ -247,7 +268,7 @@ KernelFuzzResult fuzz_kernel_with(const KernelFuzzOptions& options, std::ostream
   KernelFuzzResult result;
   const int block = plan0.block_pairs();
   if (block < 1) {
-    log << "kernel fuzz: " << options.config << " rotates no pair: nothing to fuzz\n";
+    log << "kernel fuzz: " << name << " rotates no pair: nothing to fuzz\n";
     return result;
   }
   for (const Subject& s : subjects)
@@ -257,7 +278,7 @@ KernelFuzzResult fuzz_kernel_with(const KernelFuzzOptions& options, std::ostream
   const KernelCandidates gen(options.seed, block, returns, static_cast<int>(subjects.size()));
   const std::vector<Path> paths = cpu::available_paths();
 
-  log << "kernel fuzz: " << options.config << " (and " << (subjects.size() > 1 ? subjects[1].label + " in one block of eight" : "no variant")
+  log << "kernel fuzz: " << name << " (" << plan0.describe() << "; and " << (subjects.size() > 1 ? subjects[1].label + " in one block of eight" : "no variant")
       << "), paths";
   for (Path p : paths) log << " " << cpu::path_name(p);
   log << ", seed " << options.seed << ", budget " << options.budget_seconds << " s"
@@ -282,6 +303,7 @@ KernelFuzzResult fuzz_kernel_with(const KernelFuzzOptions& options, std::ostream
     for (auto& o : owner) o.assign(static_cast<std::size_t>(dim), -1);
     for (long long j = 0; j < n; ++j) {
       cands.push_back(gen.candidate(first + j, cos_sin));
+      if (model_layout) cands.back().layout = *model_layout;  // a model has one layout
       const KernelCandidate& c = cands.back();
       const int g = (c.format == Dtype::f32 ? 0 : 2) + static_cast<int>(c.layout);
       const kernel::RopePlan& plan = sub.plans[static_cast<std::size_t>(c.layout)];
@@ -310,8 +332,8 @@ KernelFuzzResult fuzz_kernel_with(const KernelFuzzOptions& options, std::ostream
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   log << "kernel fuzz: tried " << result.tried << " candidates, " << result.outputs_checked << " outputs checked (every path), "
       << result.undecided << " undecided (" << run.undecided_special << " specials whose cos or sin is within 2^-49 of 0, "
-      << run.undecided_figure << " figures within 2^-27 of the bound, " << run.undecided_reference << " reference roundings); max ulp (sampled: LOWER bounds) f32 " << printf_string("%.9g", result.max_ulp_f32) << " (proved "
-      << "UPPER bound 0.5+2^-25), bf16 " << printf_string("%.9g", result.max_ulp_bf16) << " (proved UPPER bound 0.5+2^-14); specials "
+      << run.undecided_figure << " outputs whose correct rounding the reference left undecided, " << run.undecided_reference << " reference roundings); max ulp (sampled: LOWER bounds) f32 " << printf_string("%.9g", result.max_ulp_f32) << " (proved "
+      << "UPPER bound 0.5: correctly rounded), bf16 " << printf_string("%.9g", result.max_ulp_bf16) << " (proved UPPER bound 0.5); specials "
       << run.f32.specials() + run.bf16.specials() << " checked, " << run.f32.special_mismatches() + run.bf16.special_mismatches()
       << " wrong; " << run.violations << " violations, " << result.counterexamples.size() << " documents kept; "
       << printf_string("%.1f", result.seconds) << " s\n";

@@ -1,7 +1,7 @@
 // File: kernel_fuzz.h
 // `ropecheck fuzz --target kernel`: the production RoPE kernel (every path this CPU runs) against
 // the MPFR reference (rope_reference.h) on adversarial inputs, looking for an output that breaks
-// the kernel's proved bound (apply_rope.h: |error| <= 0.5 + 2^-25 ulp f32, 0.5 + 2^-14 ulp bf16,
+// the kernel's contract (apply_rope.h: every output correctly rounded, f32 and bf16; figures
 // in the floored metric of ulp_error.h), a path that disagrees with the scalar twin, or a special
 // (inf, NaN, -0) with the wrong IEEE result.
 //
@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ namespace ropecheck::accuracy {
 
 struct KernelFuzzOptions {
   std::string config = "gemma-7b";   // a spectrum configuration (spectrum/config.h)
+  std::optional<std::string> model;       // instead: a model's layer type (its geometry, layout, factor)
+  std::optional<std::string> layer_type;  // with model: the layer type (default: the first with RoPE)
   double budget_seconds = 10;
   std::uint64_t seed = 1;
   long long max_candidates = 0;      // 0: until the budget ends
@@ -44,7 +47,9 @@ struct KernelFuzzResult {
   double seconds = 0;
 };
 
-// Throws InputError for budget <= 0 or an unknown config.
+// With a model, the candidates use its layout only and no p-rope variant runs (a model is what it
+// is); the counterexample documents name the model and layer type. Throws InputError for budget
+// <= 0, an unknown config or model, a layer type the model lacks.
 KernelFuzzResult fuzz_kernel(const KernelFuzzOptions& options, std::ostream& log);
 
 }  // namespace ropecheck::accuracy

@@ -1,8 +1,9 @@
 // File: kernel_output_check.h
 // The check of one kernel output pair against the exact rotation, shared by the kernel fuzz's
 // search (kernel_fuzz.h) and the replay of its counterexample files (kernel_counterexample.h):
-// what a special pair must produce bit for bit, and whether a finite pair keeps apply_rope.h's
-// proved bound in the floored ulp metric of ulp_error.h. Pure functions; no errors thrown.
+// what a special pair must produce bit for bit, and whether a finite pair is correctly rounded
+// (apply_rope.h's contract), with its figure in the floored ulp metric of ulp_error.h. Pure
+// functions; no errors thrown.
 #pragma once
 
 #include <cstdint>
@@ -14,19 +15,12 @@
 
 namespace ropecheck::accuracy {
 
-// The ulp figure's own error: ulp_error.h computes it from the exact value rounded to double
-// (|y~ - y| <= 2^-53 |y| + 2^-135 ||x||, i.e. < 2^-29 f32-ulp since ulp(y) > 2^-24 |y|) with two
-// more roundings of 2^-53 relative: < 2^-28.9 ulp in all. A component certainly breaks the bound
-// when its figure exceeds bound + 2^-27, certainly keeps it below bound - 2^-27; between, it is
-// undecided (counted, never reported).
-inline constexpr double kFigureSlack = 0x1p-27;
-
 // The sign of the kernel's cos and sin: sincos_table.h puts them within 2^-50 of the exact values,
 // the reference's doubles are within 2^-53 |.| + 2^-136: above 2^-49 in magnitude both have the
 // exact value's sign, so the IEEE result of a special (detail/ieee_rotation.h) is decided.
 inline constexpr double kSignMargin = 0x1p-49;
 
-// Returns: apply_rope.h's proved ulp bound for the format (0.5 + 2^-25 f32, 0.5 + 2^-14 bf16).
+// Returns: apply_rope.h's proved ulp bound for the format (0.5: correctly rounded).
 double proved_bound(Dtype f);
 
 // Returns: the bit pattern as hex text, "0x%08x" (f32) or "0x%04x" (bf16).
@@ -54,12 +48,13 @@ struct SpecialExpectation {
 SpecialExpectation special_expectation(const kernel::RopePlan& plan, const RopeReference* ref, int k, std::int64_t p, const std::uint32_t in[2],
                                        Dtype f);
 
-// The bound check of one output pair against the exact rotation.
+// The check of one output pair against the exact map: each component must equal the correctly
+// rounded value (the reference's, when its rounding test decided it).
 struct BoundCheck {
   accuracy::ComponentError error[2];
-  double worst = 0;        // the larger figure
-  int breaks = 0;          // components certainly beyond the bound
-  int undecided = 0;       // components within kFigureSlack of it
+  double worst = 0;        // the larger figure (floored ulp metric)
+  int breaks = 0;          // components that differ from the correctly rounded value
+  int undecided = 0;       // components whose correct rounding the reference did not decide
 };
 
 // Returns: the exact component correctly rounded to the format, as a double.

@@ -22,16 +22,30 @@ TouchedBuffer::TouchedBuffer(std::size_t bytes, int fill) : bytes_(bytes) {
   data_.reset(p);
 }
 
-PairTiming time_against_memcpy(void* dst, const void* src, std::size_t bytes, const std::function<void()>& run) {
+MemcpyBaseline::MemcpyBaseline(std::size_t bytes) : src_(bytes, 0x3C), dst_(bytes, 0) {}
+
+void MemcpyBaseline::run() {
+  std::memcpy(dst_.data(), src_.data(), src_.size());
+  clobber_memory(dst_.data());
+}
+
+PairTiming time_against_memcpy(MemcpyBaseline& baseline, const std::function<void()>& run, PairOrder order) {
   using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
-  std::memcpy(dst, src, bytes);
-  clobber_memory(dst);
-  const auto t1 = clock::now();
-  run();
-  clobber_memory(dst);
-  const auto t2 = clock::now();
-  return {std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count()};
+  auto timed = [](auto&& fn) {
+    const auto t0 = clock::now();
+    fn();
+    clobber_memory(nullptr);
+    return std::chrono::duration<double>(clock::now() - t0).count();
+  };
+  PairTiming t;
+  if (order == PairOrder::memcpy_first) {
+    t.memcpy_seconds = timed([&] { baseline.run(); });
+    t.seconds = timed(run);
+  } else {
+    t.seconds = timed(run);
+    t.memcpy_seconds = timed([&] { baseline.run(); });
+  }
+  return t;
 }
 
 double median(std::span<const double> values) {

@@ -72,8 +72,11 @@ FuzzSummary run_fuzz(const FuzzOptions& o, std::ostream& log) {
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
 
   if (o.target == FuzzTarget::kernel) {
+    if (o.model && o.config) throw InputError("--model", "not given together with --config", *o.model);
     accuracy::KernelFuzzOptions ko;
     if (o.config) ko.config = *o.config;
+    if (o.model) ko.model = o.model;
+    if (o.layer_type) ko.layer_type = o.layer_type;
     ko.budget_seconds = o.budget_seconds;
     ko.seed = o.seed;
     ko.max_candidates = o.max_candidates;

@@ -29,7 +29,7 @@ struct FuzzOptions {
   double budget_seconds = 10;       // > 0
   std::uint64_t seed = 1;
   std::optional<std::string> config;  // a preset (presets.h), a head JSON file, or (kernel) a spectrum config
-  std::optional<std::string> model;   // channel / band: fresh heads on a model's spectrum (model_zoo.h); excludes config
+  std::optional<std::string> model;   // channel / band: fresh heads on a model's spectrum; kernel: its layer type's plan (model_zoo.h); excludes config
   std::optional<std::string> layer_type;  // with model: the layer type (default: the first with RoPE)
   std::string out_dir;
   long long max_candidates = 0;     // 0: until the budget ends

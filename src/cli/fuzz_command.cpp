@@ -18,7 +18,7 @@ void FuzzCommand::attach(CLI::App& app) {
   command->add_option("--seed", seed, "seed (default 1); candidate i depends only on (seed, i)");
   command->add_option("--config", config,
                       "a preset head (gemma-7b-apostrophe, gemma-7b-band8, llama-3.1-8b-band8, NAME-p-rope-0.75), a head JSON file, or a spectrum configuration (fresh heads on it; kernel: the spectrum fuzzed)");
-  auto* model_flag = command->add_option("--model", model, "channel / band: fresh heads on a model's spectrum (a zoo name or config.json path)");
+  auto* model_flag = command->add_option("--model", model, "channel / band: fresh heads on a model's spectrum; kernel: the model's layer type as the kernel runs it (geometry, layout, attention factor); a zoo name or config.json path");
   command->add_option("--layer-type", layer_type, "with --model: the layer type (default: the first with RoPE)")->needs(model_flag);
   command->add_option("--out", out, "directory for <target>/<sha256>.json counterexamples")->required();
   command->add_option("--max-candidates", max_candidates, "stop after this many candidates (0: budget only)");

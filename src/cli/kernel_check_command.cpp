@@ -5,17 +5,19 @@
 
 #include "io/atomic_write.h"
 #include "accuracy/kernel_check.h"
+#include "cli/kernel_plan.h"
 #include "numeric/dtype.h"
 
 namespace ropecheck::cli {
 
 void KernelCheckCommand::attach(CLI::App& app) {
-  command = app.add_subcommand("kernel-check", "sweep every kernel path and the two baselines against the MPFR reference");
+  command = app.add_subcommand("kernel-check", "sweep every kernel path and the two baselines against the MPFR reference "
+                               "(--model: a model's layer type, with its geometry and attention factor)");
   command->add_option("--dtype", dtype, "f32, bf16 or both (default both)");
   command->add_option("--samples", samples, "random positions, integer in [1, 10^7] (default 4096; 4 head vectors each)");
   command->add_option("--max-position", max_position, "largest position P, integer in [0, 2^63 - 1] (default 2^40 - 1); positions log-uniform in [0, P]");
   command->add_option("--seed", seed, "seed of the samples (default 1)");
-  command->add_option("--layout", layout, "interleaved or half (default interleaved)");
+  command->add_option("--layout", layout, "interleaved or half (default interleaved; with --model, the model's own)");
   add_spectrum_flags(command, flags);
   command->add_option("--json", json_path, "also write the report as JSON to this file");
   command->add_option("--threads", threads, "worker threads, integer in [1, 256] (default 1; same samples and figures for any count)");
@@ -29,11 +31,10 @@ int KernelCheckCommand::run() {
   if (!max_position.empty()) o.max_position = parse_integer("--max-position", max_position, 0, std::numeric_limits<long long>::max());
   if (!seed.empty()) o.seed = parse_seed(seed);
   if (!threads.empty()) o.threads = static_cast<int>(parse_integer("--threads", threads, 1, 256));
-  const kernel::Layout l = layout.empty() ? kernel::Layout::interleaved : kernel::parse_layout(layout, "--layout");
   SpectrumRequest request = to_request(flags);
-  if (!request.config && !request.dim) request.dim = accuracy::kKernelCheckDefaultDim;
+  if (!request.config && !request.dim && !request.model) request.dim = accuracy::kKernelCheckDefaultDim;
   const ResolvedSpectrum rs = resolve(request);
-  const kernel::RopePlan plan(rs.spectrum, l);
+  const kernel::RopePlan plan = kernel_plan(rs, layout, kernel::Layout::interleaved);
   const accuracy::KernelCheckResult result = accuracy::run_kernel_check(plan, o);
   std::cout << accuracy::format_kernel_check(result);
   if (!json_path.empty()) atomic_write(json_path, accuracy::kernel_check_json(result).dump(2) + "\n", "--json");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -15,11 +16,14 @@
 namespace ropecheck::kernel {
 namespace {
 
-// Non-temporal stores skip the read-for-ownership of every output line (one third of the traffic
-// of an out-of-place pass) but evict nothing useful only when the output is too large to stay in
-// the cache anyway: above this size (half this machine's 32 MiB L3; glibc's memcpy switches to
-// non-temporal stores at a similar fraction of the shared cache) they are used.
-constexpr std::int64_t kStreamBytes = std::int64_t{16} << 20;
+// Non-temporal stores are used for outputs of at least this many bytes: none. They skip the
+// read-for-ownership of every output line, and were used from 16 MiB on, but measured by
+// bench/kernel_bench.cpp (memcpy between its own buffers, seeded order, medians of 5) on this
+// machine (AMD EPYC, Zen 5, AVX-512) ordinary stores are faster at every size it runs, with the
+// rotation's compute between the stores: ratio_to_memcpy 0.58-0.84 with non-temporal stores
+// against 0.78-1.0 without, at 32 to 512 MiB, f32 and bf16, both layouts. The rotations keep
+// their `stream` option for a machine where a threshold pays again.
+constexpr std::int64_t kStreamBytes = std::numeric_limits<std::int64_t>::max();
 
 struct Aligned {
   void operator()(double* p) const { std::free(p); }
@@ -99,7 +103,7 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
   // Row buffers per thread, allocated here so that a failed allocation is an exception of the
   // caller's thread, not a std::terminate inside a worker: the token's cos/sin (2R doubles) and
   // the path's expanded copies (4 dim doubles), 64-byte aligned for the vector loads.
-  const size_t doubles = static_cast<size_t>(2 * width + 4 * plan.dim() + 16);
+  const size_t doubles = static_cast<size_t>(2 * ((width + 7) / 8 * 8) + 4 * plan.dim() + 16);
   std::vector<std::unique_ptr<double, Aligned>> buffers;
   for (std::int64_t i = 0; i < n; ++i) {
     buffers.emplace_back(static_cast<double*>(std::aligned_alloc(64, ((doubles * 8 + 63) / 64) * 64)));
@@ -111,9 +115,12 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
     detail::MxcsrGuard guard;
     detail::SlowPath slow{&plan.exact(), 0, &taken[static_cast<size_t>(worker)], &unresolved[static_cast<size_t>(worker)]};
     double* buffer = buffers[static_cast<size_t>(worker)].get();
+    // cos, sin and the scratch each start on a cache line (the buffer is 64-byte aligned): the
+    // rotation's vector loads of c + k, s + k never straddle two lines.
+    const int padded = (width + 7) / 8 * 8;
     double* c = buffer;
-    double* s = c + width;
-    double* scratch = buffer + ((2 * width + 7) / 8) * 8;
+    double* s = c + padded;
+    double* scratch = s + padded;
     for (std::int64_t t = t0; t < t1; ++t) {
       const double* ct = c;
       const double* st = s;

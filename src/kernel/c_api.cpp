@@ -1,8 +1,10 @@
-// The C ABI over kernel/apply_rope.h. Everything a C caller passes is checked here first, so that
+// The C ABI over kernel/apply_rope.h (version 1: bare spectra; version 2: plans from model
+// descriptions). Everything a C caller passes is checked here first, so that
 // every message names the C argument ("spec->layout", "in->tokens"), not a CLI flag; no exception
 // ever crosses the ABI.
 #include "kernel/c_api.h"
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,6 +16,10 @@
 #include "kernel/apply_rope.h"
 #include "cpu/path.h"
 #include "kernel/rope_plan.h"
+#include "numeric/precision.h"
+#include "spectrum/attention_factor.h"
+#include "spectrum/hf_config.h"
+#include "spectrum/model_zoo.h"
 #include "spectrum/spectrum.h"
 
 // Only these functions leave the shared library: the target is compiled with hidden visibility and
@@ -28,15 +34,52 @@ namespace cpu = ropecheck::cpu;
 
 thread_local std::string last_error;
 
-// The C field a library parameter (io/input_error.h) comes from.
+std::string c_message(const InputError& e, bool spec_names);
+
+// Building a spectrum, reading a model and building a plan use Boost.Multiprecision's default
+// precision, which is process-wide and not thread-safe: one construction at a time, for version 1's
+// cached plans and version 2's plans alike.
+std::mutex& build_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+// Runs `body`, turning every exception into an error code and last_error: no exception crosses the
+// ABI. `body` returns the code of a success. spec_names: the call takes a version-1
+// ropecheck_rope_spec, whose fields messages name (c_name).
+template <typename F>
+int guarded(F&& body, bool spec_names = false) {
+  try {
+    last_error.clear();
+    return body();
+  } catch (const InputError& e) {
+    last_error = c_message(e, spec_names);
+    return ROPECHECK_BAD_ARGUMENT;
+  } catch (const std::bad_alloc&) {
+    last_error = "internal error: out of memory";
+    return ROPECHECK_INTERNAL_ERROR;
+  } catch (const std::exception& e) {
+    last_error = std::string("internal error: ") + e.what();
+    return ROPECHECK_INTERNAL_ERROR;
+  } catch (...) {
+    last_error = "internal error: unknown exception";
+    return ROPECHECK_INTERNAL_ERROR;
+  }
+}
+
+// The ropecheck_rope_spec field a library parameter (io/input_error.h) comes from.
 std::string c_name(const std::string& parameter) {
   if (parameter == "dim") return "spec->head_dim";
   if (parameter == "theta" || parameter == "fraction") return "spec->" + parameter;
   return parameter;
 }
 
-// Returns: the message of `e` naming the C argument its input came from.
-std::string c_message(const InputError& e) { return e.message_for(c_name(e.input())); }
+// Returns: the message of `e` naming the C argument its input came from. Version 2's inputs are
+// named where they are read: "model", "layer_type", "config_json: rope_scaling.factor", and the
+// kernel's own names for geometry and views.
+std::string c_message(const InputError& e, bool spec_names) {
+  return spec_names ? e.message_for(c_name(e.input())) : std::string(e.what());
+}
 
 ropecheck::Variant parse_variant(const std::string& v) {
   if (v == "rope") return ropecheck::Variant::rope;
@@ -75,13 +118,11 @@ std::shared_ptr<const kernel::RopePlan> plan_for(const ropecheck_rope_spec& spec
     std::lock_guard<std::mutex> lock(cache_mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  // Building a spectrum and a plan uses Boost.Multiprecision's default precision, which is
-  // process-wide and not thread-safe: one construction at a time. The cache lock is not held
-  // meanwhile, so threads whose plan is cached are never blocked behind a slow construction.
-  static std::mutex build_mutex;
+  // One construction at a time (build_mutex). The cache lock is not held meanwhile, so threads
+  // whose plan is cached are never blocked behind a slow construction.
   std::shared_ptr<const kernel::RopePlan> plan;
   {
-    std::lock_guard<std::mutex> lock(build_mutex);
+    std::lock_guard<std::mutex> lock(build_mutex());
     {
       std::lock_guard<std::mutex> cache_lock(cache_mutex);
       if (auto it = cache.find(key); it != cache.end()) return it->second;
@@ -109,37 +150,126 @@ kernel::TensorView<T> view_of(const ropecheck_tensor* t, const char* name) {
   return kernel::TensorView<T>{static_cast<T*>(t->data), t->tokens, t->heads, t->token_stride, t->head_stride};
 }
 
+void check_threads(int32_t threads) {
+  // 256: the CLI's bound, far above any core count this kernel is run on, and a guard against a
+  // garbage count asking for millions of threads.
+  if (threads < 1 || threads > 256) throw InputError("threads", "an integer in [1, 256]", std::to_string(threads));
+}
+
+template <typename T>
+void run(const kernel::RopePlan& plan, const int64_t* positions, const kernel::TensorView<const T>& in_view,
+         const kernel::TensorView<T>& out_view, int32_t threads, kernel::KernelStats* stats) {
+  if (positions == nullptr && in_view.tokens > 0)
+    throw InputError("positions", "a non-NULL pointer to in->tokens positions", "NULL");
+  const kernel::KernelOptions options{cpu::default_path(), threads, stats};
+  kernel::apply_rope(plan, std::span<const std::int64_t>(positions, static_cast<size_t>(in_view.tokens)), in_view,
+                     out_view, options);
+}
+
 template <typename T>
 int apply(const ropecheck_rope_spec* spec, const int64_t* positions, const ropecheck_tensor* in,
           const ropecheck_tensor* out, int32_t threads) {
-  try {
-    last_error.clear();
+  return guarded([&] {
     if (spec == nullptr) throw InputError("spec", "a non-NULL pointer to a ropecheck_rope_spec", "NULL");
-    // 256: the CLI's bound, far above any core count this kernel is run on, and a guard against a
-    // garbage count asking for millions of threads.
-    if (threads < 1 || threads > 256) throw InputError("threads", "an integer in [1, 256]", std::to_string(threads));
+    check_threads(threads);
     const kernel::TensorView<const T> in_view = view_of<const T>(in, "in");
     const kernel::TensorView<T> out_view = view_of<T>(out, "out");
     if (positions == nullptr && in_view.tokens > 0)
       throw InputError("positions", "a non-NULL pointer to in->tokens positions", "NULL");
     const std::shared_ptr<const kernel::RopePlan> plan = plan_for(*spec);
-    const kernel::KernelOptions options{cpu::default_path(), threads};
-    kernel::apply_rope(*plan, std::span<const std::int64_t>(positions, static_cast<size_t>(in_view.tokens)), in_view,
-                       out_view, options);
+    run<T>(*plan, positions, in_view, out_view, threads, nullptr);
     return ROPECHECK_OK;
-  } catch (const InputError& e) {
-    last_error = c_message(e);
-    return ROPECHECK_BAD_ARGUMENT;
-  } catch (const std::bad_alloc&) {
-    last_error = "internal error: out of memory";
-    return ROPECHECK_INTERNAL_ERROR;
-  } catch (const std::exception& e) {
-    last_error = std::string("internal error: ") + e.what();
-    return ROPECHECK_INTERNAL_ERROR;
-  } catch (...) {
-    last_error = "internal error: unknown exception";
-    return ROPECHECK_INTERNAL_ERROR;
+  }, true);
+}
+
+}  // namespace
+
+// Version 2's plan: the kernel's plan and the strings the queries hand out (owned here, so they
+// live as long as the plan).
+struct ropecheck_plan {
+  kernel::RopePlan plan;
+  std::string model;
+  std::string layer_type;
+  std::string layout;
+  std::string factor_text;
+  std::string description;
+};
+
+namespace {
+
+const ropecheck_plan& plan_ref(const ropecheck_plan* plan) {
+  if (plan == nullptr) throw InputError("plan", "a plan from ropecheck_plan_from_model", "NULL");
+  return *plan;
+}
+
+ropecheck_plan* build_plan(const char* model, const char* config_json, const char* layer_type, int64_t sequence_length) {
+  if ((model == nullptr) == (config_json == nullptr))
+    throw InputError("model, config_json", "exactly one non-NULL: a zoo name or config.json path, or a config.json text",
+                     model == nullptr ? "both NULL" : "both given");
+  if (sequence_length < 0)
+    throw InputError("sequence_length", "0 (the model's context) or a length >= 1", std::to_string(sequence_length));
+  ropecheck::ModelOptions options;
+  if (sequence_length > 0) options.sequence_length = sequence_length;
+  const std::string wanted = layer_type == nullptr ? "" : layer_type;
+  std::lock_guard<std::mutex> lock(build_mutex());
+  ropecheck::ModelDescription m;
+  {
+    // Reading decides comparisons in MPFI at the default precision, which the kernel's accurate
+    // path of another thread's call may be changing (RopePlan takes the same lock itself).
+    std::lock_guard<std::mutex> precision_lock(ropecheck::default_precision_mutex());
+    m = model != nullptr ? ropecheck::load_model(model, options)
+                         : ropecheck::read_hf_config_text(config_json, "config_json", options);
   }
+  const ropecheck::LayerType& layer = m.layer_type(wanted);
+  // The kernel names its own inputs "head_dim", "rotary_offset" and "attention factor"; from a
+  // model they come from the config: say so.
+  std::unique_ptr<ropecheck_plan> p;
+  try {
+    p.reset(new ropecheck_plan{kernel::RopePlan(layer), m.name, layer.name, "", "", ""});
+  } catch (const InputError& e) {
+    if (e.input() == "layer_type") throw;
+    throw InputError((model != nullptr ? std::string("model ") + model : std::string("config_json")) + " layer type " +
+                         layer.name + ": " + e.input(),
+                     e.accepted(), e.got());
+  }
+  const ropecheck::Scaling& scaling = p->plan.spectrum().scaling();
+  p->layout = ropecheck::layout_name(p->plan.layout());
+  p->factor_text = scaling.attention_factor && !ropecheck::unit_attention_factor(scaling)
+                       ? *scaling.attention_factor
+                       : ropecheck::attention_factor_text(scaling);
+  p->description = p->model + ", layer type " + p->layer_type + ": " + p->plan.describe() + "; attention factor " +
+                   p->factor_text;
+  return p.release();
+}
+
+template <typename T>
+int apply_plan(const ropecheck_plan* plan, const int64_t* positions, const ropecheck_tensor* in,
+               const ropecheck_tensor* out, int32_t threads, ropecheck_stats* stats) {
+  return guarded([&] {
+    const ropecheck_plan& p = plan_ref(plan);
+    check_threads(threads);
+    const kernel::TensorView<const T> in_view = view_of<const T>(in, "in");
+    const kernel::TensorView<T> out_view = view_of<T>(out, "out");
+    kernel::KernelStats counts;
+    run<T>(p.plan, positions, in_view, out_view, threads, &counts);
+    if (stats != nullptr) {
+      stats->outputs += counts.outputs;
+      stats->slow += counts.slow;
+      stats->unresolved += counts.unresolved;
+    }
+    return ROPECHECK_OK;
+  });
+}
+
+// A query's value, or `fallback` with last_error set when the plan is NULL.
+template <typename R, typename F>
+R query(const ropecheck_plan* plan, R fallback, F&& get) {
+  R result = fallback;
+  guarded([&] {
+    result = get(plan_ref(plan));
+    return ROPECHECK_OK;
+  });
+  return result;
 }
 
 }  // namespace
@@ -173,6 +303,63 @@ ROPECHECK_EXPORT const char* ropecheck_kernel_path(void) {
   return name.c_str();
 }
 
-ROPECHECK_EXPORT int ropecheck_abi_version(void) { return 1; }
+ROPECHECK_EXPORT int ropecheck_plan_from_model(const char* model, const char* config_json, const char* layer_type,
+                                               int64_t sequence_length, ropecheck_plan** out) {
+  if (out != nullptr) *out = nullptr;
+  return guarded([&] {
+    if (out == nullptr) throw InputError("out", "a non-NULL pointer to a ropecheck_plan*", "NULL");
+    *out = build_plan(model, config_json, layer_type, sequence_length);
+    return ROPECHECK_OK;
+  });
+}
+
+ROPECHECK_EXPORT void ropecheck_plan_free(ropecheck_plan* plan) { delete plan; }
+
+ROPECHECK_EXPORT int32_t ropecheck_plan_head_dim(const ropecheck_plan* plan) {
+  return query<int32_t>(plan, -1, [](const ropecheck_plan& p) { return p.plan.dim(); });
+}
+
+ROPECHECK_EXPORT int32_t ropecheck_plan_rotary_offset(const ropecheck_plan* plan) {
+  return query<int32_t>(plan, -1, [](const ropecheck_plan& p) { return p.plan.rotary_offset(); });
+}
+
+ROPECHECK_EXPORT int32_t ropecheck_plan_rotary_dims(const ropecheck_plan* plan) {
+  return query<int32_t>(plan, -1, [](const ropecheck_plan& p) { return 2 * p.plan.block_pairs(); });
+}
+
+ROPECHECK_EXPORT const char* ropecheck_plan_layout(const ropecheck_plan* plan) {
+  return query<const char*>(plan, "", [](const ropecheck_plan& p) { return p.layout.c_str(); });
+}
+
+ROPECHECK_EXPORT const char* ropecheck_plan_layer_type(const ropecheck_plan* plan) {
+  return query<const char*>(plan, "", [](const ropecheck_plan& p) { return p.layer_type.c_str(); });
+}
+
+ROPECHECK_EXPORT double ropecheck_plan_attention_factor(const ropecheck_plan* plan) {
+  return query<double>(plan, std::numeric_limits<double>::quiet_NaN(),
+                       [](const ropecheck_plan& p) { return p.plan.attention_factor(); });
+}
+
+ROPECHECK_EXPORT const char* ropecheck_plan_attention_factor_text(const ropecheck_plan* plan) {
+  return query<const char*>(plan, "", [](const ropecheck_plan& p) { return p.factor_text.c_str(); });
+}
+
+ROPECHECK_EXPORT const char* ropecheck_plan_describe(const ropecheck_plan* plan) {
+  return query<const char*>(plan, "", [](const ropecheck_plan& p) { return p.description.c_str(); });
+}
+
+ROPECHECK_EXPORT int ropecheck_plan_apply_f32(const ropecheck_plan* plan, const int64_t* positions,
+                                              const ropecheck_tensor* in, const ropecheck_tensor* out, int32_t threads,
+                                              ropecheck_stats* stats) {
+  return apply_plan<float>(plan, positions, in, out, threads, stats);
+}
+
+ROPECHECK_EXPORT int ropecheck_plan_apply_bf16(const ropecheck_plan* plan, const int64_t* positions,
+                                               const ropecheck_tensor* in, const ropecheck_tensor* out, int32_t threads,
+                                               ropecheck_stats* stats) {
+  return apply_plan<std::uint16_t>(plan, positions, in, out, threads, stats);
+}
+
+ROPECHECK_EXPORT int ropecheck_abi_version(void) { return 2; }
 
 }  // extern "C"

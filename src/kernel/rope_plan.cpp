@@ -108,4 +108,16 @@ std::string RopePlan::describe() const {
   return d;
 }
 
+RopePlan plan_for(const ResolvedSpectrum& rs, std::optional<Layout> layout, const std::string& layout_param) {
+  if (rs.layer) {
+    const LayerType& l = *rs.layer;
+    if (layout && *layout != l.layout)
+      throw InputError(layout_param, "the model's own layout, " + layout_name(l.layout) + " (" + rs.name + "), or none", layout_name(*layout));
+    // rs.spectrum, not l.spectrum: the request may have set the sequence length (dynamic, longrope).
+    return RopePlan(rs.spectrum, l.layout, l.head_dim, l.rotary_offset);
+  }
+  if (!layout) throw InputError(layout_param, "interleaved or half (required without a model)", "");
+  return RopePlan(rs.spectrum, *layout);
+}
+
 }  // namespace ropecheck::kernel

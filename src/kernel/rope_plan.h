@@ -33,11 +33,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "spectrum/layout.h"
 #include "spectrum/model.h"
+#include "spectrum/request.h"
 #include "spectrum/spectrum.h"
 
 namespace ropecheck::kernel {
@@ -105,5 +107,10 @@ class RopePlan {
   bool all_identity_ = false;
   std::shared_ptr<const ExactRotation> exact_;
 };
+
+// Returns: the plan a resolved request names: a model's layer type (its geometry, layout and
+// factor; `layout`, when given, must be the model's own) or a bare spectrum in `layout` (required
+// then). Throws InputError(layout_param, ...) for a missing or contradicting layout.
+RopePlan plan_for(const ResolvedSpectrum& rs, std::optional<Layout> layout, const std::string& layout_param = "layout");
 
 }  // namespace ropecheck::kernel

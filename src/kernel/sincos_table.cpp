@@ -25,19 +25,21 @@ void sincos_row(const RopePlan& plan, std::int64_t p, double* c, double* s, cpu:
 }
 
 SinCosTable::SinCosTable(const RopePlan& plan, std::span<const std::int64_t> positions, cpu::Path path, int threads)
-    : plan_(&plan), tokens_(static_cast<std::int64_t>(positions.size())), positions_(positions.begin(), positions.end()) {
+    : plan_(&plan),
+      tokens_(static_cast<std::int64_t>(positions.size())),
+      stride_((std::int64_t{plan.block_pairs()} + 7) / 8 * 8),
+      positions_(positions.begin(), positions.end()) {
   if (threads < 1 || threads > 1024) throw InputError("threads", "an integer in [1, 1024]", std::to_string(threads));
   cpu::require_available(path, "kernel path");
-  const size_t width = static_cast<size_t>(plan.block_pairs());
-  cos_.assign(static_cast<size_t>(tokens_) * width, 0.0);
-  sin_.assign(static_cast<size_t>(tokens_) * width, 0.0);
+  cos_.assign(static_cast<size_t>(tokens_ * stride_), 0.0);
+  sin_.assign(static_cast<size_t>(tokens_ * stride_), 0.0);
   const detail::PathOps& ops = detail::ops_for(path);
   const detail::TurnLimbs g = limbs_of(plan);
   auto work = [&](std::int64_t t0, std::int64_t t1, std::int64_t) {
     detail::MxcsrGuard guard;
     for (std::int64_t t = t0; t < t1; ++t) {
-      double* c = cos_.data() + t * static_cast<std::int64_t>(width);
-      double* s = sin_.data() + t * static_cast<std::int64_t>(width);
+      double* c = cos_.data() + t * stride_;
+      double* s = sin_.data() + t * stride_;
       ops.sincos_row(g, plan.block_pairs(), positions_[static_cast<size_t>(t)], c, s);
       detail::scale_row(plan.attention_factor(), plan.block_pairs(), c, s);
     }

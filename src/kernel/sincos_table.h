@@ -32,6 +32,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -45,6 +46,22 @@ inline constexpr double kSinCosErrorBound = 0x1p-50;  // the contract above, as 
 // Fills c[k], s[k] for k in [0, plan.block_pairs()) at position p, on `path`.
 void sincos_row(const RopePlan& plan, std::int64_t p, double* c, double* s, cpu::Path path);
 
+namespace detail {
+// std::allocator with 64-byte (cache-line) alignment: the kernel's vector loads of a table row
+// then never straddle two lines.
+template <typename T>
+struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <typename U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  template <typename U>
+  bool operator==(const CacheLineAllocator<U>&) const { return true; }
+};
+}  // namespace detail
+
 class SinCosTable {
  public:
   // Computes the table for `positions` (any int64s, any order, repeats allowed) on `path`, split
@@ -54,14 +71,16 @@ class SinCosTable {
   const RopePlan& plan() const { return *plan_; }
   std::int64_t tokens() const { return tokens_; }
   std::int64_t position(std::int64_t t) const { return positions_[static_cast<size_t>(t)]; }
-  const double* cos_row(std::int64_t t) const { return cos_.data() + t * plan_->block_pairs(); }
-  const double* sin_row(std::int64_t t) const { return sin_.data() + t * plan_->block_pairs(); }
+  // Row t: block_pairs() values, 64-byte aligned (rows are padded to a multiple of 8 doubles).
+  const double* cos_row(std::int64_t t) const { return cos_.data() + t * stride_; }
+  const double* sin_row(std::int64_t t) const { return sin_.data() + t * stride_; }
 
  private:
   const RopePlan* plan_;
   std::int64_t tokens_;
+  std::int64_t stride_;  // doubles from one row to the next: block_pairs() rounded up to 8
   std::vector<std::int64_t> positions_;
-  std::vector<double> cos_, sin_;
+  std::vector<double, detail::CacheLineAllocator<double>> cos_, sin_;
 };
 
 // cos and sin of p * g_k for chosen block pairs of a plan, one position at a time: for a caller

@@ -12,9 +12,10 @@
 //
 // Speed (timings only): apply_rope on a dense [tokens][heads][128] tensor (tokens x heads chosen
 // so the tensor is ~32 MiB, larger than the caches: memory speed is the goal) for every available
-// path and both baselines, f32 and bf16, against memcpy of the same bytes in the same run (the
-// baseline of "memory speed": the ratio is what a noisy shared machine can still compare), timed
-// by accuracy/memory_speed.h; medians of k repetitions; GB/s counted as bytes read + written.
+// path and both baselines, f32 and bf16, against memcpy of the same number of bytes between the
+// baseline's own buffers in the same run (the baseline of "memory speed": the ratio is what a
+// noisy shared machine can still compare), timed by accuracy/memory_speed.h with the pair order
+// drawn from the Context seed; medians of k repetitions; GB/s counted as bytes read + written.
 // Written to timings and to the markdown table, never to data.
 #pragma once
 

@@ -233,13 +233,15 @@ SpectrumRequest spectrum_request_from_json(const json& j, const std::string& whe
   return r;
 }
 
-Spectrum spectrum_from_json(const json& j, const std::string& where) {
+ResolvedSpectrum resolved_from_json(const json& j, const std::string& where) {
   const SpectrumRequest r = spectrum_request_from_json(j, where);
   try {
-    return resolve(r).spectrum;
+    return resolve(r);
   } catch (const InputError& e) {
     rethrow_at(e, where);
   }
 }
+
+Spectrum spectrum_from_json(const json& j, const std::string& where) { return resolved_from_json(j, where).spectrum; }
 
 }  // namespace ropecheck

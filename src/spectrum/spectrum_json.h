@@ -68,6 +68,9 @@ SpectrumRequest spectrum_request_from_json(const nlohmann::json& j, const std::s
 // that, and InputError naming the field for whatever resolve() refuses (an unknown config, an odd
 // dim, theta <= 1, a fraction outside [0, 1]).
 Spectrum spectrum_from_json(const nlohmann::json& j, const std::string& where);
+// Returns: resolve(spectrum_request_from_json(j, where)) whole (a model's layer type included).
+// Throws as spectrum_from_json.
+ResolvedSpectrum resolved_from_json(const nlohmann::json& j, const std::string& where);
 
 // Returns: SCALING above, canonical (short text when there is one).
 nlohmann::json scaling_to_json(const Scaling& s);

@@ -1,6 +1,7 @@
 // The speed routine shared by the kernel benchmark and the report: medians (odd, even, infinite),
 // the ratio as the median of per-pair ratios (not a ratio of medians), touched page-aligned
-// buffers, and one timed pair that copies, then runs the implementation once.
+// buffers, the seeded pair order, and one timed pair that copies the baseline's own buffers and runs
+// the implementation once, in the order given.
 #include "accuracy/memory_speed.h"
 
 #include <gtest/gtest.h>
@@ -52,20 +53,49 @@ TEST(MemorySpeed, BuffersArePageAlignedAndTouched) {
   }
 }
 
-TEST(MemorySpeed, APairCopiesThenRunsTheImplementationOnce) {
-  TouchedBuffer in(1 << 20, 0x11), out(1 << 20, 0);
-  int runs = 0;
-  bool copied_first = false;
-  const PairTiming t = time_against_memcpy(out.data(), in.data(), in.size(), [&] {
-    ++runs;
-    copied_first = out.data()[0] == 0x11 && out.data()[in.size() - 1] == 0x11;
-    out.data()[0] = 0x22;
-  });
-  EXPECT_EQ(runs, 1);
-  EXPECT_TRUE(copied_first);
-  EXPECT_EQ(out.data()[0], 0x22);
-  EXPECT_GE(t.memcpy_seconds, 0);
-  EXPECT_GE(t.seconds, 0);
+TEST(MemorySpeed, SplitMixIsTheReferenceSequence) {
+  // The published SplitMix64 outputs for seeds 0 and 1234567.
+  SplitMix64 zero(0);
+  EXPECT_EQ(zero.next(), 0xE220A8397B1DCDAFu);
+  EXPECT_EQ(zero.next(), 0x6E789E6AA1B965F4u);
+  SplitMix64 r(1234567);
+  EXPECT_EQ(r.next(), 6457827717110365317u);
+  EXPECT_EQ(r.next(), 3203168211198807973u);
+  EXPECT_EQ(r.next(), 9817491932198370423u);
+}
+
+TEST(MemorySpeed, PairOrdersAreSeededAndMixBothOrders) {
+  PairOrders a(42), b(42);
+  EXPECT_EQ(a.seed(), 42u);
+  int first = 0;
+  for (int i = 0; i < 200; ++i) {
+    const PairOrder o = a.next();
+    EXPECT_EQ(o, b.next()) << i;
+    first += o == PairOrder::memcpy_first;
+  }
+  EXPECT_GT(first, 50);
+  EXPECT_LT(first, 150);
+}
+
+TEST(MemorySpeed, APairCopiesItsOwnBuffersAndRunsTheImplementationOnceInTheGivenOrder) {
+  MemcpyBaseline baseline(1 << 20);
+  ASSERT_EQ(baseline.bytes(), std::size_t{1} << 20);
+  for (PairOrder order : {PairOrder::memcpy_first, PairOrder::implementation_first}) {
+    MemcpyBaseline fresh(1 << 20);
+    int runs = 0;
+    bool copied_before = false;
+    const PairTiming t = time_against_memcpy(fresh, [&] {
+      ++runs;
+      copied_before = fresh.destination()[0] == 0x3C && fresh.destination()[fresh.bytes() - 1] == 0x3C;
+    }, order);
+    EXPECT_EQ(runs, 1);
+    EXPECT_EQ(copied_before, order == PairOrder::memcpy_first);
+    // The copy happened either way, into the baseline's own destination.
+    EXPECT_EQ(fresh.destination()[0], 0x3C);
+    EXPECT_EQ(fresh.destination()[fresh.bytes() - 1], 0x3C);
+    EXPECT_GE(t.memcpy_seconds, 0);
+    EXPECT_GE(t.seconds, 0);
+  }
 }
 
 }  // namespace

@@ -25,8 +25,9 @@ TEST(ShiftInvarianceBound, MatchesTheDerivation) {
   // Pairs (3, 4) and (0, 1) against (1, 0) and (0, 2): pair norms 5, 1 and 1, 2, S = 5 + 2 = 7.
   const std::vector<float> q{3, 4, 0, 1}, k{1, 0, 0, 2};
   const double f32 = shift_invariance_bound(Dtype::f32, q, k), bf16 = shift_invariance_bound(Dtype::bf16, q, k);
-  EXPECT_DOUBLE_EQ(f32, formula(0.5 + 0x1p-25, 0x1p-24, 4, 7)) << hex_double(f32);
-  EXPECT_DOUBLE_EQ(bf16, formula(0.5 + 0x1p-14, 0x1p-8, 4, 7)) << hex_double(bf16);
+  // c: the kernel's proved ulp bound, 0.5 (correctly rounded; apply_rope.h).
+  EXPECT_DOUBLE_EQ(f32, formula(0.5, 0x1p-24, 4, 7)) << hex_double(f32);
+  EXPECT_DOUBLE_EQ(bf16, formula(0.5, 0x1p-8, 4, 7)) << hex_double(bf16);
   // Orders of magnitude: eps ~ 2^-24 (f32), 2^-8 (bf16); 2B ~ 2 (2 sqrt2 eps + d u) S.
   EXPECT_GT(f32, 2 * 2 * std::sqrt(2.0) * 0x1p-24 * 7);
   EXPECT_LT(f32, 2 * (2 * std::sqrt(2.0) * 0x1p-23 + 4 * 0x1p-23) * 7);

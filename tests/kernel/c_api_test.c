@@ -3,8 +3,13 @@
  *   - position 0 and the nope variant are identities (bit for bit),
  *   - at small positions each output is within the documented bound of a long double reference,
  *   - threads 1 and 2, in place and out of place, dense and strided views give the same bits,
- *   - every bad argument returns ROPECHECK_BAD_ARGUMENT with a message naming it.
- * Random inputs come from splitmix64 with the seed printed at start; every failure prints its
+ *   - every bad argument returns ROPECHECK_BAD_ARGUMENT with a message naming it,
+ *   - version 2's plans from model descriptions (YaRN, LongRoPE, MLA, NeoX partial, GLM): the
+ *     geometry and attention factor each model's config implies, pass-through channels bit for bit,
+ *     position 0 giving the correctly rounded a * x, the slow-path counts, and every bad model,
+ *     config, layer type or argument reported, never an abort.
+ * The bit-for-bit comparison of version 2 with the C++ kernel on every zoo model is the C++ test
+ * beside this one (c_api_plan_test.cpp).  * Random inputs come from splitmix64 with the seed printed at start; every failure prints its
  * operands as %a and raw bits. Exit code 0 when every check passes. */
 #include "kernel/c_api.h"
 
@@ -395,11 +400,253 @@ static void every_bad_argument_is_reported(void) {
   CHECK(ropecheck_last_error()[0] == '\0', "message after a success: \"%s\"", ropecheck_last_error());
 }
 
+/* ---- Version 2: plans from model descriptions ---- */
+
+static ropecheck_plan* make_plan(const char* model, const char* config, const char* layer_type, int64_t sequence_length) {
+  ropecheck_plan* plan = NULL;
+  const int rc = ropecheck_plan_from_model(model, config, layer_type, sequence_length, &plan);
+  CHECK(rc == ROPECHECK_OK && plan != NULL, "plan %s / %s: rc %d: %s", model ? model : "(config text)",
+        layer_type ? layer_type : "(default)", rc, ropecheck_last_error());
+  return plan;
+}
+
+/* What each model's config implies (the zoo's config files, src/spectrum/zoo; hf_config.h's rules). The attention
+ * factors as real numbers:
+ *   gpt-oss-20b       yarn, factor 32, no attention_factor:  0.1 ln 32 + 1
+ *   qwen2.5-7b-yarn   yarn, factor 4:                        0.1 ln 4 + 1
+ *   phi-3.5-mini      longrope, M/C = 131072/4096 = 32:      sqrt(1 + ln 32 / ln 4096)
+ *   deepseek-v3       yarn, mscale = mscale_all_dim:         1 (the rest goes into the softmax)
+ *   gpt-neox-20b, glm-4-9b: no scaling:                      1
+ * The plan's double is its exact factor rounded to nearest; the long double expressions below are
+ * within a few 2^-64 relative of the same real, so they agree to 2^-50 relative. */
+typedef struct model_case {
+  const char* model;
+  int32_t head_dim, rotary_offset, rotary_dims;
+  const char* layout;
+  long double factor;
+} model_case;
+
+static long double relative_difference(long double a, long double b) { return fabsl(a - b) / fabsl(b); }
+
+/* The float32 nearest a * x (ties to even) for the exact factor a, given a_ld within 2^-60
+ * relative of a: long double a_ld * x is then within 2^-59 relative of a x, and rounding it to
+ * float can only differ from RN(a x) when a x lies within 2^-59 relative of a midpoint between two
+ * floats; the check below allows that case, flagged as unresolved, instead of guessing. */
+static int near_midpoint_f32(long double v) {
+  const float r = (float)v;
+  const long double lo = (long double)nextafterf(r, -INFINITY), hi = (long double)nextafterf(r, INFINITY);
+  const long double m1 = ((long double)r + lo) / 2, m2 = ((long double)r + hi) / 2;
+  const long double tol = fabsl(v) * ldexpl(1.0L, -58);
+  return fabsl(v - m1) <= tol || fabsl(v - m2) <= tol;
+}
+
+static void plan_geometry_passthrough_and_position_zero(const model_case* mc) {
+  ropecheck_plan* plan = make_plan(mc->model, NULL, NULL, 0);
+  if (plan == NULL) return;
+  const int32_t d = ropecheck_plan_head_dim(plan), o = ropecheck_plan_rotary_offset(plan),
+                r = ropecheck_plan_rotary_dims(plan);
+  CHECK(d == mc->head_dim && o == mc->rotary_offset && r == mc->rotary_dims,
+        "%s: head_dim %d rotary_offset %d rotary_dims %d, expected %d %d %d", mc->model, d, o, r, mc->head_dim,
+        mc->rotary_offset, mc->rotary_dims);
+  CHECK(strcmp(ropecheck_plan_layout(plan), mc->layout) == 0, "%s: layout %s, expected %s", mc->model,
+        ropecheck_plan_layout(plan), mc->layout);
+  const double a = ropecheck_plan_attention_factor(plan);
+  CHECK(relative_difference((long double)a, mc->factor) <= ldexpl(1.0L, -50), "%s: attention factor %.17g, expected %.20Lg",
+        mc->model, a, mc->factor);
+  const char* text = ropecheck_plan_attention_factor_text(plan);
+  CHECK(relative_difference(strtold(text, NULL), mc->factor) <= ldexpl(1.0L, -50), "%s: attention factor text %s",
+        mc->model, text);
+  CHECK(strstr(ropecheck_plan_describe(plan), mc->model) != NULL, "%s: describe \"%s\"", mc->model,
+        ropecheck_plan_describe(plan));
+  printf("c_api v2 %s: %s\n", mc->model, ropecheck_plan_describe(plan));
+  if (d != mc->head_dim || d > 256) {
+    ropecheck_plan_free(plan);
+    return;
+  }
+
+  /* Random bit patterns everywhere (NaN payloads, infinities, subnormals): pass-through channels
+   * must come out unchanged at any position; rotary ones are the kernel's (compared bit for bit
+   * in c_api_plan_test.cpp). Then moderate values at position 0, where the exact map is a * x. */
+  enum { T = 6, H = 3, MAXD = 256 };
+  static float x[T * H * MAXD], y[T * H * MAXD], y2[T * H * MAXD];
+  static uint16_t xb[T * H * MAXD], yb[T * H * MAXD];
+  const int n = T * H * d;
+  int64_t positions[T];
+  for (int t = 0; t < T; ++t) positions[t] = (int64_t)(next_bits() >> (t * 10)) * (t % 2 ? -1 : 1);
+  for (int i = 0; i < n; ++i) {
+    const uint64_t bits = next_bits();
+    x[i] = f32_of((uint32_t)bits);
+    xb[i] = (uint16_t)(bits >> 32);
+  }
+  ropecheck_tensor in = dense(x, T, H, d), out = dense(y, T, H, d), out2 = dense(y2, T, H, d);
+  ropecheck_stats stats = {0, 0, 0};
+  int rc = ropecheck_plan_apply_f32(plan, positions, &in, &out, 1, &stats);
+  CHECK(rc == ROPECHECK_OK, "%s f32: rc %d: %s", mc->model, rc, ropecheck_last_error());
+  CHECK(stats.outputs == (int64_t)T * H * r && stats.unresolved == 0, "%s: stats outputs %lld slow %lld unresolved %lld",
+        mc->model, (long long)stats.outputs, (long long)stats.slow, (long long)stats.unresolved);
+  rc = ropecheck_plan_apply_f32(plan, positions, &in, &out2, 2, NULL);
+  CHECK(rc == ROPECHECK_OK, "%s f32 threads 2: rc %d: %s", mc->model, rc, ropecheck_last_error());
+  CHECK(memcmp(y, y2, sizeof(float) * (size_t)n) == 0, "%s: threads 1 and 2 differ", mc->model);
+  ropecheck_tensor inb = dense(xb, T, H, d), outb = dense(yb, T, H, d);
+  rc = ropecheck_plan_apply_bf16(plan, positions, &inb, &outb, 1, &stats);
+  CHECK(rc == ROPECHECK_OK, "%s bf16: rc %d: %s", mc->model, rc, ropecheck_last_error());
+  CHECK(stats.outputs == 2 * (int64_t)T * H * r, "%s: stats are added to: outputs %lld", mc->model,
+        (long long)stats.outputs);
+  for (int i = 0; i < n; ++i) {
+    const int c = i % d;
+    if (c >= o && c < o + r) continue;
+    CHECK(f32_bits(x[i]) == f32_bits(y[i]), "%s f32 pass-through channel %d element %d: in 0x%08x out 0x%08x", mc->model,
+          c, i, f32_bits(x[i]), f32_bits(y[i]));
+    CHECK(xb[i] == yb[i], "%s bf16 pass-through channel %d element %d: in 0x%04x out 0x%04x", mc->model, c, i, xb[i],
+          yb[i]);
+  }
+
+  /* Position 0: cos 0 = 1 and sin 0 = 0 exactly, so the exact map is a * x, and the kernel's
+   * output is its correctly rounded value (in place, this time). */
+  for (int t = 0; t < T; ++t) positions[t] = 0;
+  for (int i = 0; i < n; ++i) x[i] = y[i] = moderate_f32();
+  rc = ropecheck_plan_apply_f32(plan, positions, &out, &out, 1, NULL);
+  CHECK(rc == ROPECHECK_OK, "%s f32 position 0: rc %d: %s", mc->model, rc, ropecheck_last_error());
+  int undecided = 0;
+  for (int i = 0; i < n && rc == ROPECHECK_OK; ++i) {
+    const int c = i % d;
+    const long double exact = (c >= o && c < o + r) ? mc->factor * (long double)x[i] : (long double)x[i];
+    if (near_midpoint_f32(exact)) {
+      ++undecided;
+      continue;
+    }
+    CHECK(f32_bits(y[i]) == f32_bits((float)exact), "%s position 0 channel %d: x %a, out %a (0x%08x), RN(a x) %a",
+          mc->model, c, x[i], y[i], f32_bits(y[i]), (float)exact);
+  }
+  CHECK(undecided < n / 4, "%s: %d of %d outputs too close to a midpoint to check", mc->model, undecided, n);
+  ropecheck_plan_free(plan);
+}
+
+static void plans_from_zoo_models(void) {
+  const model_case cases[] = {
+      {"gpt-oss-20b", 64, 0, 64, "half", 0.1L * logl(32.0L) + 1},
+      {"qwen2.5-7b-yarn", 128, 0, 128, "half", 0.1L * logl(4.0L) + 1},
+      {"phi-3.5-mini", 96, 0, 96, "half", sqrtl(1 + logl(32.0L) / logl(4096.0L))},
+      {"deepseek-v3", 192, 128, 64, "interleaved", 1},
+      {"gpt-neox-20b", 96, 0, 24, "half", 1},
+      {"glm-4-9b", 128, 0, 64, "interleaved", 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) plan_geometry_passthrough_and_position_zero(&cases[i]);
+}
+
+/* A config.json given as text; its explicit attention_factor comes back as its own decimal. */
+static void plan_from_config_text(void) {
+  const char* config =
+      "{\"model_type\": \"llama\", \"hidden_size\": 256, \"num_attention_heads\": 4, \"num_hidden_layers\": 2,"
+      " \"max_position_embeddings\": 65536, \"rope_theta\": 500000,"
+      " \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 8.0, \"original_max_position_embeddings\": 8192,"
+      " \"attention_factor\": 1.25}}";
+  ropecheck_plan* plan = make_plan(NULL, config, "", 0);
+  if (plan == NULL) return;
+  CHECK(ropecheck_plan_head_dim(plan) == 64 && ropecheck_plan_rotary_dims(plan) == 64, "config text: head %d rotary %d",
+        ropecheck_plan_head_dim(plan), ropecheck_plan_rotary_dims(plan));
+  CHECK(ropecheck_plan_attention_factor(plan) == 1.25, "config text: factor %.17g", ropecheck_plan_attention_factor(plan));
+  CHECK(strcmp(ropecheck_plan_attention_factor_text(plan), "1.25") == 0, "config text: factor text \"%s\"",
+        ropecheck_plan_attention_factor_text(plan));
+  CHECK(strcmp(ropecheck_plan_layer_type(plan), "all") == 0, "config text: layer type \"%s\"",
+        ropecheck_plan_layer_type(plan));
+  /* a = 1.25: x = 1 at position 0 gives exactly 1.25, a sign flip gives -1.25. */
+  float v[2 * 64];
+  for (int i = 0; i < 2 * 64; ++i) v[i] = i % 2 ? -1.0f : 1.0f;
+  const int64_t positions[2] = {0, 0};
+  ropecheck_tensor t = dense(v, 2, 1, 64);
+  CHECK(ropecheck_plan_apply_f32(plan, positions, &t, &t, 1, NULL) == ROPECHECK_OK, "%s", ropecheck_last_error());
+  for (int i = 0; i < 2 * 64; ++i) CHECK(v[i] == (i % 2 ? -1.25f : 1.25f), "config text element %d: %a", i, v[i]);
+  ropecheck_plan_free(plan);
+}
+
+static void expect_bad_plan(const char* model, const char* config, const char* layer_type, int64_t sequence_length,
+                            const char* what, const char* names) {
+  ropecheck_plan* plan = (ropecheck_plan*)&checks; /* must come back NULL */
+  expect_bad(ropecheck_plan_from_model(model, config, layer_type, sequence_length, &plan), what, names);
+  CHECK(plan == NULL, "%s: *out not NULL after a failure", what);
+  printf("c_api v2 bad input, %s -> %s\n", what, ropecheck_last_error());
+}
+
+static void every_bad_plan_input_is_reported(void) {
+  expect_bad_plan("no-such-model", NULL, NULL, 0, "unknown model", "model");
+  expect_bad_plan(NULL, NULL, NULL, 0, "no model and no config", "model");
+  expect_bad_plan("gpt-oss-20b", "{}", NULL, 0, "model and config both", "config_json");
+  expect_bad_plan("gpt-oss-20b", NULL, "chunked_attention", 0, "a layer type the model lacks", "layer_type");
+  expect_bad_plan("gpt-oss-20b", NULL, NULL, -1, "negative sequence length", "sequence_length");
+  expect_bad_plan(NULL, "{\"model_type\": \"llama\", \"hidden_size\": ", NULL, 0, "malformed JSON", "config_json");
+  expect_bad_plan(NULL, "[1, 2]", NULL, 0, "JSON that is no config", "config_json");
+  /* Rotary dims beyond the head: a partial rotary factor or rotary_pct above 1. */
+  expect_bad_plan(NULL,
+                  "{\"model_type\": \"phi3\", \"hidden_size\": 3072, \"num_attention_heads\": 32, \"num_hidden_layers\": 2,"
+                  " \"max_position_embeddings\": 4096, \"rope_theta\": 10000, \"partial_rotary_factor\": 1.5}",
+                  NULL, 0, "rotary dims 144 > head_dim 96", "partial_rotary_factor");
+  expect_bad_plan(NULL,
+                  "{\"model_type\": \"gpt_neox\", \"hidden_size\": 6144, \"num_attention_heads\": 64, \"num_hidden_layers\": 2,"
+                  " \"max_position_embeddings\": 2048, \"rotary_emb_base\": 10000, \"rotary_pct\": 2}",
+                  NULL, 0, "rotary_pct 2", "rotary_pct");
+  /* Attention factors that are not finite and positive (1e300 is finite but beyond the kernel's
+   * range, 2^64; 1e999 overflows JSON's binary64 reading and is refused as malformed JSON). */
+  const char* factors[] = {"0", "-1.5", "\"inf\"", "1e300"};
+  for (size_t i = 0; i < sizeof factors / sizeof factors[0]; ++i) {
+    char config[512], what[64];
+    snprintf(config, sizeof config,
+             "{\"model_type\": \"llama\", \"hidden_size\": 256, \"num_attention_heads\": 4, \"num_hidden_layers\": 2,"
+             " \"max_position_embeddings\": 65536, \"rope_theta\": 500000, \"rope_scaling\": {\"rope_type\": \"yarn\","
+             " \"factor\": 8.0, \"original_max_position_embeddings\": 8192, \"attention_factor\": %s}}",
+             factors[i]);
+    snprintf(what, sizeof what, "attention factor %s", factors[i]);
+    expect_bad_plan(NULL, config, NULL, 0, what, "attention");
+  }
+  expect_bad_plan(NULL,
+                  "{\"model_type\": \"llama\", \"hidden_size\": 256, \"num_attention_heads\": 4, \"num_hidden_layers\": 2,"
+                  " \"max_position_embeddings\": 65536, \"rope_theta\": 500000, \"rope_scaling\": {\"rope_type\": \"yarn\","
+                  " \"factor\": 8.0, \"original_max_position_embeddings\": 8192, \"attention_factor\": 1e999}}",
+                  NULL, 0, "attention factor 1e999", "config_json");
+  expect_bad(ropecheck_plan_from_model("gpt-oss-20b", NULL, NULL, 0, NULL), "NULL out", "out");
+
+  ropecheck_plan* plan = make_plan("gpt-oss-20b", NULL, "full_attention", 0);
+  if (plan == NULL) return;
+  float x[2 * 64] = {0}, y[2 * 64];
+  const int64_t positions[2] = {3, 4};
+  ropecheck_tensor in = dense(x, 2, 1, 64), out = dense(y, 2, 1, 64);
+  expect_bad(ropecheck_plan_apply_f32(NULL, positions, &in, &out, 1, NULL), "NULL plan", "plan");
+  expect_bad(ropecheck_plan_apply_bf16(NULL, positions, &in, &out, 1, NULL), "NULL plan (bf16)", "plan");
+  expect_bad(ropecheck_plan_apply_f32(plan, NULL, &in, &out, 1, NULL), "v2 NULL positions", "positions");
+  expect_bad(ropecheck_plan_apply_f32(plan, positions, NULL, &out, 1, NULL), "v2 NULL in", "in");
+  expect_bad(ropecheck_plan_apply_f32(plan, positions, &in, NULL, 1, NULL), "v2 NULL out", "out");
+  expect_bad(ropecheck_plan_apply_f32(plan, positions, &in, &out, 0, NULL), "v2 threads 0", "threads");
+  expect_bad(ropecheck_plan_apply_f32(plan, positions, &in, &out, 257, NULL), "v2 threads 257", "threads");
+  ropecheck_tensor bad = in;
+  bad.tokens = -2;
+  expect_bad(ropecheck_plan_apply_f32(plan, positions, &bad, &out, 1, NULL), "v2 negative tokens", "in->tokens");
+  bad = out;
+  bad.tokens = 1;
+  ropecheck_stats stats = {7, 7, 7};
+  const int rc = ropecheck_plan_apply_f32(plan, positions, &in, &bad, 1, &stats);
+  CHECK(rc == ROPECHECK_BAD_ARGUMENT && ropecheck_last_error()[0] != '\0', "v2 token counts 2 and 1: rc %d \"%s\"", rc,
+        ropecheck_last_error());
+  CHECK(stats.outputs == 7 && stats.slow == 7 && stats.unresolved == 7, "stats changed by a failed call");
+  /* Queries on NULL: a sentinel and a message, no crash. */
+  CHECK(ropecheck_plan_head_dim(NULL) == -1 && strstr(ropecheck_last_error(), "plan") != NULL, "head_dim(NULL): \"%s\"",
+        ropecheck_last_error());
+  CHECK(ropecheck_plan_rotary_offset(NULL) == -1 && ropecheck_plan_rotary_dims(NULL) == -1, "offset/dims(NULL)");
+  CHECK(isnan(ropecheck_plan_attention_factor(NULL)), "attention_factor(NULL)");
+  CHECK(strcmp(ropecheck_plan_layout(NULL), "") == 0 && strcmp(ropecheck_plan_describe(NULL), "") == 0 &&
+            strcmp(ropecheck_plan_attention_factor_text(NULL), "") == 0 && strcmp(ropecheck_plan_layer_type(NULL), "") == 0,
+        "string queries on NULL");
+  ropecheck_plan_free(NULL);
+  /* A success clears the message. */
+  CHECK(ropecheck_plan_apply_f32(plan, positions, &in, &out, 1, NULL) == ROPECHECK_OK, "%s", ropecheck_last_error());
+  CHECK(ropecheck_last_error()[0] == '\0', "v2 message after a success: \"%s\"", ropecheck_last_error());
+  ropecheck_plan_free(plan);
+}
+
 int main(void) {
   rng_state = kSeed;
   printf("c_api_test: seed %llu, ABI %d, kernel path %s\n", (unsigned long long)kSeed, ropecheck_abi_version(),
          ropecheck_kernel_path());
-  CHECK(ropecheck_abi_version() == 1, "ABI version %d", ropecheck_abi_version());
+  CHECK(ropecheck_abi_version() == 2, "ABI version %d", ropecheck_abi_version());
   CHECK(ropecheck_kernel_path()[0] != '\0', "empty kernel path: %s", ropecheck_last_error());
   identity_at_position_zero("interleaved");
   identity_at_position_zero("half");
@@ -413,6 +660,9 @@ int main(void) {
   same_bits_for_threads_in_place_and_strides(1);
   plans_built_concurrently_match_a_sequential_build();
   every_bad_argument_is_reported();
+  plans_from_zoo_models();
+  plan_from_config_text();
+  every_bad_plan_input_is_reported();
   printf("c_api_test: %d checks, %d failures\n", checks, failures);
   return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -1,0 +1,361 @@
+// The kernel's contract (apply_rope.h): every output is the correctly rounded value of the exact
+// map a (x_a cos(p g_k) - x_b sin(p g_k)), on every path. Checked against an exact value computed
+// here (Boost mpfr_float at 640 bits from the spectrum's real frequencies and attention factor:
+// no kernel arithmetic), on
+//   - generated layer types: random linear / llama3 / yarn / longrope / dynamic parameters,
+//     attention factors, rotary widths and offsets (NeoX partial, MLA rope part), both layouts;
+//   - inputs on the rounding boundary: the attention factor chosen (a 120-digit decimal) so that
+//     the exact output lies 2^-d of its magnitude above or below a midpoint, d = 60, 200, 320 (the
+//     accurate path's first, second and recomputed levels);
+//   - near-cancellation pairs from the continued fraction of tan(p g_k): outputs down to 2^-60 of
+//     the pair's norm.
+// A failure prints x=%a ref=%a got=%a with the position, pair and path.
+#include <gtest/gtest.h>
+
+#include <gmp.h>
+#include <mpfr.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "kernel/apply_rope.h"
+#include "kernel/bf16.h"
+#include "numeric/precision.h"
+#include "numeric/round_to_binary.h"
+#include "numeric/scalar.h"
+#include "random/counter_rng.h"
+#include "spectrum/attention_factor.h"
+#include "spectrum/frequencies.h"
+
+namespace ropecheck::kernel {
+namespace {
+
+constexpr std::uint64_t kSeed = 20261126;
+constexpr unsigned kBits = 640;
+
+// The exact map at kBits for one plan and position: g_k, a from the spectrum.
+struct Exact {
+  std::vector<Real> g;
+  Real a;
+  explicit Exact(const RopePlan& plan) {
+    g = frequencies<Real>(plan.spectrum());
+    a = attention_factor<Real>(plan.spectrum().scaling());
+  }
+  // Returns: component `second` of block pair k at p, exact to ~2^-600 relative to ||x||.
+  Real y(const RopePlan& plan, int k, std::int64_t p, double xa, double xb, bool second) const {
+    Real s, c;
+    if (plan.spectrum().rotated(k) && p != 0) {
+      sin_cos(Real(Real(static_cast<long long>(p)) * g[static_cast<size_t>(k)]), s, c);
+    } else {
+      s = 0;
+      c = 1;
+    }
+    return Real(a * (second ? Real(Real(xa) * s + Real(xb) * c) : Real(Real(xa) * c - Real(xb) * s)));
+  }
+};
+
+double rounded(const Real& y, bool f32) { return f32 ? round_to_binary32(y.backend().data()) : round_to_bfloat16(y.backend().data()); }
+
+// True when y is within 2^-560 of its magnitude of a rounding boundary of the format (the exact
+// value above could round either way: the comparison is inconclusive, never counted as a pass).
+bool near_boundary(const Real& y, bool f32) {
+  const Real d = Real(abs(y) * ldexp(Real(1), -560) + ldexp(Real(1), -1000));
+  return rounded(Real(y - d), f32) != rounded(Real(y + d), f32);
+}
+
+float value(float v) { return v; }
+float value(std::uint16_t v) { return bf16_to_f32(v); }
+std::uint32_t bits(float v) { return std::bit_cast<std::uint32_t>(v); }
+std::uint32_t bits(std::uint16_t v) { return v; }
+
+// Applies `plan` on every path to rows [tokens][1][dim] and checks every output: rotary outputs
+// equal the exact value's rounding (decided cases), pass-through elements equal the input bits,
+// paths agree bit for bit. Returns the scalar path's stats.
+template <typename E>
+KernelStats check(const RopePlan& plan, const std::vector<std::int64_t>& pos, const std::vector<E>& in, const std::string& what,
+                  long* inconclusive = nullptr) {
+  constexpr bool f32 = std::is_same_v<E, float>;
+  const int dim = plan.dim();
+  const auto tokens = static_cast<std::int64_t>(pos.size());
+  std::vector<E> first;
+  KernelStats scalar_stats;
+  ScopedPrecision precision(kBits);
+  const Exact exact(plan);
+  for (cpu::Path path : cpu::available_paths()) {
+    std::vector<E> out(in.size());
+    KernelStats stats;
+    apply_rope(plan, pos, dense_view<const E>(in.data(), tokens, 1, dim), dense_view<E>(out.data(), tokens, 1, dim), {path, 1, &stats});
+    EXPECT_EQ(stats.unresolved, 0) << what;
+    if (first.empty()) {
+      first = out;
+      scalar_stats = stats;
+      for (std::int64_t t = 0; t < tokens; ++t) {
+        const E* x = in.data() + t * dim;
+        const E* y = out.data() + t * dim;
+        std::vector<bool> rotary(static_cast<size_t>(dim), false);
+        for (int k = 0; k < plan.block_pairs(); ++k) {
+          const int ia = plan.first_element(k), ib = plan.second_element(k);
+          rotary[static_cast<size_t>(ia)] = rotary[static_cast<size_t>(ib)] = !plan.identity(k);
+          if (plan.identity(k)) continue;
+          const double xa = value(x[ia]), xb = value(x[ib]);
+          if (!std::isfinite(xa) || !std::isfinite(xb) || (xa == 0 && xb == 0)) continue;
+          for (int side = 0; side < 2; ++side) {
+            const Real yv = exact.y(plan, k, pos[static_cast<size_t>(t)], xa, xb, side == 1);
+            const double got = value(y[side == 0 ? ia : ib]);
+            if (near_boundary(yv, f32)) {
+              if (inconclusive != nullptr) ++*inconclusive;
+              continue;
+            }
+            const double want = rounded(yv, f32);
+            if (!(got == want && std::signbit(got) == std::signbit(want)))
+              ADD_FAILURE() << what << " " << plan.describe() << " p=" << pos[static_cast<size_t>(t)] << " k=" << k
+                            << (side ? " y_b" : " y_a") << (f32 ? " f32" : " bf16") << ": x=(" << std::hexfloat << xa << ", " << xb
+                            << ") ref=" << to_double(yv) << " want=" << want << " got=" << got << std::defaultfloat;
+          }
+        }
+        for (int e = 0; e < dim; ++e)
+          if (!rotary[static_cast<size_t>(e)] && bits(y[e]) != bits(x[e]))
+            ADD_FAILURE() << what << " " << plan.describe() << " element " << e << " not copied bit for bit";
+      }
+    } else {
+      for (size_t i = 0; i < out.size(); ++i)
+        if (bits(out[i]) != bits(first[i])) {
+          ADD_FAILURE() << what << " " << plan.describe() << " path " << cpu::path_name(path) << " differs from scalar at element " << i;
+          break;
+        }
+      EXPECT_EQ(stats.slow, scalar_stats.slow) << what << " " << cpu::path_name(path);
+    }
+  }
+  return scalar_stats;
+}
+
+std::string decimal(const CounterRng& rng, std::uint64_t i, double lo, double hi, int digits = 3) {
+  const double u = static_cast<double>(rng.bits(i) >> 11) * 0x1p-53;
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, lo + (hi - lo) * u);
+  return b;
+}
+
+// A generated scaling of kind (draw % 6) for `pairs` rotating pairs.
+Scaling generated_scaling(const CounterRng& rng, std::uint64_t i, int pairs) {
+  Scaling s;
+  switch (rng.bits(i) % 6) {
+    case 0: return s;
+    case 1: return Scaling::linear(decimal(rng, i + 1, 1, 16));
+    case 2:
+      return Scaling::llama3(decimal(rng, i + 1, 2, 32), decimal(rng, i + 2, 0.5, 2), decimal(rng, i + 3, 2.5, 8),
+                             1024 << (rng.bits(i + 4) % 4));
+    case 3:
+      s.kind = Scaling::Kind::yarn;
+      s.factor = decimal(rng, i + 1, 1.5, 40);
+      s.original_context = 2048 << (rng.bits(i + 2) % 5);
+      s.beta_fast = decimal(rng, i + 3, 16, 64, 1);
+      s.beta_slow = decimal(rng, i + 4, 0.5, 2, 2);
+      s.truncate = rng.bits(i + 5) % 2 == 0;
+      if (rng.bits(i + 6) % 2 == 0) s.attention_factor = decimal(rng, i + 7, 0.7, 1.6, 6);
+      return s;
+    case 4:
+      s.kind = Scaling::Kind::longrope;
+      s.original_context = 4096;
+      s.max_position = 131072;
+      s.sequence_length = rng.bits(i + 1) % 2 == 0 ? 2048 : 65536;
+      for (int k = 0; k < pairs; ++k) {
+        s.short_factor.push_back(decimal(rng, i + 10 + static_cast<std::uint64_t>(k), 1, 3));
+        s.long_factor.push_back(decimal(rng, i + 200 + static_cast<std::uint64_t>(k), 1, 60));
+      }
+      s.factor = rng.bits(i + 2) % 2 == 0 ? "" : decimal(rng, i + 3, 1, 40);
+      if (rng.bits(i + 4) % 3 == 0) s.attention_factor = decimal(rng, i + 5, 1, 1.4, 5);
+      return s;
+    default:
+      s.kind = Scaling::Kind::dynamic;
+      s.factor = decimal(rng, i + 1, 1, 8);
+      s.max_position = 4096;
+      s.sequence_length = 4096 + static_cast<long long>(rng.bits(i + 2) % 100000);
+      return s;
+  }
+}
+
+float moderate(const CounterRng& rng, std::uint64_t i) {
+  const std::uint64_t b = rng.bits(i);
+  const std::uint32_t exponent = 119 + static_cast<std::uint32_t>((b >> 8) % 16);
+  return std::bit_cast<float>((static_cast<std::uint32_t>(b >> 32) & 0x807FFFFFu) | (exponent << 23));
+}
+
+std::int64_t position(const CounterRng& rng, std::uint64_t i) {
+  const std::uint64_t b = rng.bits(i);
+  static const std::int64_t edges[] = {0, 1, (1LL << 24) + 1, (1LL << 31) + 7, -3, (1LL << 62) + 12345, INT64_MIN, INT64_MAX};
+  if (b % 5 == 0) return edges[(b >> 8) % 8];
+  return static_cast<std::int64_t>((b >> 16) & ((std::uint64_t{1} << ((b >> 4) % 48)) - 1));
+}
+
+TEST(CorrectRounding, GeneratedLayerTypesEveryPathEveryOutput) {
+  const CounterRng rng(kSeed, 1);
+  KernelStats total;
+  long inconclusive = 0;
+  for (std::uint64_t m = 0; m < 24; ++m) {
+    const std::uint64_t base = m * 1000;
+    const int rotary = 2 * (2 + static_cast<int>(rng.bits(base) % 31));       // 4 .. 64
+    const int extra = 2 * static_cast<int>(rng.bits(base + 1) % 9);           // pass-through channels
+    const int head = rotary + extra;
+    const int offset = rng.bits(base + 2) % 2 == 0 ? 0 : extra;              // NeoX partial or MLA
+    const Layout layout = rng.bits(base + 3) % 2 == 0 ? Layout::interleaved : Layout::half;
+    const std::string theta = rng.bits(base + 4) % 2 == 0 ? "10000" : "500000";
+    const Spectrum s = Spectrum(rotary, theta).with_scaling(generated_scaling(rng, base + 10, rotary / 2));
+    const RopePlan plan(s, layout, head, offset);
+    std::vector<std::int64_t> pos;
+    std::vector<float> in32;
+    std::vector<std::uint16_t> in16;
+    const std::int64_t tokens = 6;
+    for (std::int64_t t = 0; t < tokens; ++t) pos.push_back(position(rng, base + 500 + static_cast<std::uint64_t>(t)));
+    for (std::int64_t i = 0; i < tokens * head; ++i) {
+      const float v = moderate(rng, base + 600 + static_cast<std::uint64_t>(i));
+      in32.push_back(v);
+      in16.push_back(f32_to_bf16_rne(moderate(rng, base + 900 + static_cast<std::uint64_t>(i))));
+    }
+    const std::string what = "generated model " + std::to_string(m);
+    const KernelStats a = check<float>(plan, pos, in32, what, &inconclusive);
+    const KernelStats b = check<std::uint16_t>(plan, pos, in16, what, &inconclusive);
+    total.outputs += a.outputs + b.outputs;
+    total.slow += a.slow + b.slow;
+  }
+  std::printf("[ generated ] 24 layer types: %lld outputs per path, %lld took the accurate path, %ld inconclusive comparisons\n",
+              static_cast<long long>(total.outputs), static_cast<long long>(total.slow), inconclusive);
+  EXPECT_EQ(inconclusive, 0);
+}
+
+// The attention factor that puts component y_a of (x_a, x_b) at pair k, position p at m (1 + sign
+// 2^-d), m the midpoint above RN(u a0) in the format, u = x_a cos - x_b sin: a 120-digit decimal.
+std::string boundary_factor(const RopePlan& plan, int k, std::int64_t p, double xa, double xb, bool f32, int d, int sign, Real& target) {
+  ScopedPrecision precision(kBits);
+  const Exact exact(plan);  // the plan's own factor is 1 here: exact.y is u
+  const Real u = exact.y(plan, k, p, xa, xb, false);
+  const Real near = Real(u * Real("1.25"));
+  const double f = rounded(near, f32);
+  const int e = std::ilogb(f);
+  const double ulp = std::ldexp(1.0, e - (f32 ? 23 : 7));
+  const Real m = Real(Real(f) + Real(f > 0 ? ulp : -ulp) / 2);
+  target = Real(m * Real(1 + sign * ldexp(Real(1), -d)));
+  const Real a = Real(target / u);
+  char buf[200];
+  mpfr_snprintf(buf, sizeof buf, "%.120Rf", a.backend().data());
+  return buf;
+}
+
+TEST(CorrectRounding, OutputsWithin2ToTheMinusDOfAMidpoint) {
+  const CounterRng rng(kSeed, 2);
+  const int levels[] = {60, 200, 320};
+  for (int i = 0; i < 24; ++i) {  // every level x above/below x format x small/large position
+    const int d = levels[i % 3];
+    const int sign = (i / 3) % 2 == 0 ? 1 : -1;
+    const bool f32 = (i / 6) % 2 == 0;
+    const std::int64_t p = (i / 12) % 2 == 0 ? (std::int64_t{1} << 40) + i : 1000 + 17 * i;
+    const int k = static_cast<int>(rng.bits(static_cast<std::uint64_t>(i)) % 32);
+    Scaling yarn;
+    yarn.kind = Scaling::Kind::yarn;
+    yarn.factor = "4";
+    yarn.original_context = 32768;
+    yarn.attention_factor = "1";
+    const Spectrum base = Spectrum(64, "1000000").with_scaling(yarn);
+    const float xa = moderate(rng, 100 + static_cast<std::uint64_t>(i)), xb = moderate(rng, 200 + static_cast<std::uint64_t>(i));
+    const float ya = f32 ? xa : bf16_to_f32(f32_to_bf16_rne(xa)), yb = f32 ? xb : bf16_to_f32(f32_to_bf16_rne(xb));
+    Real target;
+    Scaling scaled = yarn;
+    scaled.attention_factor = boundary_factor(RopePlan(base, Layout::interleaved), k, p, ya, yb, f32, d, sign, target);
+    const RopePlan plan(base.with_scaling(scaled), Layout::interleaved);
+    std::vector<float> in32(64, 0.0f);
+    std::vector<std::uint16_t> in16(64, 0);
+    in32[static_cast<size_t>(2 * k)] = ya;
+    in32[static_cast<size_t>(2 * k + 1)] = yb;
+    in16[static_cast<size_t>(2 * k)] = f32_to_bf16_rne(ya);
+    in16[static_cast<size_t>(2 * k + 1)] = f32_to_bf16_rne(yb);
+    const std::string what = "boundary d=" + std::to_string(d) + " sign " + std::to_string(sign);
+    long inconclusive = 0;
+    const KernelStats st = f32 ? check<float>(plan, {p}, in32, what, &inconclusive) : check<std::uint16_t>(plan, {p}, in16, what, &inconclusive);
+    EXPECT_EQ(inconclusive, 0) << what;
+    EXPECT_GE(st.slow, 1) << what << ": an output 2^-" << d << " from a midpoint must fail the fast path's test";
+    std::printf("[ boundary ] d=%d %s %s p=%lld k=%d: %lld of %lld outputs took the accurate path\n", d, sign > 0 ? "above" : "below",
+                f32 ? "f32" : "bf16", static_cast<long long>(p), k, static_cast<long long>(st.slow), static_cast<long long>(st.outputs));
+  }
+}
+
+// Continued fraction convergents h/k of r (|r| <= 1), k <= 2^24: (x_a, x_b) = (h, k) makes
+// x_a - x_b r tiny. Returns the pair whose y_a = cos t (x_a - x_b tan t) is smallest relative to
+// the norm, with that ratio's log2.
+struct Cancellation {
+  float xa = 0, xb = 0;
+  double log2_ratio = 0;
+};
+Cancellation deepest(const Real& c, const Real& s) {
+  const bool use_tan = abs(s) <= abs(c);
+  const Real r = use_tan ? Real(s / c) : Real(c / s);
+  Real x = r;
+  long long h0 = 1, h1 = 0, k0 = 0, k1 = 1;  // h_{-1}/k_{-1} = 1/0, h_{-2}/k_{-2} = 0/1
+  Cancellation best{0, 0, 1};
+  for (int n = 0; n < 60; ++n) {
+    const Real fl = floor(x);
+    if (abs(fl) > Real(1LL << 40)) break;  // the next convergent's k would exceed 2^24 anyway
+    const long long q = static_cast<long long>(to_double(fl));
+    const long long h = q * h0 + h1, k = q * k0 + k1;
+    if (std::llabs(h) > (1LL << 24) || std::llabs(k) > (1LL << 24)) break;
+    h1 = h0;
+    h0 = h;
+    k1 = k0;
+    k0 = k;
+    // tan case: x_a / x_b = h / k ~ tan t; cot case: x_b / x_a = h / k ~ cot t... y_a = x_a c - x_b s.
+    const float xa = use_tan ? static_cast<float>(h) : static_cast<float>(k);
+    const float xb = use_tan ? static_cast<float>(k) : static_cast<float>(h);
+    const Real y = Real(Real(xa) * c - Real(xb) * s);
+    const double norm = std::sqrt(static_cast<double>(xa) * xa + static_cast<double>(xb) * xb);
+    if (y != 0 && norm > 0) {
+      const double l = to_double(Real(log2(Real(abs(y) / norm))));
+      if (l < best.log2_ratio) best = {xa, xb, l};
+    }
+    const Real frac = Real(x - fl);
+    if (frac == 0) break;
+    x = Real(1 / frac);
+  }
+  return best;
+}
+
+TEST(CorrectRounding, NearCancellationDownTo2ToTheMinus60OfTheNorm) {
+  const RopePlan plan(Spectrum(64, "10000"), Layout::half);
+  std::vector<std::int64_t> pos;
+  std::vector<float> in;
+  double deepest_found = 0;
+  {
+    ScopedPrecision precision(256);
+    const std::vector<Real> g = frequencies<Real>(plan.spectrum());
+    const CounterRng rng(kSeed, 3);
+    for (std::uint64_t i = 0; i < 4000 && (pos.size() < 8 || deepest_found > -60); ++i) {
+      const std::int64_t p = static_cast<std::int64_t>(rng.bits(i) >> 24);  // < 2^40
+      std::vector<float> row(64, 0.0f);
+      bool any = false;
+      for (int k = 0; k < 32; ++k) {
+        Real sn, cs;
+        sin_cos(Real(Real(static_cast<long long>(p)) * g[static_cast<size_t>(k)]), sn, cs);
+        const Cancellation cc = deepest(cs, sn);
+        if (cc.log2_ratio > -56) continue;
+        row[static_cast<size_t>(k)] = std::ldexp(cc.xa, -12);
+        row[static_cast<size_t>(k + 32)] = std::ldexp(cc.xb, -12);
+        deepest_found = std::min(deepest_found, cc.log2_ratio);
+        any = true;
+      }
+      if (!any) continue;
+      pos.push_back(p);
+      in.insert(in.end(), row.begin(), row.end());
+    }
+  }
+  std::printf("[ cancellation ] %zu positions with pairs cancelling below 2^-56 of their norm, deepest 2^%.1f\n", pos.size(), deepest_found);
+  ASSERT_FALSE(pos.empty());
+  EXPECT_LE(deepest_found, -60.0) << "the search should reach 2^-60 of the norm";
+  long inconclusive = 0;
+  const KernelStats st = check<float>(plan, pos, in, "near cancellation", &inconclusive);
+  EXPECT_EQ(inconclusive, 0);
+  EXPECT_GE(st.slow, 1);
+}
+
+}  // namespace
+}  // namespace ropecheck::kernel

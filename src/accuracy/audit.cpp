@@ -12,6 +12,8 @@
 
 #include "io/input_error.h"
 #include "io/npy.h"
+#include "io/rope_tensor_shape.h"
+#include "spectrum/attention_factor.h"
 #include "kernel/bf16.h"
 
 namespace ropecheck::accuracy {
@@ -55,9 +57,12 @@ void measure_chunk(const kernel::RopePlan& plan, Dtype f, std::span<const std::i
         if (!finite) {
           double ea = xa, eb = xb;  // identity pairs: a copy
           if (!plan.identity(k)) {
+            // The attention factor scales cos and sin (the kernel's table holds a cos, a sin; a > 0
+            // keeps their signs, which alone fix a non-finite result: ieee_rotation.h).
             double c = 1, s = 0;
-            ref.cos_sin_double(k, c, s);
-            ieee_rotation(xa, xb, c, s, f, ea, eb);
+            if (!plan.spectrum().rotated(k)) c = 1, s = 0;  // frequency 0, factor != 1: a * (1, 0)
+            else ref.cos_sin_double(k, c, s);
+            ieee_rotation(xa, xb, plan.attention_factor() * c, plan.attention_factor() * s, f, ea, eb);
           }
           for (size_t o = 0; o < outs.size(); ++o) {
             acc[o * groups + group].add_special(special_matches(ea, value_of(outs[o][row + ia])));
@@ -89,7 +94,7 @@ void measure_chunk(const kernel::RopePlan& plan, Dtype f, std::span<const std::i
           acc[o * groups + group].add_phase(p, phase_error(value_of(ga), value_of(gb), exact.a.value, exact.b.value));
         }
       }
-      // Pass-through elements: the identity.
+      // Pass-through elements (outside [offset, offset + 2R)): copies, bit for bit.
       rec.pair = -1;
       rec.component = 0;
       const int rotary_begin = plan.rotary_offset(), rotary_end = plan.rotary_offset() + 2 * pairs;
@@ -101,7 +106,7 @@ void measure_chunk(const kernel::RopePlan& plan, Dtype f, std::span<const std::i
         for (size_t o = 0; o < outs.size(); ++o) {
           const T g = outs[o][row + e];
           if (!std::isfinite(x)) {
-            acc[o * groups + group].add_special(special_matches(x, value_of(g)));
+            acc[o * groups + group].add_pass_through_special(bits_of(g) == bits_of(r));
             continue;
           }
           rec.in_bits[0] = bits_of(r);
@@ -113,7 +118,7 @@ void measure_chunk(const kernel::RopePlan& plan, Dtype f, std::span<const std::i
           rec.got = value_of(g);
           rec.exact = x;
           rec.correctly_rounded = x;
-          acc[o * groups + group].add(rec, true);
+          acc[o * groups + group].add_pass_through(rec);
         }
       }
     }
@@ -165,69 +170,105 @@ std::vector<ErrorAccumulator> measure_outputs(const kernel::RopePlan& plan, Dtyp
   return measure_typed<std::uint16_t>(plan, format, positions, heads, input, outputs, options);
 }
 
+kernel::RopePlan plan_for_request(const ResolvedSpectrum& rs, const std::optional<kernel::Layout>& layout) {
+  try {
+    return kernel::plan_for(rs, layout, "--layout");
+  } catch (const InputError& e) {
+    // The layer type's geometry or factor, refused by the plan: named by the flag that chose it.
+    if (!rs.layer || e.input() == "--layout" || e.input() == "layer_type") throw;
+    throw InputError("--model (" + rs.name + ": " + e.input() + ")", e.accepted(), e.got());
+  }
+}
+
+namespace {
+
+template <typename T>
+std::vector<T> typed_copy(const NpyArray& a) {
+  std::vector<T> v(a.bytes.size() / sizeof(T));
+  std::memcpy(v.data(), a.bytes.data(), v.size() * sizeof(T));
+  return v;
+}
+
+}  // namespace
+
 AuditResult audit_files(const AuditRequest& request) {
   require_kernel_dtype(request.format, "audit_files");
   const std::string dtype = request.format == Dtype::f32 ? "<f4" : "<u2";
   const NpyArray input = read_npy(request.input_path, "--input", {dtype});
-  const std::vector<std::int64_t>& shape = input.shape;
-  if (shape.size() < 2)
-    throw InputError("--input", "an array of shape [..., tokens, heads, head_dim] or [tokens, head_dim]", "shape " + shape_text(shape));
-  const std::int64_t dim = shape.back();
-  if (dim < 2 || dim % 2 != 0) throw InputError("--input", "an array whose last dimension (head_dim) is even and >= 2", "shape " + shape_text(shape));
-  AuditResult result;
-  result.shape = shape;
-  result.tokens = shape.size() == 2 ? shape[0] : shape[shape.size() - 3];
-  result.heads = shape.size() == 2 ? 1 : shape[shape.size() - 2];
-  result.batch = 1;
-  for (size_t i = 0; i + 3 < shape.size(); ++i) result.batch *= shape[i];
-
+  const std::vector<std::int64_t>& file_shape = input.shape;
+  // The shape as far as the file alone says (sd: one head of the whole last dimension); a model or
+  // --dim then fixes head_dim, which --axes sd needs to split the heads.
+  const RopeTensorShape file_read = rope_tensor_shape(file_shape, request.axes, 0, "--input");
   SpectrumRequest sr = request.spectrum;
-  if (!sr.config && !sr.dim) sr.dim = static_cast<int>(dim);
+  if (!sr.model && !sr.config && !sr.dim) sr.dim = static_cast<int>(file_read.head_dim);
   const ResolvedSpectrum rs = resolve(sr);
-  if (rs.spectrum.dim() != dim)
-    throw InputError("--dim", "the input's head_dim " + std::to_string(dim) + " (last dimension of --input)", std::to_string(rs.spectrum.dim()));
-  const kernel::RopePlan plan(rs.spectrum, request.layout);
+  const kernel::RopePlan plan = plan_for_request(rs, request.layout);
+  const RopeTensorShape shape =
+      request.axes == TensorAxes::sd ? rope_tensor_shape(file_shape, request.axes, plan.dim(), "--input") : file_read;
+  if (shape.head_dim != plan.dim()) {
+    if (rs.layer)
+      throw InputError("--input", "a tensor whose head_dim is " + std::to_string(plan.dim()) + " (the head width of " + rs.name + ")",
+                       "shape " + shape_text(file_shape) + ", head_dim " + std::to_string(shape.head_dim));
+    throw InputError(request.spectrum.dim ? "--dim" : "--config",
+                     "the input's head_dim " + std::to_string(shape.head_dim) + " (last dimension of --input)", std::to_string(plan.dim()));
+  }
+
+  AuditResult result;
+  result.shape = file_shape;
+  result.axes = request.axes;
+  result.tokens = shape.tokens;
+  result.heads = shape.heads;
+  result.batch = shape.batch;
+  result.head_dim = plan.dim();
+  result.rotary_offset = plan.rotary_offset();
+  result.rotary_dims = 2 * plan.block_pairs();
+  result.model = rs.layer ? rs.name : "";
+  result.attention_factor = attention_factor_text(plan.spectrum().scaling());
 
   const NpyArray output = read_npy(request.output_path, "--output", {dtype});
-  if (output.shape != shape) throw InputError("--output", "an array of the input's shape " + shape_text(shape), "shape " + shape_text(output.shape));
-  const NpyArray pos = read_npy(request.positions_path, "--positions", {"<i8", "<i4", "<f8", "<f4"});
-  const std::vector<std::int64_t> token_positions = positions_from_npy(pos, result.tokens, "--positions");
+  if (output.shape != file_shape)
+    throw InputError("--output", "an array of the input's shape " + shape_text(file_shape), "shape " + shape_text(output.shape));
 
-  // Leading batch dimensions share the positions: the rows are [batch * tokens][heads][dim].
+  // Positions: one per token, shared by every batch row ([seq]: vLLM's positions, a shared
+  // position_ids), or one per (batch, token) ([batch, seq]: Hugging Face's position_ids).
+  const NpyArray pos = read_npy(request.positions_path, "--positions", {"<i8", "<i4", "<f8", "<f4"});
+  const std::int64_t rows = shape.batch * shape.tokens;
+  const bool per_row = shape.batch > 1 && pos.elements() == rows && pos.elements() != shape.tokens;
+  if (pos.elements() != shape.tokens && !per_row)
+    throw InputError("--positions",
+                     std::to_string(shape.tokens) + " positions (one per token of --input" +
+                         (shape.batch > 1 ? ", shared by the batch) or " + std::to_string(rows) + " (one per batch row and token)" : ")"),
+                     std::to_string(pos.elements()) + " positions, shape " + shape_text(pos.shape));
+  const std::vector<std::int64_t> read = positions_from_npy(pos, pos.elements(), "--positions");
   std::vector<std::int64_t> positions;
-  positions.reserve(static_cast<size_t>(result.batch * result.tokens));
-  for (std::int64_t b = 0; b < result.batch; ++b) positions.insert(positions.end(), token_positions.begin(), token_positions.end());
-  result.min_position = result.max_position = token_positions.empty() ? 0 : token_positions[0];
-  for (std::int64_t p : token_positions) {
+  if (per_row) {
+    positions = read;
+  } else {
+    positions.reserve(static_cast<size_t>(rows));
+    for (std::int64_t b = 0; b < shape.batch; ++b) positions.insert(positions.end(), read.begin(), read.end());
+  }
+  result.positions_per_row = per_row;
+  result.min_position = result.max_position = read.empty() ? 0 : read[0];
+  for (std::int64_t p : read) {
     result.min_position = std::min(result.min_position, p);
     result.max_position = std::max(result.max_position, p);
   }
   result.spectrum = plan.describe();
-  result.layout = request.layout;
+  result.layout = plan.layout();
   result.format = request.format;
   result.precision_bits = request.measure.precision_bits;
   result.threads = request.measure.threads;
-  // Typed copies (the .npy buffers are bytes): 4-byte floats or 2-byte bf16 patterns.
-  std::vector<float> in32, out32;
-  std::vector<std::uint16_t> in16, out16;
-  const void* in_data = nullptr;
-  const void* out_data = nullptr;
+  // Typed copies in the kernel's [batch * tokens][heads][head_dim] order (the .npy buffers are
+  // bytes; bhsd and hsd files are permuted into token-major order, rope_tensor_shape.h).
   if (request.format == Dtype::f32) {
-    in32.resize(input.bytes.size() / 4);
-    out32.resize(output.bytes.size() / 4);
-    std::memcpy(in32.data(), input.bytes.data(), in32.size() * 4);
-    std::memcpy(out32.data(), output.bytes.data(), out32.size() * 4);
-    in_data = in32.data();
-    out_data = out32.data();
+    const std::vector<float> in = to_token_major(shape, typed_copy<float>(input));
+    const std::vector<float> out = to_token_major(shape, typed_copy<float>(output));
+    result.errors = measure_outputs(plan, request.format, positions, result.heads, in.data(), {out.data()}, request.measure).front();
   } else {
-    in16.resize(input.bytes.size() / 2);
-    out16.resize(output.bytes.size() / 2);
-    std::memcpy(in16.data(), input.bytes.data(), in16.size() * 2);
-    std::memcpy(out16.data(), output.bytes.data(), out16.size() * 2);
-    in_data = in16.data();
-    out_data = out16.data();
+    const std::vector<std::uint16_t> in = to_token_major(shape, typed_copy<std::uint16_t>(input));
+    const std::vector<std::uint16_t> out = to_token_major(shape, typed_copy<std::uint16_t>(output));
+    result.errors = measure_outputs(plan, request.format, positions, result.heads, in.data(), {out.data()}, request.measure).front();
   }
-  result.errors = measure_outputs(plan, request.format, positions, result.heads, in_data, {out_data}, request.measure).front();
   return result;
 }
 
@@ -248,41 +289,71 @@ std::string format_decade_table(const ErrorAccumulator& e) {
 std::string format_audit(const AuditResult& r) {
   const ErrorAccumulator& e = r.errors;
   std::ostringstream out;
-  out << "audit of " << dtype_name(r.format) << " output, shape " << shape_text(r.shape) << " (batch " << r.batch << " x "
-      << r.tokens << " tokens x " << r.heads << " heads), positions [" << r.min_position << ", " << r.max_position << "]\n";
+  out << "audit of " << dtype_name(r.format) << " output, shape " << shape_text(r.shape);
+  if (r.axes != TensorAxes::automatic) out << " (axes " << axes_name(r.axes) << ")";
+  out << ": batch " << r.batch << " x " << r.tokens << " tokens x " << r.heads << " heads x head_dim " << r.head_dim
+      << ", positions [" << r.min_position << ", " << r.max_position << "]" << (r.positions_per_row ? " (one per batch row and token)" : "") << "\n";
+  if (!r.model.empty()) out << "model: " << r.model << "\n";
   out << "spectrum: " << r.spectrum << "\n";
-  out << "reference: exact rotation by p * g_k (MPFR, " << r.precision_bits << " bits, rounding decided by a rigorous error bound)\n";
+  out << "geometry: rotary channels [" << r.rotary_offset << ", " << r.rotary_offset + r.rotary_dims << ") of " << r.head_dim
+      << ", the other " << r.head_dim - r.rotary_dims << " pass through (must be the input, bit for bit)\n";
+  out << "reference: the exact map a (x_a cos(p g_k) - x_b sin(p g_k)), a (x_a sin + x_b cos), attention factor a = " << r.attention_factor
+      << " (MPFR, " << r.precision_bits << " bits, rounding decided by a rigorous error bound)\n";
   out << "metric: " << metric_definition(r.format) << "\n";
   out << "every output element measured: the figures are exact for this tensor (a lower bound for the implementation on other inputs)\n\n";
   out << pad("elements", 20) << e.elements() << "\n";
+  out << pad("bit-identical", 20) << fixed(100.0 * e.share_correctly_rounded(), 6) << "% equal the correctly rounded (RNE) value ("
+      << e.correctly_rounded() << " of " << e.elements() - e.undecided() << " decided; " << e.undecided()
+      << " undecided, counted apart; rotated zeros compare as values, pass-through elements as bits)\n";
   out << pad("max ulp", 20) << fixed(e.max_ulps(), 6) << "\n";
   out << pad("median ulp", 20) << fixed(e.median_ulps(), 6) << " (histogram bin, +- " << sci(e.median_resolution()) << ")\n";
-  out << pad("correctly rounded", 20) << fixed(100.0 * e.share_correctly_rounded(), 6) << "% (" << e.correctly_rounded() << " of "
-      << e.elements() - e.undecided() << " decided; " << e.undecided() << " undecided)\n";
   out << pad("max abs error", 20) << sci(e.max_abs()) << " (" << sci(e.max_rel()) << " relative to the pair's norm ||(x_a, x_b)||)\n";
   out << pad("max phase error", 20) << sci(e.max_phase()) << " rad\n";
+  out << pad("pass-through", 20) << e.pass_through() << " elements, " << e.pass_through_mismatches() << " not bit-identical to the input\n";
   out << pad("specials", 20) << e.specials() << " elements with a non-finite input, " << e.special_mismatches()
       << " differ from IEEE arithmetic of the formula\n\n";
   out << "per position decade (" << metric_definition(r.format) << "):\n" << format_decade_table(e) << "\n";
-  if (e.elements() > 0) out << "worst element: " << describe(e.worst(), r.format) << "\n";
+  if (e.elements() > 0) {
+    const ElementRecord& w = e.worst();
+    out << "worst element: " << describe(w, r.format) << "\n";
+    if (r.tokens > 0) {
+      const std::int64_t b = w.token / r.tokens, t = w.token % r.tokens;
+      const int channel = w.pair < 0 ? -1 : (w.component == 0 ? 0 : 1);
+      out << "  at batch " << b << ", token " << t << ", head " << w.head;
+      if (channel >= 0) out << " (pair " << w.pair << ", component " << (channel == 0 ? "y_a" : "y_b") << ")";
+      char buf[200];
+      if (w.pair < 0) std::snprintf(buf, sizeof buf, ": x=%a ref=%a got=%a", w.in[0], w.exact, w.got);
+      else std::snprintf(buf, sizeof buf, ": x=(%a, %a) ref=%a got=%a", w.in[0], w.in[1], w.exact, w.got);
+      out << buf << "\n";
+    }
+  }
   return out.str();
 }
 
 nlohmann::json audit_json(const AuditResult& r) {
-  return {{"tool", "ropecheck 0.1.0"},
-          {"command", "audit"},
-          {"spectrum", r.spectrum},
-          {"layout", kernel::layout_name(r.layout)},
-          {"dtype", dtype_name(r.format)},
-          {"shape", r.shape},
-          {"batch", r.batch},
-          {"tokens", r.tokens},
-          {"heads", r.heads},
-          {"positions", {r.min_position, r.max_position}},
-          {"reference_precision_bits", r.precision_bits},
-          {"threads", r.threads},
-          {"bound", "exhaustive over this tensor (a lower bound for the implementation on other inputs)"},
-          {"errors", r.errors.to_json()}};
+  nlohmann::json j = {{"tool", "ropecheck 0.1.0"},
+                      {"command", "audit"},
+                      {"spectrum", r.spectrum},
+                      {"model", r.model},
+                      {"attention_factor", r.attention_factor},
+                      {"layout", kernel::layout_name(r.layout)},
+                      {"axes", axes_name(r.axes)},
+                      {"dtype", dtype_name(r.format)},
+                      {"shape", r.shape},
+                      {"batch", r.batch},
+                      {"tokens", r.tokens},
+                      {"heads", r.heads},
+                      {"head_dim", r.head_dim},
+                      {"rotary_offset", r.rotary_offset},
+                      {"rotary_dims", r.rotary_dims},
+                      {"positions", {r.min_position, r.max_position}},
+                      {"positions_per_row", r.positions_per_row},
+                      {"reference_precision_bits", r.precision_bits},
+                      {"threads", r.threads},
+                      {"bound", "exhaustive over this tensor (a lower bound for the implementation on other inputs)"},
+                      {"errors", r.errors.to_json()}};
+  j["bit_identical_share"] = r.errors.share_correctly_rounded();
+  return j;
 }
 
 }  // namespace ropecheck::accuracy

@@ -92,6 +92,10 @@ void run(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t>
   const int pairs = plan.block_pairs();
   const std::vector<float> g32 = frequencies<float>(plan.spectrum());
   const std::vector<double> g64 = frequencies<double>(plan.spectrum());
+  // The attention factor as each strategy holds it: transformers multiplies its float32 cos and
+  // sin tensors by the Python float attention_scaling, which PyTorch converts to float32 first.
+  const double a64 = plan.attention_factor();
+  const auto a32 = static_cast<float>(a64);
   std::vector<T> row(static_cast<size_t>(dim));
   for (std::int64_t t = 0; t < in.tokens; ++t) {
     const std::int64_t p = positions[static_cast<size_t>(t)];
@@ -107,13 +111,15 @@ void run(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t>
         const int sk = plan.spectrum_pair(k);
         if (b == Baseline::f32_angle) {
           const float angle = static_cast<float>(p) * g32[static_cast<size_t>(sk)];
-          const float c = std::cos(angle), s = std::sin(angle);
+          const float c0 = std::cos(angle), s0 = std::sin(angle);
+          const float c = c0 * a32, s = s0 * a32;  // exact for a = 1
           const float ac = xa * c, bs = xb * s, as = xa * s, bc = xb * c;
           store(y[ia], ac - bs);
           store(y[ib], as + bc);
         } else {
           const double angle = static_cast<double>(p) * g64[static_cast<size_t>(sk)];
-          const double c = std::cos(angle), s = std::sin(angle);
+          const double c0 = std::cos(angle), s0 = std::sin(angle);
+          const double c = c0 * a64, s = s0 * a64;  // exact for a = 1
           const double ac = xa * c, bs = xb * s, as = xa * s, bc = xb * c;
           store(y[ia], static_cast<float>(ac - bs));
           store(y[ib], static_cast<float>(as + bc));

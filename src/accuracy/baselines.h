@@ -3,15 +3,19 @@
 // measurement baselines for `kernel-check`, the benchmarks and the finite-precision verdicts (they
 // are deliberately not accurate at large positions; that is what they are here to show).
 //   f32-angle     inv_freq_k = fl32(theta^(-2k/d)) (HF / vLLM: powf per pair), angle = fl32(p * inv_freq_k)
-//                 with p converted to float32, then cosf/sinf of that float angle; rotation in
-//                 float32 (x_a c - x_b s), output rounded to the tensor's dtype.
-//   f64-angle     inv_freq_k in double (pow), angle = fl64(p * inv_freq_k), double sin/cos (libm),
-//                 rotation in double, rounded once to float32; for bfloat16 outputs that float is
+//                 with p converted to float32, then cosf/sinf of that float angle, each multiplied
+//                 in float32 by fl32(a), the attention factor (transformers' forward:
+//                 `emb.cos() * self.attention_scaling` on float32 tensors, YaRN and LongRoPE alike);
+//                 rotation in float32 (x_a c - x_b s), output rounded to the tensor's dtype (for
+//                 bf16 once, where transformers would round cos, sin and each product to bf16).
+//   f64-angle     inv_freq_k in double (pow), angle = fl64(p * inv_freq_k), double sin/cos (libm)
+//                 times a in double, rotation in double, rounded once to float32; for bfloat16 outputs that float is
 //                 then rounded to bf16 (double -> float -> bf16: a double rounding, which can miss the correctly
 //                 rounded bf16 by one bf16 ulp when the float lands on a bf16 tie; a baseline may).
 // NaN outputs are the canonical quiet NaN and bf16 rounding is f32_to_bf16_rne, as in the kernel.
-// Same views, layouts, identity pairs and variants as apply_rope (the frequencies are the
-// spectrum's own, evaluated in float or double: frequencies<float>/<double>).
+// Same views, geometry (rotary offset and width, pass-through channels copied), layouts, identity
+// pairs and variants as apply_rope (the frequencies are the spectrum's own, evaluated in float or
+// double: frequencies<float>/<double>); zero-frequency pairs with a != 1 are scaled, as cos 0 * a.
 #pragma once
 
 #include <cstdint>

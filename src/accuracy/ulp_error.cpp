@@ -148,6 +148,7 @@ double ErrorAccumulator::bin_high(std::size_t b) {
 
 void ErrorAccumulator::add(ElementRecord r, bool decided) {
   r.error = component_error(r.got, r.exact, r.correctly_rounded, r.norm, format_);
+  if (r.pair < 0 && r.got_bits != r.in_bits[0]) r.error.correctly_rounded = false;  // add_pass_through
   ++elements_;
   if (!decided) ++undecided_;
   else if (r.error.correctly_rounded) ++correctly_rounded_;
@@ -178,7 +179,22 @@ void ErrorAccumulator::add_special(bool matches) {
   if (!matches) ++special_mismatches_;
 }
 
+void ErrorAccumulator::add_pass_through(ElementRecord r) {
+  r.pair = -1;
+  ++pass_through_;
+  if (r.got_bits != r.in_bits[0]) ++pass_through_mismatches_;
+  add(std::move(r), true);
+}
+
+void ErrorAccumulator::add_pass_through_special(bool identical) {
+  ++pass_through_;
+  if (!identical) ++pass_through_mismatches_;
+  add_special(identical);
+}
+
 void ErrorAccumulator::merge(const ErrorAccumulator& later) {
+  pass_through_ += later.pass_through_;
+  pass_through_mismatches_ += later.pass_through_mismatches_;
   elements_ += later.elements_;
   correctly_rounded_ += later.correctly_rounded_;
   undecided_ += later.undecided_;
@@ -253,7 +269,9 @@ nlohmann::json ErrorAccumulator::to_json() const {
                       {"max_abs_over_pair_norm", num(max_rel_)},
                       {"max_phase_rad", num(max_phase_)},
                       {"specials", specials_},
-                      {"special_mismatches", special_mismatches_}};
+                      {"special_mismatches", special_mismatches_},
+                      {"pass_through", pass_through_},
+                      {"pass_through_mismatches", pass_through_mismatches_}};
   if (have_worst_) {
     char hex[64];
     nlohmann::json w = {{"position", worst_.position}, {"token", worst_.token}, {"head", worst_.head},

@@ -103,6 +103,13 @@ class ErrorAccumulator {
   void add_phase(std::int64_t p, double phase);
   // Adds a non-finite-input element: matches when NaN-ness agrees and non-NaN values are equal.
   void add_special(bool matches);
+  // Adds a pass-through element (outside the rotary part: pair -1, in_bits[0] the input's bits).
+  // It must be the input bit for bit: one whose bits differ is not correctly rounded and counts as
+  // a pass-through mismatch, even when the values are equal (-0 for +0: 0 ulp, yet not a copy).
+  void add_pass_through(ElementRecord r);
+  // Adds a pass-through element whose input is not finite: a special that matches only when the
+  // output's bits are the input's (NaN payload included).
+  void add_pass_through_special(bool identical);
   // Appends `later` (elements after this one's in token order).
   void merge(const ErrorAccumulator& later);
 
@@ -112,6 +119,8 @@ class ErrorAccumulator {
   std::uint64_t undecided() const { return undecided_; }
   std::uint64_t specials() const { return specials_; }
   std::uint64_t special_mismatches() const { return special_mismatches_; }
+  std::uint64_t pass_through() const { return pass_through_; }
+  std::uint64_t pass_through_mismatches() const { return pass_through_mismatches_; }
   // Share correctly rounded among decided elements (undecided ones excluded); 1 when empty.
   double share_correctly_rounded() const;
   double max_ulps() const { return worst_.error.ulps; }
@@ -135,6 +144,7 @@ class ErrorAccumulator {
 
   Dtype format_;
   std::uint64_t elements_ = 0, correctly_rounded_ = 0, undecided_ = 0, specials_ = 0, special_mismatches_ = 0;
+  std::uint64_t pass_through_ = 0, pass_through_mismatches_ = 0;
   double max_abs_ = 0, max_rel_ = 0, max_phase_ = 0;
   bool have_worst_ = false;
   ElementRecord worst_;

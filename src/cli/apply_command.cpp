@@ -11,6 +11,7 @@
 #include "io/npy.h"
 #include "io/rope_tensor_shape.h"
 #include "kernel/apply_rope.h"
+#include "accuracy/audit.h"
 #include "accuracy/baselines.h"
 #include "spectrum/request.h"
 
@@ -49,9 +50,9 @@ void ApplyCommand::attach(CLI::App& app) {
   command = app.add_subcommand(
       "apply",
       "rotate a float32 or bfloat16 .npy tensor [..., tokens, heads, head_dim] or [tokens, head_dim] with the "
-      "production RoPE kernel (every output correctly rounded, any int64 position)");
+      "production RoPE kernel (every output the correctly rounded value of the exact map, any int64 position; --model for a model's layer type)");
   command->add_option("--dtype", dtype, "f32 (the input is '<f4') or bf16 (the input is '<u2': bfloat16 bit patterns)")->required();
-  command->add_option("--layout", layout, "pairs (2i, 2i+1): interleaved; pairs (i, i + d/2): half")->required();
+  command->add_option("--layout", layout, "pairs (2i, 2i+1): interleaved; pairs (i, i + d/2): half (required without --model, else the model's)");
   add_spectrum_flags(command, flags);
   command->add_option("--positions", positions,
                       ".npy of one integer position per token ('<i8', '<i4', or '<f8'/'<f4' holding integers); "
@@ -70,7 +71,8 @@ int ApplyCommand::run() {
   const auto start = std::chrono::steady_clock::now();
   if (dtype != "f32" && dtype != "bf16") throw InputError("--dtype", "f32 or bf16", dtype);
   if (impl != "kernel" && impl != "f32-angle" && impl != "f64-angle") throw InputError("--impl", "kernel, f32-angle or f64-angle", impl);
-  const kernel::Layout kernel_layout = kernel::parse_layout(layout, "--layout");
+  std::optional<kernel::Layout> kernel_layout;
+  if (!layout.empty()) kernel_layout = kernel::parse_layout(layout, "--layout");
   const int thread_count = threads.empty() ? 1 : static_cast<int>(parse_integer("--threads", threads, 1, 256));
   check_writable_target(output, "--output");
 
@@ -78,18 +80,24 @@ int ApplyCommand::run() {
   const RopeTensorShape shape = rope_tensor_shape(x.shape, "--input");
 
   SpectrumRequest request = to_request(flags);
-  // The tensor fixes head_dim; a spectrum given by --dim or --config must agree with it.
-  if (!request.dim && !request.config) request.dim = static_cast<int>(shape.head_dim);
+  // The tensor fixes head_dim; a spectrum given by --dim or --config, or a model's layer type, must
+  // agree with it.
+  if (!request.dim && !request.config && !request.model) request.dim = static_cast<int>(shape.head_dim);
   const ResolvedSpectrum rs = resolve(request);
-  if (rs.spectrum.dim() != shape.head_dim)
+  // A model's layer type: its geometry (rotary offset and width), layout and attention factor.
+  const kernel::RopePlan plan = accuracy::plan_for_request(rs, kernel_layout);
+  if (plan.dim() != shape.head_dim) {
+    if (rs.layer)
+      throw InputError("--input", "a tensor whose last dimension is " + std::to_string(plan.dim()) + " (the head width of " + rs.name + ")",
+                       "shape " + shape_repr(x.shape));
     throw InputError(request.dim ? "--dim" : "--config",
                      "the head_dim of --input " + input + ", its last dimension " + std::to_string(shape.head_dim),
                      "d=" + std::to_string(rs.spectrum.dim()));
+  }
 
   const NpyArray p = read_npy(positions, "--positions", {"<i8", "<i4", "<f8", "<f4"});
   const std::vector<std::int64_t> pos = positions_from_npy(p, shape.tokens, "--positions");
 
-  const kernel::RopePlan plan(rs.spectrum, kernel_layout);
   const kernel::KernelOptions options{cpu::default_path(), thread_count};
   const kernel::SinCosTable table(plan, pos, options.path, options.threads);
   NpyArray y;

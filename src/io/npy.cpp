@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -344,6 +345,14 @@ std::vector<std::int64_t> positions_from_npy(const NpyArray& array, std::int64_t
     for (std::size_t i = 0; i < out.size(); ++i) {
       float v;
       std::memcpy(&v, p + 4 * i, 4);
+      // Above 2^24 a float32 cannot hold every integer: 16777217 is stored as 16777216, so the
+      // value may be another position than the one the writer meant. Refused, never rounded.
+      if (std::fabs(v) > 0x1p24f) {
+        std::ostringstream got;
+        got << std::setprecision(9) << v << " at index " << i;
+        throw InputError(input, "'<f4' positions within [-2^24, 2^24] (float32 holds every integer only there; store larger ones as '<i8')",
+                         got.str());
+      }
       out[i] = from_float(v, i);
     }
   } else {

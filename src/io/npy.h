@@ -34,7 +34,8 @@ std::string shape_repr(const std::vector<std::int64_t>& shape);
 
 // Returns: positions as int64 from an '<i8', '<i4', '<f8' or '<f4' array of `expected` elements.
 // Throws InputError naming `input`: count mismatch, NaN or infinite or non-integer float positions,
-// or a float position outside [-2^63, 2^63).
+// or a float position outside [-2^63, 2^63); an '<f4' position beyond +-2^24, where float32 no
+// longer holds every integer (the stored value may be a rounding of the intended position).
 std::vector<std::int64_t> positions_from_npy(const NpyArray& array, std::int64_t expected, const std::string& input);
 
 }  // namespace ropecheck

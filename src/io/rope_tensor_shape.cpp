@@ -5,15 +5,47 @@
 
 namespace ropecheck {
 
+namespace {
+
+constexpr const char* kAxesAccepted =
+    "one of bshd [batch, seq, heads, head_dim], bhsd [batch, heads, seq, head_dim] (Hugging Face), "
+    "shd [num_tokens, heads, head_dim] (vLLM), hsd [heads, seq, head_dim], sd [num_tokens, heads*head_dim] (vLLM)";
+
+void check_head_dim(std::int64_t head_dim, const std::vector<std::int64_t>& shape, const std::string& input) {
+  if (head_dim < 2 || head_dim % 2 != 0)
+    throw InputError(input, "a tensor whose head_dim is even and >= 2 (RoPE rotates pairs)", "shape " + shape_repr(shape));
+}
+
+}  // namespace
+
+TensorAxes parse_axes(const std::string& text, const std::string& flag) {
+  if (text == "bshd") return TensorAxes::bshd;
+  if (text == "bhsd") return TensorAxes::bhsd;
+  if (text == "shd") return TensorAxes::shd;
+  if (text == "hsd") return TensorAxes::hsd;
+  if (text == "sd") return TensorAxes::sd;
+  throw InputError(flag, kAxesAccepted, text);
+}
+
+std::string axes_name(TensorAxes axes) {
+  switch (axes) {
+    case TensorAxes::automatic: return "auto";
+    case TensorAxes::bshd: return "bshd";
+    case TensorAxes::bhsd: return "bhsd";
+    case TensorAxes::shd: return "shd";
+    case TensorAxes::hsd: return "hsd";
+    case TensorAxes::sd: return "sd";
+  }
+  return "auto";
+}
+
 RopeTensorShape rope_tensor_shape(const std::vector<std::int64_t>& shape, const std::string& input) {
   const std::size_t rank = shape.size();
   if (rank < 2)
     throw InputError(input, "a tensor of shape [..., tokens, heads, head_dim] or [tokens, head_dim]", "shape " + shape_repr(shape));
   RopeTensorShape s;
   s.head_dim = shape[rank - 1];
-  if (s.head_dim < 2 || s.head_dim % 2 != 0)
-    throw InputError(input, "a tensor whose last dimension (head_dim) is even and >= 2 (RoPE rotates pairs)",
-                     "shape " + shape_repr(shape));
+  check_head_dim(s.head_dim, shape, input);
   if (rank == 2) {
     s.tokens = shape[0];
     return s;
@@ -21,6 +53,34 @@ RopeTensorShape rope_tensor_shape(const std::vector<std::int64_t>& shape, const 
   s.heads = shape[rank - 2];
   s.tokens = shape[rank - 3];
   for (std::size_t i = 0; i + 3 < rank; ++i) s.batch *= shape[i];
+  return s;
+}
+
+RopeTensorShape rope_tensor_shape(const std::vector<std::int64_t>& shape, TensorAxes axes, std::int64_t head_dim,
+                                  const std::string& input) {
+  if (axes == TensorAxes::automatic) return rope_tensor_shape(shape, input);
+  const std::string name = axes_name(axes);
+  if (shape.size() != name.size())
+    throw InputError(input, "a tensor of rank " + std::to_string(name.size()) + " for --axes " + name, "shape " + shape_repr(shape));
+  RopeTensorShape s;
+  switch (axes) {
+    case TensorAxes::bshd: s = {shape[0], shape[1], shape[2], shape[3], false}; break;
+    case TensorAxes::bhsd: s = {shape[0], shape[2], shape[1], shape[3], true}; break;
+    case TensorAxes::shd: s = {1, shape[0], shape[1], shape[2], false}; break;
+    case TensorAxes::hsd: s = {1, shape[1], shape[0], shape[2], true}; break;
+    case TensorAxes::sd: {
+      const std::int64_t width = shape[1];
+      const std::int64_t d = head_dim > 0 ? head_dim : width;
+      check_head_dim(d, shape, input);
+      if (width % d != 0)
+        throw InputError(input, "a last dimension that is a multiple of head_dim " + std::to_string(d) + " (--axes sd: [num_tokens, heads*head_dim])",
+                         "shape " + shape_repr(shape));
+      s = {1, shape[0], width / d, d, false};
+      break;
+    }
+    case TensorAxes::automatic: break;
+  }
+  check_head_dim(s.head_dim, shape, input);
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include "accuracy/baselines.h"
 #include "kernel/bf16.h"
 #include "random/counter_rng.h"
+#include "spectrum/request.h"
 
 namespace ropecheck::accuracy {
 namespace {
@@ -200,6 +201,103 @@ TEST(Audit, KernelOutputIsWithinItsBoundOnEveryPath) {
     EXPECT_GE(e32.share_correctly_rounded(), 0.9999) << cpu::path_name(path);
     EXPECT_EQ(e32.undecided(), 0u);
   }
+}
+
+// A model's layer type: the kernel's own output (correctly rounded for every output, with the
+// attention factor, the rotary part at its offset and pass-through channels copied) is 100%
+// bit-identical to the reference's correctly rounded value, in f32 and bf16, at positions beyond
+// 2^24, 2^31 and up to 2^62. YaRN (gpt-oss-20b: a = 1.347), LongRoPE (phi-3.5-mini: a = 1.190),
+// MLA (deepseek-v3: rope part 64 at channel 128 of 192), NeoX partial (gpt-neox-20b) and GLM's
+// interleaved first half (glm-4-9b).
+TEST(Audit, KernelOutputOfEveryModelGeometryIsBitIdentical) {
+  const std::vector<std::int64_t> positions = {0, 7, 4097, (std::int64_t{1} << 24) + 1, (std::int64_t{1} << 31) + 5,
+                                               std::int64_t{1} << 33, (std::int64_t{1} << 62) - 3};
+  const auto tokens = static_cast<std::int64_t>(positions.size());
+  const std::int64_t heads = 2;
+  for (const char* name : {"gpt-oss-20b", "phi-3.5-mini", "deepseek-v3", "gpt-neox-20b", "glm-4-9b"}) {
+    SpectrumRequest request;
+    request.model = name;
+    const ResolvedSpectrum rs = resolve(request);
+    ASSERT_TRUE(rs.layer.has_value()) << name;
+    const kernel::RopePlan plan(*rs.layer);
+    const int d = plan.dim();
+    const std::vector<float> x = moderate_inputs(static_cast<std::size_t>(tokens * heads * d), 31);
+    std::vector<float> y(x.size());
+    kernel::apply_rope(plan, positions, kernel::dense_view<const float>(x.data(), tokens, heads, d), kernel::dense_view<float>(y.data(), tokens, heads, d));
+    std::vector<std::uint16_t> xb(x.size()), yb(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) xb[i] = kernel::f32_to_bf16_rne(x[i]);
+    kernel::apply_rope(plan, positions, kernel::dense_view<const std::uint16_t>(xb.data(), tokens, heads, d),
+                       kernel::dense_view<std::uint16_t>(yb.data(), tokens, heads, d));
+    const ErrorAccumulator e32 = measure_outputs(plan, Dtype::f32, positions, heads, x.data(), {y.data()}).front();
+    const ErrorAccumulator e16 = measure_outputs(plan, Dtype::bf16, positions, heads, xb.data(), {yb.data()}).front();
+    const auto pass = static_cast<std::uint64_t>(tokens * heads * (d - 2 * plan.block_pairs()));
+    for (const ErrorAccumulator* e : {&e32, &e16}) {
+      EXPECT_EQ(e->elements(), x.size()) << name;
+      EXPECT_EQ(e->undecided(), 0u) << name;
+      EXPECT_EQ(e->correctly_rounded(), x.size()) << name << ": " << describe(e->worst(), e->format());
+      EXPECT_EQ(e->pass_through(), pass) << name;
+      EXPECT_EQ(e->pass_through_mismatches(), 0u) << name;
+    }
+    // The factor is in the map: the same output read as a rotation would be off by (a - 1) ||x||.
+    if (std::string(name) == "gpt-oss-20b" || std::string(name) == "phi-3.5-mini") {
+      EXPECT_GT(plan.attention_factor(), 1.1) << name;
+    }
+  }
+}
+
+// Pass-through channels are copies: -0 for +0 is 0 ulp away, yet not the input, and a NaN payload
+// must survive; both count against the output.
+TEST(Audit, PassThroughChannelsMustBeTheInputBitForBit) {
+  SpectrumRequest request;
+  request.model = "deepseek-v3";  // rope part [128, 192): channels 0..127 pass through
+  const kernel::RopePlan plan(*resolve(request).layer);
+  const int d = plan.dim();
+  ASSERT_EQ(plan.rotary_offset(), 128);
+  const std::vector<std::int64_t> positions = {3};
+  std::vector<float> x = moderate_inputs(static_cast<std::size_t>(d), 41);
+  x[5] = 0.0f;
+  x[6] = std::bit_cast<float>(0x7FC01234u);  // a NaN with a payload
+  std::vector<float> y(x.size());
+  kernel::apply_rope(plan, positions, kernel::dense_view<const float>(x.data(), 1, 1, d), kernel::dense_view<float>(y.data(), 1, 1, d));
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(y[6]), 0x7FC01234u);
+  std::vector<float> wrong = y;
+  wrong[5] = -0.0f;
+  wrong[6] = std::bit_cast<float>(0x7FC00000u);
+  const std::vector<ErrorAccumulator> e = measure_outputs(plan, Dtype::f32, positions, 1, x.data(), {y.data(), wrong.data()});
+  EXPECT_EQ(e[0].pass_through(), 128u);
+  EXPECT_EQ(e[0].pass_through_mismatches(), 0u);
+  EXPECT_EQ(e[0].correctly_rounded(), e[0].elements());
+  EXPECT_EQ(e[1].pass_through_mismatches(), 2u);
+  EXPECT_EQ(e[1].special_mismatches(), 1u);
+  EXPECT_EQ(e[1].correctly_rounded() + 1, e[1].elements());
+  EXPECT_EQ(e[1].max_ulps(), e[0].max_ulps());  // the sign-of-zero slip is 0 ulp: only the bits see it
+}
+
+// The f32-angle baseline of a YaRN model applies the factor as transformers does (cos and sin times
+// fl32(a) in float32): a few ulps at small positions, where an output without the factor would be
+// ~35% (gpt-oss: a = 1.347) off; its error then grows with the position decade.
+TEST(Audit, F32AngleBaselineOfAYarnModelAppliesTheFactor) {
+  SpectrumRequest request;
+  request.model = "gpt-oss-20b";
+  const kernel::RopePlan plan(*resolve(request).layer);
+  const int d = plan.dim();
+  std::vector<std::int64_t> positions;
+  for (int i = 0; i < 6; ++i) positions.push_back(3 + i);
+  for (int i = 0; i < 6; ++i) positions.push_back(1000003 + 1234567 * i);
+  const auto tokens = static_cast<std::int64_t>(positions.size());
+  const std::vector<float> x = moderate_inputs(static_cast<std::size_t>(tokens * d), 43);
+  std::vector<float> y(x.size());
+  apply_rope_baseline(Baseline::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d),
+                      kernel::dense_view<float>(y.data(), tokens, 1, d));
+  const ErrorAccumulator e = measure_outputs(plan, Dtype::f32, positions, 1, x.data(), {y.data()}).front();
+  // Positions 3..8 (decade [0, 10)), g <= 1: the angle is off by at most 8 |fl32(g) - g| plus half
+  // an ulp of an angle below 8 (2^-22 rad). Granting the float32 frequency 64 ulps (2^-18
+  // relative: powf's exponent rounding times ln theta ~ 12, and YaRN's blend, need far less), that
+  // is < 2^-15 + 2^-22 rad, an output error < a 2^-14.99 ||x|| = 696 floored ulps (a = 1.347,
+  // floor 2^-24 ||x||), plus a few half-ulps for cos, sin, the factor product and the rotation:
+  // < 1024. A missing factor would be off by (a - 1) ||x||, 0.347 * 2^24 = 5.8e6 floored ulps.
+  EXPECT_LT(e.decade(0).max_ulps, 1024) << describe(e.worst(), Dtype::f32);
+  EXPECT_GT(e.decade(6).max_ulps, 100 * e.decade(0).max_ulps);
 }
 
 }  // namespace

@@ -303,6 +303,9 @@ TEST(NpyPositions, RejectsNaNNonIntegersOutOfRangeWrongCountAndDtype) {
       {positions_array("<f8", {2.5}), 1, "2.5 at index 0"},
       {positions_array("<f8", {INFINITY}), 1, "inf"},
       {positions_array("<f8", {0x1p63}), 1, "index 0"},
+      // Beyond 2^24 a float32 holds only every other integer: 16777218 may stand for 16777217.
+      {positions_array("<f4", {16777218.0}), 1, "16777218 at index 0"},
+      {positions_array("<f4", {-33554432.0}), 1, "within [-2^24, 2^24]"},
       {positions_array("<i8", {0, 1, 2}), 4, "4 positions"},
       {positions_array("<i8", {0, 1, 2}), 2, "got 3 positions, shape (3,)"},
       {positions_array("<u2", {0}), 1, "'<u2'"},

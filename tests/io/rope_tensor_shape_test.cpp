@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "io/input_error.h"
 
 namespace ropecheck {
@@ -36,6 +38,44 @@ TEST(RopeTensorShape, RejectsLowRankAndOddOrTinyHeadDim) {
       EXPECT_NE(std::string(e.what()).find("shape ("), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(RopeTensorShape, AxesNameTheOrdersOfHuggingFaceAndVllm) {
+  const RopeTensorShape hf = rope_tensor_shape({2, 3, 5, 8}, TensorAxes::bhsd, 0, "--input");
+  EXPECT_EQ(hf.batch, 2);
+  EXPECT_EQ(hf.heads, 3);
+  EXPECT_EQ(hf.tokens, 5);
+  EXPECT_TRUE(hf.heads_outer);
+  const RopeTensorShape own = rope_tensor_shape({2, 5, 3, 8}, TensorAxes::bshd, 0, "--input");
+  EXPECT_EQ(own.tokens, 5);
+  EXPECT_FALSE(own.heads_outer);
+  const RopeTensorShape flat = rope_tensor_shape({7, 24}, TensorAxes::sd, 8, "--input");  // vLLM [num_tokens, heads * head_size]
+  EXPECT_EQ(flat.tokens, 7);
+  EXPECT_EQ(flat.heads, 3);
+  EXPECT_EQ(flat.head_dim, 8);
+  EXPECT_EQ(rope_tensor_shape({7, 24}, TensorAxes::sd, 0, "--input").heads, 1);  // head_dim unknown: one head
+  EXPECT_EQ(rope_tensor_shape({3, 7, 8}, TensorAxes::hsd, 0, "--input").heads, 3);
+  EXPECT_EQ(rope_tensor_shape({7, 3, 8}, TensorAxes::shd, 0, "--input").heads, 3);
+  // [b][h][t][d] -> [b][t][h][d] and back.
+  const RopeTensorShape s = rope_tensor_shape({1, 2, 3, 2}, TensorAxes::bhsd, 0, "--input");
+  const std::vector<int> held = {0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15};  // head 0 tokens 0..2, head 1 tokens 0..2
+  const std::vector<int> token_major = to_token_major(s, held);
+  EXPECT_EQ(token_major, (std::vector<int>{0, 1, 10, 11, 2, 3, 12, 13, 4, 5, 14, 15}));
+  EXPECT_EQ(from_token_major(s, token_major), held);
+  for (const char* a : {"bshd", "bhsd", "shd", "hsd", "sd"}) EXPECT_EQ(axes_name(parse_axes(a, "--axes")), a);
+}
+
+TEST(RopeTensorShape, RejectsAxesItDoesNotKnowAndShapesTheyDoNotDescribe) {
+  try {
+    parse_axes("bsdh", "--axes");
+    ADD_FAILURE() << "accepted bsdh";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.input(), "--axes");
+    EXPECT_NE(std::string(e.what()).find("bhsd"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(rope_tensor_shape({5, 3, 8}, TensorAxes::bhsd, 0, "--input"), InputError);  // rank 3 for a rank-4 order
+  EXPECT_THROW(rope_tensor_shape({7, 20}, TensorAxes::sd, 8, "--input"), InputError);      // 20 is not heads x 8
+  EXPECT_THROW(rope_tensor_shape({7, 3, 7}, TensorAxes::shd, 0, "--input"), InputError);   // odd head_dim
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ void ApplyCommand::attach(CLI::App& app) {
   command->add_option("--impl", impl,
                       "kernel (default), or a baseline strategy for comparison: f32-angle (float32 angle p*inv_freq, "
                       "sinf/cosf, as most inference engines) or f64-angle (double angle and sin/cos)");
-  command->add_flag("--verbose", verbose, "print the kernel path, the tensor's size and the time");
+  command->add_flag("--verbose", verbose, "print the kernel path, the tensor's size, the time and the outputs that took the accurate path");
 }
 
 int ApplyCommand::run() {
@@ -98,7 +98,8 @@ int ApplyCommand::run() {
   const NpyArray p = read_npy(positions, "--positions", {"<i8", "<i4", "<f8", "<f4"});
   const std::vector<std::int64_t> pos = positions_from_npy(p, shape.tokens, "--positions");
 
-  const kernel::KernelOptions options{cpu::default_path(), thread_count};
+  kernel::KernelStats stats;
+  const kernel::KernelOptions options{cpu::default_path(), thread_count, &stats};
   const kernel::SinCosTable table(plan, pos, options.path, options.threads);
   NpyArray y;
   y.dtype = x.dtype;
@@ -112,6 +113,9 @@ int ApplyCommand::run() {
     std::cout << "apply: " << (impl == "kernel" ? "path " + cpu::path_name(options.path) : "baseline " + impl) << ", " << plan.describe() << ", " << dtype << " batch "
               << shape.batch << " x tokens " << shape.tokens << " x heads " << shape.heads << ", threads " << thread_count
               << ", " << seconds << " s\n";
+    if (impl == "kernel")
+      std::cout << "apply: " << stats.slow << " of " << stats.outputs << " outputs took the accurate path (their fast rounding test failed), "
+                << stats.unresolved << " unresolved\n";
   }
   return 0;
 }

@@ -2,10 +2,10 @@
 
 #include <iostream>
 #include <limits>
+#include <optional>
 
 #include "io/atomic_write.h"
 #include "accuracy/kernel_check.h"
-#include "cli/kernel_plan.h"
 #include "numeric/dtype.h"
 
 namespace ropecheck::cli {
@@ -34,7 +34,10 @@ int KernelCheckCommand::run() {
   SpectrumRequest request = to_request(flags);
   if (!request.config && !request.dim && !request.model) request.dim = accuracy::kKernelCheckDefaultDim;
   const ResolvedSpectrum rs = resolve(request);
-  const kernel::RopePlan plan = kernel_plan(rs, layout, kernel::Layout::interleaved);
+  std::optional<kernel::Layout> l;
+  if (!layout.empty()) l = kernel::parse_layout(layout, "--layout");
+  else if (!rs.layer) l = kernel::Layout::interleaved;  // a bare spectrum's default
+  const kernel::RopePlan plan = accuracy::plan_for_request(rs, l);
   const accuracy::KernelCheckResult result = accuracy::run_kernel_check(plan, o);
   std::cout << accuracy::format_kernel_check(result);
   if (!json_path.empty()) atomic_write(json_path, accuracy::kernel_check_json(result).dump(2) + "\n", "--json");

@@ -57,37 +57,38 @@ RopeTensorShape rope_tensor_shape(const std::vector<std::int64_t>& shape, const 
 RopeTensorShape rope_tensor_shape(const std::vector<std::int64_t>& shape, TensorAxes axes, std::int64_t head_dim,
                                   const std::string& input);
 
-// Returns: the elements of `data` (held as `shape` says, heads_outer or not) in the kernel's
-// [batch][tokens][heads][head_dim] order: a copy, permuted only when heads_outer.
+namespace rope_tensor_detail {
+
+// Copies every head_dim row between the [batch][heads][tokens] order (heads_outer) and the
+// kernel's [batch][tokens][heads]: to_tokens chooses the direction.
 template <typename T>
-std::vector<T> to_token_major(const RopeTensorShape& shape, const std::vector<T>& data) {
-  if (!shape.heads_outer) return data;
+std::vector<T> permute_rows(const RopeTensorShape& shape, const std::vector<T>& data, bool to_tokens) {
   std::vector<T> out(data.size());
   const auto d = static_cast<std::size_t>(shape.head_dim);
   for (std::int64_t b = 0; b < shape.batch; ++b)
     for (std::int64_t h = 0; h < shape.heads; ++h)
       for (std::int64_t t = 0; t < shape.tokens; ++t) {
-        const auto from = static_cast<std::size_t>(((b * shape.heads + h) * shape.tokens + t) * shape.head_dim);
-        const auto to = static_cast<std::size_t>(((b * shape.tokens + t) * shape.heads + h) * shape.head_dim);
-        std::memcpy(out.data() + to, data.data() + from, d * sizeof(T));
+        const auto heads_major = static_cast<std::size_t>(((b * shape.heads + h) * shape.tokens + t) * shape.head_dim);
+        const auto tokens_major = static_cast<std::size_t>(((b * shape.tokens + t) * shape.heads + h) * shape.head_dim);
+        std::memcpy(out.data() + (to_tokens ? tokens_major : heads_major), data.data() + (to_tokens ? heads_major : tokens_major),
+                    d * sizeof(T));
       }
   return out;
+}
+
+}  // namespace rope_tensor_detail
+
+// Returns: the elements of `data` (held as `shape` says, heads_outer or not) in the kernel's
+// [batch][tokens][heads][head_dim] order: a copy, permuted only when heads_outer.
+template <typename T>
+std::vector<T> to_token_major(const RopeTensorShape& shape, const std::vector<T>& data) {
+  return shape.heads_outer ? rope_tensor_detail::permute_rows(shape, data, true) : data;
 }
 
 // Returns: the inverse of to_token_major.
 template <typename T>
 std::vector<T> from_token_major(const RopeTensorShape& shape, const std::vector<T>& data) {
-  if (!shape.heads_outer) return data;
-  std::vector<T> out(data.size());
-  const auto d = static_cast<std::size_t>(shape.head_dim);
-  for (std::int64_t b = 0; b < shape.batch; ++b)
-    for (std::int64_t h = 0; h < shape.heads; ++h)
-      for (std::int64_t t = 0; t < shape.tokens; ++t) {
-        const auto to = static_cast<std::size_t>(((b * shape.heads + h) * shape.tokens + t) * shape.head_dim);
-        const auto from = static_cast<std::size_t>(((b * shape.tokens + t) * shape.heads + h) * shape.head_dim);
-        std::memcpy(out.data() + to, data.data() + from, d * sizeof(T));
-      }
-  return out;
+  return shape.heads_outer ? rope_tensor_detail::permute_rows(shape, data, false) : data;
 }
 
 }  // namespace ropecheck

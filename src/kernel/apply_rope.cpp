@@ -141,9 +141,10 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
         ops.rotate_bf16(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, stream, scratch, slow);
     }
     if (stream) _mm_sfence();  // non-temporal stores are weakly ordered: publish before join
-    // The accurate path's MPFR constants (pi) are cached per thread: a worker thread that used it
-    // frees its cache before it ends, or the cache leaks with the thread (worker 0 is the caller's).
-    if (worker > 0 && taken[static_cast<size_t>(worker)] > 0) mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+    // The accurate path's MPFR constants (pi) are cached per thread: a thread that used it frees
+    // its cache, or the cache leaks when the thread ends (worker 0 runs on the caller's thread, which
+    // may itself be a short-lived worker of the caller's; freeing costs only a recomputation).
+    if (taken[static_cast<size_t>(worker)] > 0) mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
   };
   cpu::split_tokens(tokens, n, work);
   if (options.stats != nullptr) {

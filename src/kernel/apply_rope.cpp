@@ -1,7 +1,6 @@
 #include "kernel/apply_rope.h"
 
 #include <mpfr.h>
-#include <xmmintrin.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -17,14 +16,11 @@
 namespace ropecheck::kernel {
 namespace {
 
-// Non-temporal stores are used for outputs of at least this many bytes: none. They skip the
-// read-for-ownership of every output line, and were used from 16 MiB on, but measured by
-// bench/kernel_bench.cpp (memcpy between its own buffers, seeded order, medians of 5) on this
-// machine (AMD EPYC, Zen 5, AVX-512) ordinary stores are faster at every size it runs, with the
-// rotation's compute between the stores: ratio_to_memcpy 0.58-0.84 with non-temporal stores
-// against 0.78-1.0 without, at 32 to 512 MiB, f32 and bf16, both layouts. The rotations keep
-// their `stream` option for a machine where a threshold pays again.
-constexpr std::int64_t kStreamBytes = std::numeric_limits<std::int64_t>::max();
+// Ordinary stores throughout. Non-temporal stores skip the read-for-ownership of every output
+// line and were used from 16 MiB on, but measured by bench/kernel_bench.cpp (memcpy between its
+// own buffers, seeded order, medians of 5) on this machine (AMD EPYC, Zen 5, AVX-512) ordinary
+// stores were faster at every size it runs: ratio_to_memcpy 0.58-0.84 with non-temporal stores
+// against 0.78-1.0 without, at 32 to 512 MiB, f32 and bf16, both layouts.
 
 struct Aligned {
   void operator()(double* p) const { std::free(p); }
@@ -74,9 +70,13 @@ detail::RowShape make_shape(const RopePlan& plan, std::vector<std::uint8_t>& ele
   shape.offset = plan.rotary_offset();
   shape.block = plan.block_pairs();
   shape.err_scale = plan.attention_factor() * 0x1p-49;  // ops.h: K = RN(a) 2^-49, exact
+  // ops.h: K' = RN32(a) 2^-21, exact; the binary32 level needs RN32(a) in [2^-60, 2^60].
+  const float a32 = static_cast<float>(plan.attention_factor());
+  shape.err_scale32 = a32 >= 0x1p-60f && a32 <= 0x1p60f ? a32 * 0x1p-21f : std::numeric_limits<float>::quiet_NaN();
   shape.layout = plan.layout();
   shape.pair_identity = plan.identity_flags();
   shape.any_identity = plan.any_identity();
+  shape.pass_through = shape.offset > 0 || shape.dim > shape.offset + 2 * shape.block;
   element_rotates.assign(static_cast<size_t>(2 * shape.block + 64), 0);
   for (int k = 0; k < shape.block; ++k) {
     if (plan.identity(k)) continue;
@@ -93,8 +93,6 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
   const detail::PathOps& ops = detail::ops_for(options.path);
   std::vector<std::uint8_t> element_rotates;
   const detail::RowShape shape = make_shape(plan, element_rotates);
-  const bool in_place = static_cast<const void*>(in.data) == static_cast<const void*>(out.data);
-  const bool stream = !in_place && out.tokens * out.heads * plan.dim() * static_cast<std::int64_t>(sizeof(E)) >= kStreamBytes;
   const detail::TurnLimbs g{{plan.limb(0), plan.limb(1), plan.limb(2), plan.limb(3)}};
   const int width = plan.block_pairs();
 
@@ -102,12 +100,13 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
   if (tokens == 0 || in.heads == 0) return;
   const std::int64_t n = std::min<std::int64_t>(options.threads, tokens);
   // Row buffers per thread, allocated here so that a failed allocation is an exception of the
-  // caller's thread, not a std::terminate inside a worker: the token's cos/sin (2R doubles) and
-  // the path's expanded copies (4 dim doubles), 64-byte aligned for the vector loads.
-  const size_t doubles = static_cast<size_t>(2 * ((width + 7) / 8 * 8) + 4 * plan.dim() + 16);
+  // caller's thread, not a std::terminate inside a worker: the token's cos/sin (2R doubles, each
+  // row starting on a cache line) and the rotations' scratch (ops.h), 64-byte aligned.
+  const int padded = (width + 7) / 8 * 8;
+  const size_t bytes = static_cast<size_t>(2 * padded) * sizeof(double) + detail::Scratch::bytes(width);
   std::vector<std::unique_ptr<double, Aligned>> buffers;
   for (std::int64_t i = 0; i < n; ++i) {
-    buffers.emplace_back(static_cast<double*>(std::aligned_alloc(64, ((doubles * 8 + 63) / 64) * 64)));
+    buffers.emplace_back(static_cast<double*>(std::aligned_alloc(64, bytes)));
     if (!buffers.back()) throw std::bad_alloc();
   }
 
@@ -116,12 +115,9 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
     detail::MxcsrGuard guard;
     detail::SlowPath slow{&plan.exact(), 0, &taken[static_cast<size_t>(worker)], &unresolved[static_cast<size_t>(worker)]};
     double* buffer = buffers[static_cast<size_t>(worker)].get();
-    // cos, sin and the scratch each start on a cache line (the buffer is 64-byte aligned): the
-    // rotation's vector loads of c + k, s + k never straddle two lines.
-    const int padded = (width + 7) / 8 * 8;
     double* c = buffer;
     double* s = c + padded;
-    double* scratch = s + padded;
+    const detail::Scratch scratch = detail::Scratch::carve(s + padded, width);
     for (std::int64_t t = t0; t < t1; ++t) {
       const double* ct = c;
       const double* st = s;
@@ -136,11 +132,10 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
       const E* x = in.data + t * in.token_stride;
       E* y = out.data + t * out.token_stride;
       if constexpr (std::is_same_v<E, float>)
-        ops.rotate_f32(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, stream, scratch, slow);
+        ops.rotate_f32(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, scratch, slow);
       else
-        ops.rotate_bf16(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, stream, scratch, slow);
+        ops.rotate_bf16(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, scratch, slow);
     }
-    if (stream) _mm_sfence();  // non-temporal stores are weakly ordered: publish before join
     // The accurate path's MPFR constants (pi) are cached per thread: a thread that used it frees
     // its cache, or the cache leaks when the thread ends (worker 0 runs on the caller's thread, which
     // may itself be a short-lived worker of the caller's; freeing costs only a recomputation).

@@ -6,13 +6,13 @@
 //     y_a = a (x_a cos(p g_k) - x_b sin(p g_k)),   y_b = a (x_a sin(p g_k) + x_b cos(p g_k))
 // (a the plan's attention factor, g_k the exact real frequency, p any int64 position, x the
 // float32 or bfloat16 input) rounded to nearest even in the output format, subnormals included,
-// overflow to infinity: proved in detail/ops.h (fast path error bound and rounding test) and
+// overflow to infinity: proved in detail/ops.h (the fast levels' error bounds and rounding tests) and
 // exact_rotation.h (the accurate path's Ziv loop, capped; a component it cannot decide is counted
 // in KernelStats::unresolved, never seen). Measured by `ropecheck kernel-check` and the tests
 // against an independent MPFR reference (accuracy/rope_reference.h).
 // Semantics shared by every path, bit for bit: round to nearest even; subnormals kept (the
 // kernel sets the MXCSR to its default for the call, whatever the caller's FTZ/DAZ or rounding
-// mode); non-finite inputs follow IEEE arithmetic of the fast formula (inf * 0 is NaN), a NaN
+// mode); non-finite inputs follow IEEE arithmetic of the binary64 formula (inf * 0 is NaN), a NaN
 // output is the canonical quiet NaN (f32 0x7FC00000, bf16 0x7FC0); an exactly zero result takes
 // the sign that IEEE arithmetic of the formula gives; identity pairs and pass-through elements
 // are copied bit for bit.
@@ -57,7 +57,7 @@ TensorView<T> dense_view(T* data, std::int64_t tokens, std::int64_t heads, int d
 // every path and thread count: the rounding test is the same arithmetic everywhere).
 struct KernelStats {
   std::int64_t outputs = 0;     // rotary components written (identity pairs, pass-through excluded)
-  std::int64_t slow = 0;        // components the rounding test sent to the accurate path
+  std::int64_t slow = 0;        // components the fast tests sent to the accurate path (ops.h level 3)
   std::int64_t unresolved = 0;  // of those, components the accurate path could not decide at its
                                 // cap (exact_rotation.h; rounded from 2048-bit values, never seen)
   double slow_share() const { return outputs > 0 ? static_cast<double>(slow) / static_cast<double>(outputs) : 0.0; }

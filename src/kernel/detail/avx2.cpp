@@ -109,240 +109,288 @@ void sincos_row(const TurnLimbs& g, int n, std::int64_t p, double* c, double* s)
 // ---- rotation --------------------------------------------------------------------------------
 
 inline std::uint32_t bits32(float f) { return __builtin_bit_cast(std::uint32_t, f); }
-inline float canonical(float y) { return __builtin_isnan(y) ? __builtin_bit_cast(float, 0x7FC00000u) : y; }
 inline std::uint16_t bf16_rne(float f) {
   const std::uint32_t u = bits32(f);
   if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0;
   return static_cast<std::uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
-inline double widen(float v) { return v; }
-inline double widen(std::uint16_t b) { return __builtin_bit_cast(float, static_cast<std::uint32_t>(b) << 16); }
+inline float widen(std::uint16_t b) { return __builtin_bit_cast(float, static_cast<std::uint32_t>(b) << 16); }
 
-// scalar.cpp's finish(), with builtins (vector tails).
-inline bool finish(double y, double e, float* out) {
-  const float lo = static_cast<float>(y - e), hi = static_cast<float>(y + e);
-  *out = canonical(static_cast<float>(y));
-  return bits32(lo) == bits32(hi) && e < __builtin_huge_val();
-}
-inline bool finish(double y, double e, std::uint16_t* out) {
-  const float lo = static_cast<float>(y - e), hi = static_cast<float>(y + e);
-  *out = bf16_rne(static_cast<float>(y));
-  return bf16_rne(lo) == bf16_rne(hi) && (bits32(lo) & 0xFFFFu) != 0x8000u && (bits32(hi) & 0xFFFFu) != 0x8000u &&
-         e < __builtin_huge_val();
-}
-inline float slow_path(const SlowPath& sp, int k, float xa, float xb, bool b, float fast) { return slow_f32(sp, k, xa, xb, b, fast); }
-inline std::uint16_t slow_path(const SlowPath& sp, int k, std::uint16_t xa, std::uint16_t xb, bool b, std::uint16_t fast) {
-  return slow_bf16(sp, k, xa, xb, b, fast);
-}
-
-// One pair by scalar.cpp's formulas (vector tails); x, y point at the rotary part.
-template <typename E>
-inline void pair(const RowShape& sh, const E* x, E* y, int k, int a, int b, double c, double s, const SlowPath& sp) {
+// One pair by scalar.cpp's formulas, with builtins (the vector tails); x, y: the rotary part.
+inline void pair(const RowShape& sh, const float* x, float* y, int k, int a, int b, double c, double s, const SlowPath& sp) {
+  const float ea = x[a], eb = x[b];
   if (sh.pair_identity[k]) {
-    const E ea = x[a], eb = x[b];
     y[a] = ea;
     y[b] = eb;
     return;
   }
-  const E ea = x[a], eb = x[b];
-  const double xa = widen(ea), xb = widen(eb);
-  const double ya = __builtin_fma(xa, c, -(xb * s));
-  const double yb = __builtin_fma(xb, c, xa * s);
+  const double xa = ea, xb = eb;
+  const double ya = __builtin_fma(xa, c, -(xb * s)), yb = __builtin_fma(xb, c, xa * s);
   const double e = sh.err_scale * (__builtin_fabs(xa) + __builtin_fabs(xb));
-  E oa, ob;
-  if (!finish(ya, e, &oa)) oa = slow_path(sp, k, ea, eb, false, oa);
-  if (!finish(yb, e, &ob)) ob = slow_path(sp, k, ea, eb, true, ob);
+  auto finish = [&](double v, bool second) {
+    const float lo = static_cast<float>(v - e), hi = static_cast<float>(v + e);
+    if (bits32(lo) == bits32(hi) && e < __builtin_huge_val()) return lo;
+    return retry_f32(sp, k, ea, eb, second, c, s);
+  };
+  const float oa = finish(ya, false), ob = finish(yb, true);
+  y[a] = oa;
+  y[b] = ob;
+}
+inline void pair(const RowShape& sh, const std::uint16_t* x, std::uint16_t* y, int k, int a, int b, double c, double s,
+                 const SlowPath& sp) {
+  const std::uint16_t ea = x[a], eb = x[b];
+  if (sh.pair_identity[k]) {
+    y[a] = ea;
+    y[b] = eb;
+    return;
+  }
+  const float c32 = static_cast<float>(c), s32 = static_cast<float>(s), xa = widen(ea), xb = widen(eb);
+  const float ya = __builtin_fmaf(xa, c32, -(xb * s32)), yb = __builtin_fmaf(xb, c32, xa * s32);
+  const float e = sh.err_scale32 * (__builtin_fabsf(xa) + __builtin_fabsf(xb));
+  auto finish = [&](float v, bool second) {
+    const std::uint16_t lo = bf16_rne(v - e);
+    if (e >= 0x1p-100f && e <= 0x1p100f && lo == bf16_rne(v + e)) return lo;
+    return retry_bf16(sh, sp, k, ea, eb, second, c, s);
+  };
+  const std::uint16_t oa = finish(ya, false), ob = finish(yb, true);
   y[a] = oa;
   y[b] = ob;
 }
 
-// 8 elements in, as floats (exact for both formats), and 8 results out with the format's rounding.
-inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
-inline __m256 load8(const std::uint16_t* p) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16));
-}
-inline __m256 canonical8(__m256 y) {
-  return _mm256_blendv_ps(y, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)), _mm256_cmp_ps(y, y, _CMP_UNORD_Q));
-}
-// bf16 RNE of 8 floats as 32-bit lanes (NaN -> 0x7FC0).
-inline __m256i bf16_lanes(__m256 y) {
-  const __m256i u = _mm256_castps_si256(y);
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-  const __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16);
-  return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(r), _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC0)),
-                                              _mm256_cmp_ps(y, y, _CMP_UNORD_Q)));
-}
-inline void store8(float* p, __m256 y, bool stream) {
-  if (stream) _mm256_stream_ps(p, y);
-  else _mm256_storeu_ps(p, y);
-}
-inline void store8(std::uint16_t* p, __m256i lanes, bool stream) {
-  const __m128i v = _mm_packus_epi32(_mm256_castsi256_si128(lanes), _mm256_extracti128_si256(lanes, 1));  // <= 0xFFFF
-  if (stream) _mm_stream_si128(reinterpret_cast<__m128i*>(p), v);
-  else _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
-}
-
-// The fast path's 8 outputs from two halves of 4 doubles, with ops.h's rounding test: `out` holds
-// the results (float lanes, or bf16 values in 32-bit lanes), the return value the lanes that pass.
-struct Rounded8 {
-  __m256 f;       // f32: the outputs (canonical NaN)
-  __m256i b;      // bf16: the outputs in 32-bit lanes
-  int pass;       // bit j set where lane j's rounding test passed
-};
-template <typename E>
-inline Rounded8 round8(__m256d y0, __m256d y1, __m256d e0, __m256d e1) {
-  const __m256 y = _mm256_set_m128(_mm256_cvtpd_ps(y1), _mm256_cvtpd_ps(y0));
-  const __m256 lo = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(y1, e1)), _mm256_cvtpd_ps(_mm256_sub_pd(y0, e0)));
-  const __m256 hi = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_add_pd(y1, e1)), _mm256_cvtpd_ps(_mm256_add_pd(y0, e0)));
-  const __m256d inf = _mm256_set1_pd(__builtin_huge_val());
-  const int finite = _mm256_movemask_pd(_mm256_cmp_pd(e0, inf, _CMP_LT_OQ)) | (_mm256_movemask_pd(_mm256_cmp_pd(e1, inf, _CMP_LT_OQ)) << 4);
-  Rounded8 r;
-  if constexpr (std::is_same_v<E, float>) {
-    r.f = canonical8(y);
-    r.pass = finite & _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_castps_si256(lo), _mm256_castps_si256(hi))));
-  } else {
-    r.b = bf16_lanes(y);
-    const __m256i mask16 = _mm256_set1_epi32(0xFFFF), mid = _mm256_set1_epi32(0x8000);
-    const __m256i lmid = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(lo), mask16), mid);
-    const __m256i hmid = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(hi), mask16), mid);
-    const __m256i same = _mm256_andnot_si256(_mm256_or_si256(lmid, hmid), _mm256_cmpeq_epi32(bf16_lanes(lo), bf16_lanes(hi)));
-    r.pass = finite & _mm256_movemask_ps(_mm256_castsi256_ps(same));
+// The head loop (as avx512.cpp's for_heads, 8 lanes per step): step(x, y, i) rotates and stores
+// lanes [i, i + 8) for i < full and returns the lanes whose test failed (bits 8-15: the second
+// component in the half layout); fix(x, y, i, bits) redoes them after the head; tail(x, y) does
+// the pairs past `full` one by one. In place, the head's rotary inputs are first copied.
+template <typename E, typename Step, typename Fix, typename Tail>
+void for_heads(const RowShape& sh, const E* in, std::int64_t in_hs, E* out, std::int64_t out_hs, std::int64_t heads,
+               int full, const Scratch& scratch, Step step, Fix fix, Tail tail) {
+  const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
+  E* copy = static_cast<E*>(scratch.copy);
+  for (std::int64_t h = 0; h < heads; ++h) {
+    const E* x = in + h * in_hs + sh.offset;
+    E* y = out + h * out_hs + sh.offset;
+    if (in_place) x = static_cast<const E*>(__builtin_memcpy(copy, x, sizeof(E) * 2 * static_cast<std::size_t>(sh.block)));
+    std::uint32_t any = 0;
+    int t = 0;
+    for (int i = 0; i < full; i += 8) any |= scratch.fails[t++] = step(x, y, i);
+    if (__builtin_expect(any != 0, 0))
+      for (int u = 0; u < t; ++u)
+        if (scratch.fails[u] != 0) fix(x, y, 8 * u, scratch.fails[u]);
+    tail(x, y);
+    if (sh.pass_through) copy_passthrough(sh, in + h * in_hs, out + h * out_hs);
   }
-  return r;
 }
 
-inline __m256d abs4(__m256d v) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), v); }
+template <typename E, typename Retry>
+auto fix_interleaved(const double* c, const double* s, Retry retry) {
+  return [=](const E* x, E* y, int i, std::uint32_t bits) {
+    for (int j = 0; j < 8; ++j) {
+      if (!((bits >> j) & 1u)) continue;
+      const int e = i + j, k = e / 2;
+      y[e] = retry(k, x[2 * k], x[2 * k + 1], (e & 1) != 0, c[k], s[k]);
+    }
+  };
+}
+template <typename E, typename Retry>
+auto fix_half(int r, const double* c, const double* s, Retry retry) {
+  return [=](const E* x, E* y, int i, std::uint32_t bits) {
+    for (int j = 0; j < 16; ++j) {
+      if (!((bits >> j) & 1u)) continue;
+      const int k = i + (j & 7);
+      y[j < 8 ? k : r + k] = retry(k, x[k], x[r + k], j >= 8, c[k], s[k]);
+    }
+  };
+}
+
 inline __m256 rotates8(const std::uint8_t* flags) {
   const __m256i f = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(flags)));
   return _mm256_castsi256_ps(_mm256_cmpgt_epi32(f, _mm256_setzero_si256()));
 }
 
-// Replaces the lanes of `r` whose test failed (bits of `fail`) by the accurate path's values:
-// lane j is component `second(j)` of block pair `pair(j)`.
-template <typename E, typename PairOf>
-inline void fix8(Rounded8& r, int fail, const E* x, const SlowPath& sp, PairOf pair_of) {
-  alignas(32) float f[8];
-  alignas(32) std::int32_t b[8];
-  if constexpr (std::is_same_v<E, float>) _mm256_store_ps(f, r.f);
-  else _mm256_store_si256(reinterpret_cast<__m256i*>(b), r.b);
-  for (int j = 0; j < 8; ++j) {
-    if (!((fail >> j) & 1)) continue;
-    int k, ia, ib;
-    bool second;
-    pair_of(j, k, ia, ib, second);
-    if constexpr (std::is_same_v<E, float>) f[j] = slow_path(sp, k, x[ia], x[ib], second, f[j]);
-    else b[j] = slow_path(sp, k, x[ia], x[ib], second, static_cast<std::uint16_t>(b[j]));
-  }
-  if constexpr (std::is_same_v<E, float>) r.f = _mm256_load_ps(f);
-  else r.b = _mm256_load_si256(reinterpret_cast<const __m256i*>(b));
+// ---- float32: binary64 (ops.h), then retry_f32 -------------------------------------------------
+
+inline __m256d abs4(__m256d v) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), v); }
+
+// ops.h's binary64 test for 8 components (two halves of 4 doubles): the lanes that pass, with
+// RN32(lo) in *out, which is RN32(y) wherever the test passes.
+inline int test8(__m256d y0, __m256d y1, __m256d e0, __m256d e1, __m256* out) {
+  const __m256 lo = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(y1, e1)), _mm256_cvtpd_ps(_mm256_sub_pd(y0, e0)));
+  const __m256 hi = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_add_pd(y1, e1)), _mm256_cvtpd_ps(_mm256_add_pd(y0, e0)));
+  const __m256d inf = _mm256_set1_pd(__builtin_huge_val());
+  const int finite = _mm256_movemask_pd(_mm256_cmp_pd(e0, inf, _CMP_LT_OQ)) | (_mm256_movemask_pd(_mm256_cmp_pd(e1, inf, _CMP_LT_OQ)) << 4);
+  *out = lo;
+  return finite & _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_castps_si256(lo), _mm256_castps_si256(hi))));
 }
 
-template <typename E>
-inline void put8(E* p, const Rounded8& r, __m256 keep_input, __m256 xf, bool any_identity, bool stream) {
-  if constexpr (std::is_same_v<E, float>) {
-    store8(p, any_identity ? _mm256_blendv_ps(xf, r.f, keep_input) : r.f, stream);
-  } else {
-    // Identity lanes: the input's bits (xf holds them shifted left by 16).
-    const __m256i in = _mm256_srli_epi32(_mm256_castps_si256(xf), 16);
-    store8(p, any_identity ? _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(in), _mm256_castsi256_ps(r.b), keep_input)) : r.b,
-           stream);
-  }
+template <bool kIdentity>
+inline void put8(float* p, __m256 v, __m256 in, __m256 rot) {
+  _mm256_storeu_ps(p, kIdentity ? _mm256_blendv_ps(in, v, rot) : v);
 }
 
-template <typename E>
-void rotate(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
-            std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch, const SlowPath& sp) {
+template <bool kIdentity>
+void rotate_f32_layout(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs,
+                       float* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
   const int r = sh.block;
   const __m256d k_err = _mm256_set1_pd(sh.err_scale);
-  const __m256 all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+  auto retry = [&](int k, float a, float b, bool second, double ck, double sk) { return retry_f32(sp, k, a, b, second, ck, sk); };
   if (sh.layout == Layout::interleaved) {
     // Per-lane tables C = (c0, c0, c1, c1, ...), S = (-s0, s0, -s1, s1, ...): the pair swap times S
     // is (-(x_b s), x_a s) exactly, so y = fma(x, C, swap(x) S) is scalar's formula lane by lane.
     const int n = 2 * r, full = n - n % 8;
-    double* cd = scratch;
-    double* sd = scratch + n + 8;
+    double* cd = scratch.table;
+    double* sd = cd + n + 8;
     for (int k = 0; k < r; ++k) {
       cd[2 * k] = c[k];
       cd[2 * k + 1] = c[k];
       sd[2 * k] = -s[k];
       sd[2 * k + 1] = s[k];
     }
-    for (std::int64_t h = 0; h < heads; ++h) {
-      const E* x = in + h * in_hs + sh.offset;
-      E* y = out + h * out_hs + sh.offset;
-      const bool st = stream && full == n && (reinterpret_cast<std::uintptr_t>(y) % (sizeof(E) * 8)) == 0;
-      for (int i = 0; i < full; i += 8) {
-        const __m256 xf = load8(x + i);
-        const __m256d xl = _mm256_cvtps_pd(_mm256_castps256_ps128(xf));
-        const __m256d xh = _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1));
-        const __m256d xls = _mm256_permute_pd(xl, 0x5), xhs = _mm256_permute_pd(xh, 0x5);
-        const __m256d yl = _mm256_fmadd_pd(xl, _mm256_loadu_pd(cd + i), _mm256_mul_pd(xls, _mm256_loadu_pd(sd + i)));
-        const __m256d yh = _mm256_fmadd_pd(xh, _mm256_loadu_pd(cd + i + 4), _mm256_mul_pd(xhs, _mm256_loadu_pd(sd + i + 4)));
-        const __m256d el = _mm256_mul_pd(k_err, _mm256_add_pd(abs4(xl), abs4(xls)));
-        const __m256d eh = _mm256_mul_pd(k_err, _mm256_add_pd(abs4(xh), abs4(xhs)));
-        Rounded8 o = round8<E>(yl, yh, el, eh);
-        const __m256 rot = sh.any_identity ? rotates8(sh.element_rotates + i) : all;
-        const int fail = ~o.pass & _mm256_movemask_ps(rot);
-        if (__builtin_expect(fail != 0, 0))
-          fix8<E>(o, fail, x, sp, [&](int j, int& k, int& ia, int& ib, bool& second) {
-            k = (i + j) / 2;
-            ia = 2 * k;
-            ib = 2 * k + 1;
-            second = ((i + j) & 1) != 0;
-          });
-        put8<E>(y + i, o, rot, xf, sh.any_identity, st);
-      }
+    auto step = [&](const float* x, float* y, int i) -> std::uint32_t {
+      const __m256 xf = _mm256_loadu_ps(x + i);
+      const __m256d xl = _mm256_cvtps_pd(_mm256_castps256_ps128(xf)), xh = _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1));
+      const __m256d xls = _mm256_permute_pd(xl, 0x5), xhs = _mm256_permute_pd(xh, 0x5);
+      const __m256d yl = _mm256_fmadd_pd(xl, _mm256_loadu_pd(cd + i), _mm256_mul_pd(xls, _mm256_loadu_pd(sd + i)));
+      const __m256d yh = _mm256_fmadd_pd(xh, _mm256_loadu_pd(cd + i + 4), _mm256_mul_pd(xhs, _mm256_loadu_pd(sd + i + 4)));
+      const __m256d el = _mm256_mul_pd(k_err, _mm256_add_pd(abs4(xl), abs4(xls)));
+      const __m256d eh = _mm256_mul_pd(k_err, _mm256_add_pd(abs4(xh), abs4(xhs)));
+      __m256 o;
+      const int pass = test8(yl, yh, el, eh, &o);
+      const __m256 rot = kIdentity ? rotates8(sh.element_rotates + i) : __m256();
+      put8<kIdentity>(y + i, o, xf, rot);
+      return static_cast<std::uint32_t>(~pass & (kIdentity ? _mm256_movemask_ps(rot) : 0xFF));
+    };
+    auto tail = [&](const float* x, float* y) {
       for (int k = full / 2; k < r; ++k) pair(sh, x, y, k, 2 * k, 2 * k + 1, c[k], s[k], sp);
-      copy_passthrough(sh, in + h * in_hs, out + h * out_hs);
-    }
+    };
+    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_interleaved<float>(c, s, retry), tail);
     return;
   }
   const int full = r - r % 8;
-  for (std::int64_t h = 0; h < heads; ++h) {
-    const E* x = in + h * in_hs + sh.offset;
-    E* y = out + h * out_hs + sh.offset;
-    const bool st = stream && full == r && (reinterpret_cast<std::uintptr_t>(y) % (sizeof(E) * 8)) == 0 && (r * sizeof(E)) % (sizeof(E) * 8) == 0;
-    for (int k = 0; k < full; k += 8) {
-      const __m256 xaf = load8(x + k), xbf = load8(x + r + k);
-      const __m256d xa0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xaf)), xa1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xaf, 1));
-      const __m256d xb0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xbf)), xb1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xbf, 1));
-      const __m256d c0 = _mm256_loadu_pd(c + k), c1 = _mm256_loadu_pd(c + k + 4);
-      const __m256d s0 = _mm256_loadu_pd(s + k), s1 = _mm256_loadu_pd(s + k + 4);
-      const __m256d e0 = _mm256_mul_pd(k_err, _mm256_add_pd(abs4(xa0), abs4(xb0)));
-      const __m256d e1 = _mm256_mul_pd(k_err, _mm256_add_pd(abs4(xa1), abs4(xb1)));
-      Rounded8 ya = round8<E>(_mm256_fmsub_pd(xa0, c0, _mm256_mul_pd(xb0, s0)), _mm256_fmsub_pd(xa1, c1, _mm256_mul_pd(xb1, s1)), e0, e1);
-      Rounded8 yb = round8<E>(_mm256_fmadd_pd(xb0, c0, _mm256_mul_pd(xa0, s0)), _mm256_fmadd_pd(xb1, c1, _mm256_mul_pd(xa1, s1)), e0, e1);
-      const __m256 rot = sh.any_identity ? rotates8(sh.element_rotates + k) : all;
-      const int rot_bits = _mm256_movemask_ps(rot);
-      const int fa = ~ya.pass & rot_bits, fb = ~yb.pass & rot_bits;
-      if (__builtin_expect((fa | fb) != 0, 0)) {
-        auto pair_of = [&](bool second_half) {
-          return [&, second_half](int j, int& kk, int& ia, int& ib, bool& second) {
-            kk = k + j;
-            ia = kk;
-            ib = kk + r;
-            second = second_half;
-          };
-        };
-        if (fa) fix8<E>(ya, fa, x, sp, pair_of(false));
-        if (fb) fix8<E>(yb, fb, x, sp, pair_of(true));
-      }
-      put8<E>(y + k, ya, rot, xaf, sh.any_identity, st);
-      put8<E>(y + r + k, yb, rot, xbf, sh.any_identity, st);
-    }
+  auto step = [&](const float* x, float* y, int k) -> std::uint32_t {
+    const __m256 xaf = _mm256_loadu_ps(x + k), xbf = _mm256_loadu_ps(x + r + k);
+    const __m256d xa0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xaf)), xa1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xaf, 1));
+    const __m256d xb0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xbf)), xb1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xbf, 1));
+    const __m256d c0 = _mm256_loadu_pd(c + k), c1 = _mm256_loadu_pd(c + k + 4);
+    const __m256d s0 = _mm256_loadu_pd(s + k), s1 = _mm256_loadu_pd(s + k + 4);
+    const __m256d e0 = _mm256_mul_pd(k_err, _mm256_add_pd(abs4(xa0), abs4(xb0)));
+    const __m256d e1 = _mm256_mul_pd(k_err, _mm256_add_pd(abs4(xa1), abs4(xb1)));
+    __m256 oa, ob;
+    const int pa = test8(_mm256_fmsub_pd(xa0, c0, _mm256_mul_pd(xb0, s0)), _mm256_fmsub_pd(xa1, c1, _mm256_mul_pd(xb1, s1)), e0, e1, &oa);
+    const int pb = test8(_mm256_fmadd_pd(xb0, c0, _mm256_mul_pd(xa0, s0)), _mm256_fmadd_pd(xb1, c1, _mm256_mul_pd(xa1, s1)), e0, e1, &ob);
+    const __m256 rot = kIdentity ? rotates8(sh.element_rotates + k) : __m256();
+    put8<kIdentity>(y + k, oa, xaf, rot);
+    put8<kIdentity>(y + r + k, ob, xbf, rot);
+    const int rb = kIdentity ? _mm256_movemask_ps(rot) : 0xFF;
+    return static_cast<std::uint32_t>((~pa & rb) | ((~pb & rb) << 8));
+  };
+  auto tail = [&](const float* x, float* y) {
     for (int k = full; k < r; ++k) pair(sh, x, y, k, k, k + r, c[k], s[k], sp);
-    copy_passthrough(sh, in + h * in_hs, out + h * out_hs);
+  };
+  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_half<float>(r, c, s, retry), tail);
+}
+
+// ---- bfloat16: binary32 level 1 (ops.h), then retry_bf16 ---------------------------------------
+
+inline __m256 widen8(__m128i raw) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16)); }
+inline __m256 abs8(__m256 v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
+// bf16.h's rounding of 8 floats as 32-bit lanes (exact for normal values, the lanes level 1 keeps).
+inline __m256i bf16_lanes(__m256 v) {
+  const __m256i u = _mm256_castps_si256(v);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16);
+}
+// The lanes whose e lies in [2^-100, 2^100] (its bits as a signed integer: a NaN or -0 fails).
+inline __m256i in_range8(__m256 e) {
+  const __m256i u = _mm256_castps_si256(e);
+  return _mm256_andnot_si256(_mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x71800000)),
+                             _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x0D800000 - 1)));
+}
+// ops.h's binary32 test for 8 components: the lanes that pass, RN_bf16(lo) in 32-bit lanes.
+inline int level1(__m256 y, __m256 e, __m256i range, __m256i* out) {
+  const __m256i bl = bf16_lanes(_mm256_sub_ps(y, e)), bh = bf16_lanes(_mm256_add_ps(y, e));
+  *out = bl;
+  return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(range, _mm256_cmpeq_epi32(bl, bh))));
+}
+template <bool kIdentity>
+inline void put8(std::uint16_t* p, __m256i lanes, __m128i in, __m256 rot) {
+  __m128i v = _mm_packus_epi32(_mm256_castsi256_si128(lanes), _mm256_extracti128_si256(lanes, 1));  // <= 0xFFFF
+  if constexpr (kIdentity) {
+    const __m128i keep = _mm_packs_epi32(_mm256_castsi256_si128(_mm256_castps_si256(rot)), _mm256_extracti128_si256(_mm256_castps_si256(rot), 1));
+    v = _mm_blendv_epi8(in, v, keep);
   }
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+}
+
+template <bool kIdentity>
+void rotate_bf16_layout(const RowShape& sh, const double* c, const double* s, const std::uint16_t* in, std::int64_t in_hs,
+                        std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+  const int r = sh.block;
+  const __m256 k_err = _mm256_set1_ps(sh.err_scale32);
+  auto retry = [&](int k, std::uint16_t a, std::uint16_t b, bool second, double ck, double sk) { return retry_bf16(sh, sp, k, a, b, second, ck, sk); };
+  float* cf = reinterpret_cast<float*>(scratch.table);
+  if (sh.layout == Layout::interleaved) {
+    const int n = 2 * r, full = n - n % 8;
+    float* sf = cf + n + 8;
+    for (int k = 0; k < r; ++k) {
+      const float ck = static_cast<float>(c[k]), sk = static_cast<float>(s[k]);
+      cf[2 * k] = ck;
+      cf[2 * k + 1] = ck;
+      sf[2 * k] = -sk;
+      sf[2 * k + 1] = sk;
+    }
+    auto step = [&](const std::uint16_t* x, std::uint16_t* y, int i) -> std::uint32_t {
+      const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i));
+      const __m256 xv = widen8(raw), xs = _mm256_permute_ps(xv, 0xB1);
+      const __m256 yv = _mm256_fmadd_ps(xv, _mm256_loadu_ps(cf + i), _mm256_mul_ps(xs, _mm256_loadu_ps(sf + i)));
+      const __m256 e = _mm256_mul_ps(k_err, _mm256_add_ps(abs8(xv), abs8(xs)));
+      __m256i o;
+      const int pass = level1(yv, e, in_range8(e), &o);
+      const __m256 rot = kIdentity ? rotates8(sh.element_rotates + i) : __m256();
+      put8<kIdentity>(y + i, o, raw, rot);
+      return static_cast<std::uint32_t>(~pass & (kIdentity ? _mm256_movemask_ps(rot) : 0xFF));
+    };
+    auto tail = [&](const std::uint16_t* x, std::uint16_t* y) {
+      for (int k = full / 2; k < r; ++k) pair(sh, x, y, k, 2 * k, 2 * k + 1, c[k], s[k], sp);
+    };
+    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_interleaved<std::uint16_t>(c, s, retry), tail);
+    return;
+  }
+  const int full = r - r % 8;
+  float* sf = cf + r + 8;
+  for (int k = 0; k < r; ++k) {
+    cf[k] = static_cast<float>(c[k]);
+    sf[k] = static_cast<float>(s[k]);
+  }
+  auto step = [&](const std::uint16_t* x, std::uint16_t* y, int k) -> std::uint32_t {
+    const __m128i ra = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + k));
+    const __m128i rb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + r + k));
+    const __m256 xa = widen8(ra), xb = widen8(rb), cv = _mm256_loadu_ps(cf + k), sv = _mm256_loadu_ps(sf + k);
+    const __m256 e = _mm256_mul_ps(k_err, _mm256_add_ps(abs8(xa), abs8(xb)));
+    const __m256i range = in_range8(e);
+    __m256i oa, ob;
+    const int pa = level1(_mm256_fmsub_ps(xa, cv, _mm256_mul_ps(xb, sv)), e, range, &oa);
+    const int pb = level1(_mm256_fmadd_ps(xb, cv, _mm256_mul_ps(xa, sv)), e, range, &ob);
+    const __m256 rot = kIdentity ? rotates8(sh.element_rotates + k) : __m256();
+    put8<kIdentity>(y + k, oa, ra, rot);
+    put8<kIdentity>(y + r + k, ob, rb, rot);
+    const int rb8 = kIdentity ? _mm256_movemask_ps(rot) : 0xFF;
+    return static_cast<std::uint32_t>((~pa & rb8) | ((~pb & rb8) << 8));
+  };
+  auto tail = [&](const std::uint16_t* x, std::uint16_t* y) {
+    for (int k = full; k < r; ++k) pair(sh, x, y, k, k, k + r, c[k], s[k], sp);
+  };
+  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_half<std::uint16_t>(r, c, s, retry), tail);
 }
 
 void rotate_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs, float* out,
-                std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch, const SlowPath& sp) {
-  rotate<float>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
+                std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+  if (sh.any_identity) rotate_f32_layout<true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+  else rotate_f32_layout<false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
 }
 void rotate_bf16(const RowShape& sh, const double* c, const double* s, const std::uint16_t* in, std::int64_t in_hs,
-                 std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch,
-                 const SlowPath& sp) {
-  rotate<std::uint16_t>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
+                 std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+  if (sh.any_identity) rotate_bf16_layout<true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+  else rotate_bf16_layout<false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
 }
 
 }  // namespace

@@ -84,150 +84,89 @@ void sincos_row(const TurnLimbs& g, int n, std::int64_t p, double* c, double* s)
 // ---- rotation --------------------------------------------------------------------------------
 
 inline __mmask16 tail16(int left) { return left >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1); }
-
-inline __m512 canonical16(__m512 y) {
-  const __mmask16 nan = _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q);
-  return _mm512_mask_mov_ps(y, nan, _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000)));
+inline __mmask16 rotates16(const std::uint8_t* flags) {
+  return _mm_cmpneq_epi8_mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(flags)), _mm_setzero_si128());
 }
 
-// f32 -> bf16, round to nearest even, NaN -> 0x7FC0 (bf16.h), 16 lanes. The native instruction
-// (kNative) treats subnormal inputs as zero; lanes with a subnormal (or NaN) f32 value take the
-// integer rounding, which is exact for them as for all others.
-template <bool kNative>
-inline __m256i to_bf16(__m512 y) {
-  const __m512i u = _mm512_castps_si512(y);
-  auto integer = [&] {
-    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7FFF)), lsb), 16);
-    const __mmask16 nan = _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q);
-    r = _mm512_mask_mov_epi32(r, nan, _mm512_set1_epi32(0x7FC0));
-    return _mm512_cvtepi32_epi16(r);
-  };
-  if constexpr (kNative) {
-    // fpclass 0x01 QNaN, 0x80 SNaN, 0x20 denormal: the lanes where VCVTNEPS2BF16 differs.
-    const __mmask16 special = _mm512_fpclass_ps_mask(y, 0xA1);
-    const __m256i native = (__m256i)_mm512_cvtneps_pbh(y);
-    if (special == 0) return native;
-    return _mm256_mask_blend_epi16(special, native, integer());
-  } else {
-    return integer();
+// The head loop every rotation shares (ops.h): step(x, y, i, full, m) rotates lanes [i, i + 16)
+// of one head's rotary part (inputs x, outputs y), stores them, and returns the lanes whose test
+// failed (bits 0-15; bits 16-31 for the second component in the half layout). The failed lanes are
+// redone after the head by fix(x, y, i, bits), off the hot loop. In place, the head's rotary
+// inputs are first copied to `copy`, so that the fixes still read inputs.
+template <typename E, typename Step, typename Fix>
+void for_heads(const RowShape& sh, const E* in, std::int64_t in_hs, E* out, std::int64_t out_hs, std::int64_t heads,
+               int lanes, const Scratch& scratch, Step step, Fix fix) {
+  const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
+  E* copy = static_cast<E*>(scratch.copy);
+  for (std::int64_t h = 0; h < heads; ++h) {
+    const E* x = in + h * in_hs + sh.offset;
+    E* y = out + h * out_hs + sh.offset;
+    if (in_place) x = static_cast<const E*>(__builtin_memcpy(copy, x, sizeof(E) * 2 * static_cast<std::size_t>(sh.block)));
+    std::uint32_t any = 0;
+    int t = 0, i = 0;
+    for (; i + 16 <= lanes; i += 16) any |= scratch.fails[t++] = step(x, y, i, std::true_type{}, __mmask16(0xFFFF));
+    if (i < lanes) any |= scratch.fails[t++] = step(x, y, i, std::false_type{}, tail16(lanes - i));
+    if (__builtin_expect(any != 0, 0))
+      for (int u = 0; u < t; ++u)
+        if (scratch.fails[u] != 0) fix(x, y, 16 * u, scratch.fails[u]);
+    if (sh.pass_through) copy_passthrough(sh, in + h * in_hs, out + h * out_hs);
   }
 }
 
-inline void store16(float* p, __m512 v, bool stream) {
-  if (stream) _mm512_stream_ps(p, v);
-  else _mm512_storeu_ps(p, v);
+// fix() for each layout: lane j of step i is (pair k, component `second`) of the elements it names.
+template <typename E, typename Retry>
+auto fix_interleaved(const double* c, const double* s, Retry retry) {
+  return [=](const E* x, E* y, int i, std::uint32_t bits) {
+    for (int j = 0; j < 16; ++j) {
+      if (!((bits >> j) & 1u)) continue;
+      const int e = i + j, k = e / 2;
+      y[e] = retry(k, x[2 * k], x[2 * k + 1], (e & 1) != 0, c[k], s[k]);
+    }
+  };
 }
-inline void store16(std::uint16_t* p, __m256i v, bool stream) {
-  if (stream) _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v);
-  else _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
-}
-inline void store16(float* p, __m512 v, __mmask16 m) { _mm512_mask_storeu_ps(p, m, v); }
-inline void store16(std::uint16_t* p, __m256i v, __mmask16 m) { _mm256_mask_storeu_epi16(p, m, v); }
-
-// 16 elements in as floats (exact for both formats), the raw element bits kept for identity lanes.
-struct In16 {
-  __m512 f;
-  __m256i raw;  // bf16: the input bits
-};
-inline In16 load16(const float* p, __mmask16 m, bool full) {
-  In16 v;
-  v.f = full ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p);
-  return v;
-}
-inline In16 load16(const std::uint16_t* p, __mmask16 m, bool full) {
-  In16 v;
-  v.raw = full ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)) : _mm256_maskz_loadu_epi16(m, p);
-  v.f = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(v.raw), 16));
-  return v;
+template <typename E, typename Retry>
+auto fix_half(int r, const double* c, const double* s, Retry retry) {
+  return [=](const E* x, E* y, int i, std::uint32_t bits) {
+    for (int j = 0; j < 32; ++j) {
+      if (!((bits >> j) & 1u)) continue;
+      const int k = i + (j & 15);
+      y[j < 16 ? k : r + k] = retry(k, x[k], x[r + k], j >= 16, c[k], s[k]);
+    }
+  };
 }
 
-// scalar.cpp's finish() and formulas with builtins, for the lanes the accurate path takes.
-inline double widen(float v) { return v; }
-inline double widen(std::uint16_t b) { return __builtin_bit_cast(float, static_cast<std::uint32_t>(b) << 16); }
-inline float slow_path(const SlowPath& sp, int k, float xa, float xb, bool b, float fast) { return slow_f32(sp, k, xa, xb, b, fast); }
-inline std::uint16_t slow_path(const SlowPath& sp, int k, std::uint16_t xa, std::uint16_t xb, bool b, std::uint16_t fast) {
-  return slow_bf16(sp, k, xa, xb, b, fast);
-}
+// ---- float32: binary64 fast path and test (ops.h), then retry_f32 ------------------------------
 
-// The fast path's 16 outputs from two halves of 8 doubles, with ops.h's rounding test.
-template <typename E, bool kNative>
-struct Out16 {
-  __m512 f;       // f32 outputs (canonical NaN)
-  __m256i b;      // bf16 outputs
-  __mmask16 pass; // lanes whose rounding test passed
-};
-template <typename E, bool kNative>
-inline Out16<E, kNative> round16(__m512d y0, __m512d y1, __m512d e0, __m512d e1) {
+// ops.h's binary64 test for 16 components (two halves of 8 doubles): the lanes that pass, with
+// RN32(lo) in *out, which is RN32(y) wherever the test passes (lo <= y <= hi round alike).
+inline __mmask16 test16(__m512d y0, __m512d y1, __m512d e0, __m512d e1, __m512* out) {
   auto narrow = [](__m512d a, __m512d b) { return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(a)), _mm512_cvtpd_ps(b), 1); };
-  const __m512 y = narrow(y0, y1);
   const __m512 lo = narrow(_mm512_sub_pd(y0, e0), _mm512_sub_pd(y1, e1));
   const __m512 hi = narrow(_mm512_add_pd(y0, e0), _mm512_add_pd(y1, e1));
   const __m512d inf = _mm512_set1_pd(__builtin_huge_val());
   const __mmask16 finite = static_cast<__mmask16>(_mm512_cmp_pd_mask(e0, inf, _CMP_LT_OQ) |
                                                   (static_cast<unsigned>(_mm512_cmp_pd_mask(e1, inf, _CMP_LT_OQ)) << 8));
-  Out16<E, kNative> r;
-  if constexpr (std::is_same_v<E, float>) {
-    r.f = canonical16(y);
-    r.pass = finite & _mm512_cmpeq_epi32_mask(_mm512_castps_si512(lo), _mm512_castps_si512(hi));
-  } else {
-    r.b = to_bf16<kNative>(y);
-    const __m512i mask16 = _mm512_set1_epi32(0xFFFF), mid = _mm512_set1_epi32(0x8000);
-    const __mmask16 lmid = _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(lo), mask16), mid);
-    const __mmask16 hmid = _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(hi), mask16), mid);
-    const __mmask16 same = _mm256_cmpeq_epi16_mask(to_bf16<false>(lo), to_bf16<false>(hi));
-    r.pass = finite & same & static_cast<__mmask16>(~(lmid | hmid));
-  }
-  return r;
+  *out = lo;
+  return _mm512_mask_cmpeq_epi32_mask(finite, _mm512_castps_si512(lo), _mm512_castps_si512(hi));
 }
 
-// Replaces the lanes in `fail` by the accurate path's values; lane j is described by pair_of.
-template <typename E, bool kNative, typename PairOf>
-inline void fix16(Out16<E, kNative>& r, unsigned fail, const E* x, const SlowPath& sp, PairOf pair_of) {
-  alignas(64) float f[16];
-  alignas(64) std::uint16_t b[16];
-  if constexpr (std::is_same_v<E, float>) _mm512_store_ps(f, r.f);
-  else _mm256_store_si256(reinterpret_cast<__m256i*>(b), r.b);
-  for (int j = 0; j < 16; ++j) {
-    if (!((fail >> j) & 1u)) continue;
-    int k, ia, ib;
-    bool second;
-    pair_of(j, k, ia, ib, second);
-    if constexpr (std::is_same_v<E, float>) f[j] = slow_path(sp, k, x[ia], x[ib], second, f[j]);
-    else b[j] = slow_path(sp, k, x[ia], x[ib], second, b[j]);
-  }
-  if constexpr (std::is_same_v<E, float>) r.f = _mm512_load_ps(f);
-  else r.b = _mm256_load_si256(reinterpret_cast<const __m256i*>(b));
-}
-
-// The 16 outputs to store: identity lanes (rot clear) keep the input's bits.
-template <typename E, bool kNative, bool kIdentity>
-inline void put16(E* p, const Out16<E, kNative>& r, const In16& in, __mmask16 rot, __mmask16 m, bool full, bool stream) {
-  if constexpr (std::is_same_v<E, float>) {
-    const __m512 v = kIdentity ? _mm512_mask_blend_ps(rot, in.f, r.f) : r.f;
-    if (full) store16(p, v, stream);
-    else store16(p, v, m);
-  } else {
-    const __m256i v = kIdentity ? _mm256_mask_blend_epi16(rot, in.raw, r.b) : r.b;
-    if (full) store16(p, v, stream);
-    else store16(p, v, m);
-  }
-}
-
-inline __m512d abs8(__m512d v) { return _mm512_abs_pd(v); }
-inline __mmask16 rotates16(const std::uint8_t* flags) {
-  return _mm_cmpneq_epi8_mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(flags)), _mm_setzero_si128());
+inline __m512 load16(const float* p, __mmask16 m, bool full) { return full ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p); }
+template <bool kIdentity>
+inline void put16(float* p, __m512 v, __m512 in, __mmask16 rot, __mmask16 m, bool full) {
+  if constexpr (kIdentity) v = _mm512_mask_blend_ps(rot, in, v);  // identity lanes keep the input
+  if (full) _mm512_storeu_ps(p, v);
+  else _mm512_mask_storeu_ps(p, m, v);
 }
 
 // Interleaved: 16 elements (8 pairs) per step, as two vectors of 4 pairs in binary64 with per-lane
 // tables C = (c0, c0, c1, c1, ...), S = (-s0, s0, -s1, s1, ...): the pair swap times S is
 // (-(x_b s), x_a s) exactly, so y = fma(x, C, swap(x) S) is scalar's formula lane by lane.
-template <typename E, bool kNative, bool kIdentity>
-void rotate_interleaved(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
-                        std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch, const SlowPath& sp) {
+template <bool kIdentity>
+void rotate_interleaved_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs,
+                            float* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
   const int n = 2 * sh.block;
-  double* cd = scratch;                       // 64-byte aligned (ops.h)
-  double* sd = scratch + (n + 15) / 8 * 8;    // 64-byte aligned too: aligned loads in the hot loop
+  double* cd = scratch.table;                 // 64-byte aligned (ops.h)
+  double* sd = cd + (n + 15) / 8 * 8;         // 64-byte aligned too: aligned loads in the hot loop
   for (int k = 0; k < sh.block; ++k) {
     cd[2 * k] = c[k];
     cd[2 * k + 1] = c[k];
@@ -235,117 +174,197 @@ void rotate_interleaved(const RowShape& sh, const double* c, const double* s, co
     sd[2 * k + 1] = s[k];
   }
   const __m512d k_err = _mm512_set1_pd(sh.err_scale);
-  const bool aligned_rows = (n % 16) == 0;
-  for (std::int64_t h = 0; h < heads; ++h) {
-    const E* x = in + h * in_hs + sh.offset;
-    E* y = out + h * out_hs + sh.offset;
-    const bool st = stream && aligned_rows && (reinterpret_cast<std::uintptr_t>(y) % (16 * sizeof(E))) == 0;
-    auto step = [&](int i, auto full, __mmask16 m) {
-      constexpr bool kFull = decltype(full)::value;
-      const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
-      const In16 xin = load16(x + i, m, kFull);
-      const __m512d xl = _mm512_cvtps_pd(_mm512_castps512_ps256(xin.f));
-      const __m512d xh = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xin.f, 1));
-      const __m512d xls = _mm512_permute_pd(xl, 0x55), xhs = _mm512_permute_pd(xh, 0x55);
-      const __m512d cl = kFull ? _mm512_load_pd(cd + i) : _mm512_maskz_loadu_pd(ml, cd + i);
-      const __m512d sl = kFull ? _mm512_load_pd(sd + i) : _mm512_maskz_loadu_pd(ml, sd + i);
-      const __m512d ch = kFull ? _mm512_load_pd(cd + i + 8) : _mm512_maskz_loadu_pd(mh, cd + i + 8);
-      const __m512d sh8 = kFull ? _mm512_load_pd(sd + i + 8) : _mm512_maskz_loadu_pd(mh, sd + i + 8);
-      const __m512d yl = _mm512_fmadd_pd(xl, cl, _mm512_mul_pd(xls, sl));
-      const __m512d yh = _mm512_fmadd_pd(xh, ch, _mm512_mul_pd(xhs, sh8));
-      const __m512d el = _mm512_mul_pd(k_err, _mm512_add_pd(abs8(xl), abs8(xls)));
-      const __m512d eh = _mm512_mul_pd(k_err, _mm512_add_pd(abs8(xh), abs8(xhs)));
-      Out16<E, kNative> o = round16<E, kNative>(yl, yh, el, eh);
-      const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + i) : __mmask16(0xFFFF);
-      const unsigned fail = static_cast<unsigned>(~o.pass & rot & m) & 0xFFFFu;
-      if (__builtin_expect(fail != 0, 0))
-        fix16(o, fail, x, sp, [&](int j, int& k, int& ia, int& ib, bool& second) {
-          k = (i + j) / 2;
-          ia = 2 * k;
-          ib = 2 * k + 1;
-          second = ((i + j) & 1) != 0;
-        });
-      put16<E, kNative, kIdentity>(y + i, o, xin, rot, m, kFull, st);
-    };
-    int i = 0;
-    for (; i + 16 <= n; i += 16) step(i, std::true_type{}, __mmask16(0xFFFF));
-    if (i < n) step(i, std::false_type{}, tail16(n - i));
-    copy_passthrough(sh, in + h * in_hs, out + h * out_hs);
-  }
+  auto step = [&](const float* x, float* y, int i, auto full, __mmask16 m) -> std::uint32_t {
+    constexpr bool kFull = decltype(full)::value;
+    const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
+    const __m512 xin = load16(x + i, m, kFull);
+    const __m512d xl = _mm512_cvtps_pd(_mm512_castps512_ps256(xin));
+    const __m512d xh = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xin, 1));
+    const __m512d xls = _mm512_permute_pd(xl, 0x55), xhs = _mm512_permute_pd(xh, 0x55);
+    const __m512d cl = kFull ? _mm512_load_pd(cd + i) : _mm512_maskz_loadu_pd(ml, cd + i);
+    const __m512d sl = kFull ? _mm512_load_pd(sd + i) : _mm512_maskz_loadu_pd(ml, sd + i);
+    const __m512d ch = kFull ? _mm512_load_pd(cd + i + 8) : _mm512_maskz_loadu_pd(mh, cd + i + 8);
+    const __m512d sh8 = kFull ? _mm512_load_pd(sd + i + 8) : _mm512_maskz_loadu_pd(mh, sd + i + 8);
+    const __m512d yl = _mm512_fmadd_pd(xl, cl, _mm512_mul_pd(xls, sl));
+    const __m512d yh = _mm512_fmadd_pd(xh, ch, _mm512_mul_pd(xhs, sh8));
+    const __m512d el = _mm512_mul_pd(k_err, _mm512_add_pd(_mm512_abs_pd(xl), _mm512_abs_pd(xls)));
+    const __m512d eh = _mm512_mul_pd(k_err, _mm512_add_pd(_mm512_abs_pd(xh), _mm512_abs_pd(xhs)));
+    __m512 o;
+    const __mmask16 pass = test16(yl, yh, el, eh, &o);
+    const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + i) : __mmask16(0xFFFF);
+    put16<kIdentity>(y + i, o, xin, rot, m, kFull);
+    return static_cast<std::uint32_t>(~pass & rot & m) & 0xFFFFu;
+  };
+  auto retry = [&](int k, float a, float b, bool second, double ck, double sk) { return retry_f32(sp, k, a, b, second, ck, sk); };
+  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix_interleaved<float>(c, s, retry));
 }
 
 // Half: 16 pairs per step, (x[k..k+16), x[R+k..R+k+16)) in binary64.
-template <typename E, bool kNative, bool kIdentity>
-void rotate_half(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
-                 std::int64_t out_hs, std::int64_t heads, bool stream, double*, const SlowPath& sp) {
+template <bool kIdentity>
+void rotate_half_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs,
+                     float* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
   const int r = sh.block;
   const __m512d k_err = _mm512_set1_pd(sh.err_scale);
-  const bool aligned_rows = (r % 16) == 0;
-  for (std::int64_t h = 0; h < heads; ++h) {
-    const E* x = in + h * in_hs + sh.offset;
-    E* y = out + h * out_hs + sh.offset;
-    const bool st = stream && aligned_rows && (reinterpret_cast<std::uintptr_t>(y) % (16 * sizeof(E))) == 0;
-    auto step = [&](int k, auto full, __mmask16 m) {
-      constexpr bool kFull = decltype(full)::value;
-      const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
-      const In16 xa = load16(x + k, m, kFull), xb = load16(x + r + k, m, kFull);
-      const __m512d xa0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xa.f)), xa1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xa.f, 1));
-      const __m512d xb0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xb.f)), xb1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xb.f, 1));
-      const __m512d c0 = kFull ? _mm512_loadu_pd(c + k) : _mm512_maskz_loadu_pd(ml, c + k);
-      const __m512d c1 = kFull ? _mm512_loadu_pd(c + k + 8) : _mm512_maskz_loadu_pd(mh, c + k + 8);
-      const __m512d s0 = kFull ? _mm512_loadu_pd(s + k) : _mm512_maskz_loadu_pd(ml, s + k);
-      const __m512d s1 = kFull ? _mm512_loadu_pd(s + k + 8) : _mm512_maskz_loadu_pd(mh, s + k + 8);
-      const __m512d e0 = _mm512_mul_pd(k_err, _mm512_add_pd(abs8(xa0), abs8(xb0)));
-      const __m512d e1 = _mm512_mul_pd(k_err, _mm512_add_pd(abs8(xa1), abs8(xb1)));
-      Out16<E, kNative> ya = round16<E, kNative>(_mm512_fmsub_pd(xa0, c0, _mm512_mul_pd(xb0, s0)),
-                                                 _mm512_fmsub_pd(xa1, c1, _mm512_mul_pd(xb1, s1)), e0, e1);
-      Out16<E, kNative> yb = round16<E, kNative>(_mm512_fmadd_pd(xb0, c0, _mm512_mul_pd(xa0, s0)),
-                                                 _mm512_fmadd_pd(xb1, c1, _mm512_mul_pd(xa1, s1)), e0, e1);
-      const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + k) : __mmask16(0xFFFF);
-      const unsigned fa = static_cast<unsigned>(~ya.pass & rot & m) & 0xFFFFu, fb = static_cast<unsigned>(~yb.pass & rot & m) & 0xFFFFu;
-      if (__builtin_expect((fa | fb) != 0, 0)) {
-        auto pair_of = [&](bool second_half) {
-          return [&, second_half](int j, int& kk, int& ia, int& ib, bool& second) {
-            kk = k + j;
-            ia = kk;
-            ib = kk + r;
-            second = second_half;
-          };
-        };
-        if (fa) fix16(ya, fa, x, sp, pair_of(false));
-        if (fb) fix16(yb, fb, x, sp, pair_of(true));
-      }
-      put16<E, kNative, kIdentity>(y + k, ya, xa, rot, m, kFull, st);
-      put16<E, kNative, kIdentity>(y + r + k, yb, xb, rot, m, kFull, st);
-    };
-    int k = 0;
-    for (; k + 16 <= r; k += 16) step(k, std::true_type{}, __mmask16(0xFFFF));
-    if (k < r) step(k, std::false_type{}, tail16(r - k));
-    copy_passthrough(sh, in + h * in_hs, out + h * out_hs);
+  auto step = [&](const float* x, float* y, int k, auto full, __mmask16 m) -> std::uint32_t {
+    constexpr bool kFull = decltype(full)::value;
+    const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
+    const __m512 xa = load16(x + k, m, kFull), xb = load16(x + r + k, m, kFull);
+    const __m512d xa0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xa)), xa1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xa, 1));
+    const __m512d xb0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xb)), xb1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xb, 1));
+    const __m512d c0 = kFull ? _mm512_loadu_pd(c + k) : _mm512_maskz_loadu_pd(ml, c + k);
+    const __m512d c1 = kFull ? _mm512_loadu_pd(c + k + 8) : _mm512_maskz_loadu_pd(mh, c + k + 8);
+    const __m512d s0 = kFull ? _mm512_loadu_pd(s + k) : _mm512_maskz_loadu_pd(ml, s + k);
+    const __m512d s1 = kFull ? _mm512_loadu_pd(s + k + 8) : _mm512_maskz_loadu_pd(mh, s + k + 8);
+    const __m512d e0 = _mm512_mul_pd(k_err, _mm512_add_pd(_mm512_abs_pd(xa0), _mm512_abs_pd(xb0)));
+    const __m512d e1 = _mm512_mul_pd(k_err, _mm512_add_pd(_mm512_abs_pd(xa1), _mm512_abs_pd(xb1)));
+    const __m512d ya0 = _mm512_fmsub_pd(xa0, c0, _mm512_mul_pd(xb0, s0)), ya1 = _mm512_fmsub_pd(xa1, c1, _mm512_mul_pd(xb1, s1));
+    const __m512d yb0 = _mm512_fmadd_pd(xb0, c0, _mm512_mul_pd(xa0, s0)), yb1 = _mm512_fmadd_pd(xb1, c1, _mm512_mul_pd(xa1, s1));
+    __m512 oa, ob;
+    const __mmask16 pa = test16(ya0, ya1, e0, e1, &oa), pb = test16(yb0, yb1, e0, e1, &ob);
+    const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + k) : __mmask16(0xFFFF);
+    put16<kIdentity>(y + k, oa, xa, rot, m, kFull);
+    put16<kIdentity>(y + r + k, ob, xb, rot, m, kFull);
+    return (static_cast<std::uint32_t>(~pa & rot & m) & 0xFFFFu) | ((static_cast<std::uint32_t>(~pb & rot & m) & 0xFFFFu) << 16);
+  };
+  auto retry = [&](int k, float a, float b, bool second, double ck, double sk) { return retry_f32(sp, k, a, b, second, ck, sk); };
+  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<float>(r, c, s, retry));
+}
+
+// ---- bfloat16: binary32 level 1 (ops.h), then retry_bf16 (levels 2 and 3) ----------------------
+
+inline __m512 widen16(__m256i raw) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(raw), 16)); }
+inline __m256i load16(const std::uint16_t* p, __mmask16 m, bool full) {
+  return full ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)) : _mm256_maskz_loadu_epi16(m, p);
+}
+template <bool kIdentity>
+inline void put16(std::uint16_t* p, __m256i v, __m256i in, __mmask16 rot, __mmask16 m, bool full) {
+  if constexpr (kIdentity) v = _mm256_mask_blend_epi16(rot, in, v);  // identity lanes keep the input
+  if (full) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+  else _mm256_mask_storeu_epi16(p, m, v);
+}
+
+// RN_bf16 of 16 floats, exact for normal values: VCVTNEPS2BF16 (kNative; it differs only on
+// subnormals and NaN, where level 1 fails either way: ops.h) or bf16.h's integer rounding.
+template <bool kNative>
+inline __m256i bf16_of_normal(__m512 v) {
+  if constexpr (kNative) {
+    return (__m256i)_mm512_cvtneps_pbh(v);
+  } else {
+    const __m512i u = _mm512_castps_si512(v);
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7FFF)), lsb), 16));
   }
 }
 
-template <typename E, bool kNative>
-void rotate(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
-            std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch, const SlowPath& sp) {
-  if (sh.layout == Layout::interleaved) {
-    if (sh.any_identity) rotate_interleaved<E, kNative, true>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
-    else rotate_interleaved<E, kNative, false>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
-  } else {
-    if (sh.any_identity) rotate_half<E, kNative, true>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
-    else rotate_half<E, kNative, false>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
+// ops.h's binary32 test for 16 components y, error scales e (`range`: the lanes with e in
+// [2^-100, 2^100]): the lanes that pass, with RN_bf16(lo) in *out.
+template <bool kNative>
+inline __mmask16 level1(__m512 y, __m512 e, __mmask16 range, __m256i* out) {
+  const __m256i bl = bf16_of_normal<kNative>(_mm512_sub_ps(y, e)), bh = bf16_of_normal<kNative>(_mm512_add_ps(y, e));
+  *out = bl;
+  return _mm256_mask_cmpeq_epi16_mask(range, bl, bh);
+}
+// The lanes whose e (+0 to +inf, or a NaN with the sign bit clear) lies in [2^-100, 2^100], by
+// its bits: one unsigned compare.
+inline __mmask16 in_range(__m512 e) {
+  const __m512i u = _mm512_sub_epi32(_mm512_castps_si512(e), _mm512_set1_epi32(0x0D800000));  // 2^-100
+  return _mm512_cmple_epu32_mask(u, _mm512_set1_epi32(0x71800000 - 0x0D800000));              // 2^100
+}
+
+// The binary32 table entries RN32(c~), RN32(s~) of n pairs into c32, s32.
+inline void narrow_row(int n, const double* c, const double* s, float* c32, float* s32) {
+  for (int k = 0; k < n; k += 8) {
+    const __mmask8 m = n - k >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (n - k)) - 1);
+    _mm256_mask_storeu_ps(c32 + k, m, _mm512_cvtpd_ps(_mm512_maskz_loadu_pd(m, c + k)));
+    _mm256_mask_storeu_ps(s32 + k, m, _mm512_cvtpd_ps(_mm512_maskz_loadu_pd(m, s + k)));
   }
+}
+
+// Interleaved: 16 elements (8 pairs) per step in binary32, per-lane tables C, S as for float32.
+template <bool kNative, bool kIdentity>
+void rotate_interleaved_bf16(const RowShape& sh, const double* c, const double* s, const std::uint16_t* in,
+                             std::int64_t in_hs, std::uint16_t* out, std::int64_t out_hs, std::int64_t heads,
+                             const Scratch& scratch, const SlowPath& sp) {
+  const int n = 2 * sh.block;
+  float* cf = reinterpret_cast<float*>(scratch.table);  // 64-byte aligned (ops.h)
+  float* sf = cf + (n + 15) / 16 * 16;
+  for (int k = 0; k < sh.block; ++k) {
+    const float ck = static_cast<float>(c[k]), sk = static_cast<float>(s[k]);
+    cf[2 * k] = ck;
+    cf[2 * k + 1] = ck;
+    sf[2 * k] = -sk;
+    sf[2 * k + 1] = sk;
+  }
+  const __m512 k_err = _mm512_set1_ps(sh.err_scale32);
+  auto step = [&](const std::uint16_t* x, std::uint16_t* y, int i, auto full, __mmask16 m) -> std::uint32_t {
+    constexpr bool kFull = decltype(full)::value;
+    const __m256i raw = load16(x + i, m, kFull);
+    const __m512 xv = widen16(raw), xs = _mm512_permute_ps(xv, 0xB1);
+    const __m512 cv = kFull ? _mm512_load_ps(cf + i) : _mm512_maskz_loadu_ps(m, cf + i);
+    const __m512 sv = kFull ? _mm512_load_ps(sf + i) : _mm512_maskz_loadu_ps(m, sf + i);
+    const __m512 yv = _mm512_fmadd_ps(xv, cv, _mm512_mul_ps(xs, sv));
+    const __m512 e = _mm512_mul_ps(k_err, _mm512_add_ps(_mm512_abs_ps(xv), _mm512_abs_ps(xs)));
+    __m256i o;
+    const __mmask16 pass = level1<kNative>(yv, e, in_range(e), &o);
+    const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + i) : __mmask16(0xFFFF);
+    put16<kIdentity>(y + i, o, raw, rot, m, kFull);
+    return static_cast<std::uint32_t>(~pass & rot & m) & 0xFFFFu;
+  };
+  auto retry = [&](int k, std::uint16_t a, std::uint16_t b, bool second, double ck, double sk) { return retry_bf16(sh, sp, k, a, b, second, ck, sk); };
+  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix_interleaved<std::uint16_t>(c, s, retry));
+}
+
+// Half: 16 pairs per step in binary32.
+template <bool kNative, bool kIdentity>
+void rotate_half_bf16(const RowShape& sh, const double* c, const double* s, const std::uint16_t* in, std::int64_t in_hs,
+                      std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+  const int r = sh.block;
+  float* cf = reinterpret_cast<float*>(scratch.table);  // 64-byte aligned (ops.h)
+  float* sf = cf + (r + 15) / 16 * 16;
+  narrow_row(r, c, s, cf, sf);
+  const __m512 k_err = _mm512_set1_ps(sh.err_scale32);
+  auto step = [&](const std::uint16_t* x, std::uint16_t* y, int k, auto full, __mmask16 m) -> std::uint32_t {
+    constexpr bool kFull = decltype(full)::value;
+    const __m256i ra = load16(x + k, m, kFull), rb = load16(x + r + k, m, kFull);
+    const __m512 xa = widen16(ra), xb = widen16(rb);
+    const __m512 cv = kFull ? _mm512_load_ps(cf + k) : _mm512_maskz_loadu_ps(m, cf + k);
+    const __m512 sv = kFull ? _mm512_load_ps(sf + k) : _mm512_maskz_loadu_ps(m, sf + k);
+    const __m512 ya = _mm512_fmsub_ps(xa, cv, _mm512_mul_ps(xb, sv));
+    const __m512 yb = _mm512_fmadd_ps(xb, cv, _mm512_mul_ps(xa, sv));
+    const __m512 e = _mm512_mul_ps(k_err, _mm512_add_ps(_mm512_abs_ps(xa), _mm512_abs_ps(xb)));
+    const __mmask16 range = in_range(e);
+    __m256i oa, ob;
+    const __mmask16 pa = level1<kNative>(ya, e, range, &oa), pb = level1<kNative>(yb, e, range, &ob);
+    const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + k) : __mmask16(0xFFFF);
+    put16<kIdentity>(y + k, oa, ra, rot, m, kFull);
+    put16<kIdentity>(y + r + k, ob, rb, rot, m, kFull);
+    return (static_cast<std::uint32_t>(~pa & rot & m) & 0xFFFFu) | ((static_cast<std::uint32_t>(~pb & rot & m) & 0xFFFFu) << 16);
+  };
+  auto retry = [&](int k, std::uint16_t a, std::uint16_t b, bool second, double ck, double sk) { return retry_bf16(sh, sp, k, a, b, second, ck, sk); };
+  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<std::uint16_t>(r, c, s, retry));
 }
 
 void rotate_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs, float* out,
-                std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch, const SlowPath& sp) {
-  rotate<float, false>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
+                std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+  if (sh.layout == Layout::interleaved) {
+    if (sh.any_identity) rotate_interleaved_f32<true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+    else rotate_interleaved_f32<false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+  } else {
+    if (sh.any_identity) rotate_half_f32<true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+    else rotate_half_f32<false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+  }
 }
 template <bool kNative>
 void rotate_bf16(const RowShape& sh, const double* c, const double* s, const std::uint16_t* in, std::int64_t in_hs,
-                 std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, bool stream, double* scratch,
+                 std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch,
                  const SlowPath& sp) {
-  rotate<std::uint16_t, kNative>(sh, c, s, in, in_hs, out, out_hs, heads, stream, scratch, sp);
+  if (sh.layout == Layout::interleaved) {
+    if (sh.any_identity) rotate_interleaved_bf16<kNative, true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+    else rotate_interleaved_bf16<kNative, false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+  } else {
+    if (sh.any_identity) rotate_half_bf16<kNative, true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+    else rotate_half_bf16<kNative, false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+  }
 }
 
 }  // namespace

@@ -5,31 +5,58 @@
 //
 //  sincos_row   the reduction and polynomials of sincos_table.h, for n pairs at position p.
 //  rotate_f32   per pair (a, b) of the block, in binary64 from the float inputs, with the table's
-//  rotate_bf16  c~ = RN(RN(a) cos~), s~ = RN(RN(a) sin~) (a the attention factor, sincos_table.h):
+//               c~ = RN(RN(a) cos~), s~ = RN(RN(a) sin~) (a the attention factor, sincos_table.h):
 //                   y_a = fma(x_a, c~, -(x_b * s~)),   y_b = fma(x_b, c~, x_a * s~),
-//               then the rounding test below; identity pairs and pass-through elements copied bit
-//               for bit. float32 outputs are RN32(y); bfloat16 outputs RN_bf16(RN32(y)).
+//               then the binary64 test below; the output is RN32(y).
+//  rotate_bf16  level 1: the same formula in binary32 from c' = RN32(c~), s' = RN32(s~), then the
+//               binary32 test below, output RN_bf16(lo); a lane that fails takes level 2, the
+//               binary64 formula and its bfloat16 test (retry_bf16), output RN_bf16(y).
+//  Both: a lane that fails its last fast test takes level 3, ExactRotation (slow_f32, slow_bf16),
+//  the only outputs KernelStats counts as "slow". Identity pairs and pass-through elements are
+//  copied bit for bit. The SIMD paths store every output of a head as computed, note the lanes
+//  whose test failed, and redo those after the head (retry_f32, retry_bf16; in place from a copy
+//  of the head's inputs): no branch in the hot loop.
 //
-// Fast-path error (the proof behind every "correctly rounded" figure). With |cos~ - cos| <=
+// Binary64 error (the proof behind every "correctly rounded" figure). With |cos~ - cos| <=
 // 2^-50 (sincos_table.h) and a_d = RN(a): |c~ - a cos| <= a_d 2^-50 + |a_d - a| + 2^-53 a_d <=
-// a (2^-50 + 2^-52 + 2^-100), the same for s~. With S = |x_a| + |x_b| (exact inputs, binary32 or
-// bfloat16 widened): the product x_b s~ adds 2^-53 |x_b| |s~|, the fma 2^-53 (|x_a| |c~| + |x_b s~|),
-// the table S a (2^-50 + 2^-52), so |y - y_exact| <= a S (2^-50 + 2^-52 + 2^-52 + 2^-90) <
+// a (2^-50 + 2^-52 + 2^-100) < a 2^-49.68, the same for s~. With S = |x_a| + |x_b| (exact inputs,
+// binary32 or bfloat16 widened): the product x_b s~ adds 2^-53 |x_b| |s~|, the fma 2^-53 (|x_a| |c~| +
+// |x_b s~|), the table S a (2^-50 + 2^-52), so |y - y_exact| <= a S (2^-50 + 2^-52 + 2^-52 + 2^-90) <
 // a S 2^-49.41, where y_exact = a (x_a cos - x_b sin). No underflow or overflow: binary64 has
 // ~900 binades of room around binary32 values times a < 2^64.
-// Rounding test. e = RN(K RN(S)) with K = a_d 2^-49 (exact scaling) is >= a S 2^-49 (1 - 2^-51),
+// Binary64 test. e = RN(K RN(S)) with K = a_d 2^-49 (exact scaling) is >= a S 2^-49 (1 - 2^-51),
 // so e exceeds the error above by >= 0.24 a S 2^-49; lo = RN(y - e) and hi = RN(y + e) move by at
 // most 2^-53 (|y| + e) < 0.07 a S 2^-49 each, so lo <= y_exact <= hi. Rounding is monotone:
-//   float32: RN32(lo) == RN32(hi) (bit patterns) proves RN32(y) = RN32(y_exact).
-//   bfloat16: let f = RN_bf16 o RN32 (monotone). If f(lo) == f(hi) and neither RN32(lo) nor
-//     RN32(hi) is a bf16 midpoint (low 16 bits 0x8000), no midpoint lies in [lo, hi] (a midpoint
-//     m inside would give RN32(lo) <= m <= RN32(hi), equal to neither, so f(lo) < f(hi)), hence
-//     RN_bf16 is constant on [lo, hi] and equals f there: f(y) = RN_bf16(y_exact).
-// A component that fails (or whose e is not finite: an inf or NaN input) goes to slow_f32 /
-// slow_bf16 below, which keep the fast result for non-finite or all-zero inputs (IEEE arithmetic
-// of the formula, NaN canonical) and otherwise take ExactRotation's correctly rounded value. For
-// a heuristically random output the test fails with probability ~2^-24 (e / ulp); near-cancellation
-// outputs (|y| << S) fail far more often and pay the exact path.
+//   float32: RN32(lo) == RN32(hi) (bit patterns) proves RN32(y) = RN32(lo) = RN32(y_exact).
+//   bfloat16 (level 2): lo and hi of one sign, both >= 2^-126 in magnitude, with one key
+//     floor((bits(|v|) + 2^44) / 2^45) (binary64 rounded half up to bf16's 8 bits): then no bf16
+//     midpoint lies in (lo, hi], which holds y_exact (strictly inside: the margin), so
+//     RN_bf16(y_exact) is the key's bf16 value (infinity from 2^128 - 2^119 on). No rounding to
+//     binary32 on the way, hence no double rounding.
+//   Both fail when e is not finite (an inf or NaN input).
+// Binary32 error (bfloat16, level 1; only when RN32(a) is in [2^-60, 2^60], else K' is NaN and
+// every lane goes to level 2). A table entry c~ is 0 or at least a_d 2^-61.4 (a reduced angle is 0
+// or >= 2pi 2^-64), so c' is normal: |c' - a cos| <= 2^-24 |c~| + a 2^-49.68 <= 2^-24 a |cos| +
+// a 2^-49.6, and |c'|, |s'| <= a (1 + 2^-23). Each binary32 rounding adds 2^-24 of its result (and
+// at most 2^-150 if it underflows): |u - x_b s'| <= 2^-24 a |x_b| (1 + 2^-23) for u = RN32(x_b s'),
+// the fma 2^-24 a S (1 + 2^-22), the table 2^-24 a (|x_a cos| + |x_b sin|) + a S 2^-49.6, so
+// |y - y_exact| <= 3 * 2^-24 a S (1 + 2^-21) + 2^-149.
+// Binary32 test. e = RN32(K' RN32(S)) with K' = RN32(a) 2^-21 (exact). It passes when 2^-100 <=
+// e <= 2^100 and RN_bf16(lo) == RN_bf16(hi) for lo = RN32(y - e), hi = RN32(y + e). With e in that
+// range: no rounding of e underflows (RN32(S) is exact when subnormal), so e >= 8 * 2^-24 a S
+// (1 - 3 * 2^-24); a S >= 2^-79, so 2^-149 < 2^-70 * 2^-24 a S; a S <= 2^121.01, so nothing
+// overflows. Then e - |y - y_exact| >= 4.99 * 2^-24 a S, more than lo's or hi's own rounding
+// (2^-24 (|y| + e) + 2^-150 <= 1.001 * 2^-24 a S): lo <= y_exact <= hi, and RN_bf16 (monotone)
+// gives RN_bf16(y_exact) = RN_bf16(lo). RN_bf16 is bf16.h's rounding of a binary32 value;
+// VCVTNEPS2BF16 differs from it only on subnormal and NaN inputs, where the test fails either way:
+// hi - lo >= 2e (1 - 2^-22) > 2^-99.1, so if one end is zero or subnormal the other rounds to a
+// bf16 of magnitude >= 2^-100, unequal to any rounding of the first.
+// Failure rates: a test fails when a rounding boundary of the output format lies within e of y:
+// for outputs of ordinary size (|y| ~ S), about 2^-25 (binary64, float32 outputs), 2^-12 (binary32,
+// bfloat16 outputs) and 2^-40 (binary64, bfloat16 outputs: level 2); near-cancellation outputs
+// (|y| << S) fail far more often. slow_f32 and slow_bf16 keep the fast result for non-finite or
+// all-zero inputs (IEEE arithmetic of the binary64 formula, NaN canonical) and otherwise return
+// ExactRotation's correctly rounded value.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +76,10 @@ struct RowShape {
   const std::uint8_t* element_rotates = nullptr;   // [2R + 64]: 1 = element of a rotating pair
                                                    // (relative to o; padded with zeros for vector loads)
   bool any_identity = false;
-  double err_scale = 0x1p-49;  // K = RN(a) 2^-49, the rounding test's scale (above)
+  bool pass_through = false;   // the head has elements outside [o, o + 2R)
+  double err_scale = 0x1p-49;  // K = RN(a) 2^-49, the binary64 test's scale (above)
+  float err_scale32 = 0x1p-21f;  // K' = RN32(a) 2^-21, the bfloat16 binary32 test's scale (above);
+                                 // NaN when RN32(a) is outside [2^-60, 2^60]: every lane retries
 };
 
 // The accurate path of one token: its position, the plan's exact rotation, and the caller's counts
@@ -67,6 +97,12 @@ struct SlowPath {
 float slow_f32(const SlowPath& slow, int k, float x_a, float x_b, bool second, float fast);
 std::uint16_t slow_bf16(const SlowPath& slow, int k, std::uint16_t x_a, std::uint16_t x_b, bool second, std::uint16_t fast);
 
+// Levels 2 and 3 of a bfloat16 component whose binary32 test failed: the binary64 formula and test
+// above from the table entries c = c~[k], s = s~[k], then slow_bf16 if that test fails too. One
+// definition (slow_path.cpp) for every path.
+std::uint16_t retry_bf16(const RowShape& shape, const SlowPath& slow, int k, std::uint16_t x_a, std::uint16_t x_b,
+                         bool second, double c, double s);
+
 // Copies the pass-through elements [0, o) and [o + 2R, dim) of one head vector (nothing in place).
 void copy_passthrough(const RowShape& shape, const float* in, float* out);
 void copy_passthrough(const RowShape& shape, const std::uint16_t* in, std::uint16_t* out);
@@ -75,6 +111,19 @@ void copy_passthrough(const RowShape& shape, const std::uint16_t* in, std::uint1
 // a == 1. One plain multiply per entry, the same on every path (called outside the path files).
 void scale_row(double a, int n, double* c, double* s);
 
+// A float32 component whose binary64 test failed: slow_f32 with `fast` = canonical(RN32(y)), y
+// recomputed by the formula above from c = c~[k], s = s~[k] (the bits the vector lane had).
+float retry_f32(const SlowPath& slow, int k, float x_a, float x_b, bool second, double c, double s);
+
+// A worker's memory for the rotations of one token (apply_rope.cpp allocates it once per worker).
+struct Scratch {
+  double* table = nullptr;          // 64-byte aligned, 4 (R + 16) doubles: a path's copies of the row
+  std::uint32_t* fails = nullptr;   // R / 8 + 2 masks: per step of a head, the lanes whose test failed
+  void* copy = nullptr;             // 2R elements of 4 bytes: an in-place head's rotary inputs
+  static std::size_t bytes(int block_pairs);  // what the three need, 64-byte aligned pieces
+  static Scratch carve(void* memory, int block_pairs);  // memory: 64-byte aligned, bytes() long
+};
+
 // The limbs of RopePlan::limb(0..3).
 struct TurnLimbs {
   const std::uint64_t* limb[4];
@@ -82,15 +131,14 @@ struct TurnLimbs {
 
 struct PathOps {
   void (*sincos_row)(const TurnLimbs& g, int n, std::int64_t p, double* c, double* s);
-  // Rotates `heads` head vectors of one token; head h starts at in + h * in_head_stride.
-  // `stream` allows non-temporal stores where the output is suitably aligned (out of place only).
-  // scratch: 64-byte aligned, room for 4 * dim doubles. `slow`: the token's accurate path.
+  // Rotates `heads` head vectors of one token; head h starts at in + h * in_head_stride (in place
+  // when in == out). `slow`: the token's accurate path.
   void (*rotate_f32)(const RowShape& shape, const double* c, const double* s, const float* in,
                      std::int64_t in_head_stride, float* out, std::int64_t out_head_stride, std::int64_t heads,
-                     bool stream, double* scratch, const SlowPath& slow);
+                     const Scratch& scratch, const SlowPath& slow);
   void (*rotate_bf16)(const RowShape& shape, const double* c, const double* s, const std::uint16_t* in,
                       std::int64_t in_head_stride, std::uint16_t* out, std::int64_t out_head_stride,
-                      std::int64_t heads, bool stream, double* scratch, const SlowPath& slow);
+                      std::int64_t heads, const Scratch& scratch, const SlowPath& slow);
 };
 
 const PathOps& scalar_ops();

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "kernel/bf16.h"
 #include "kernel/detail/ops.h"
@@ -57,24 +58,17 @@ inline float canonical(float y) { return std::isnan(y) ? std::bit_cast<float>(kC
 inline int first(const RowShape& sh, int k) { return sh.layout == Layout::interleaved ? 2 * k : k; }
 inline int second(const RowShape& sh, int k) { return sh.layout == Layout::interleaved ? 2 * k + 1 : k + sh.block; }
 
-inline double widen(float v) { return v; }
-inline double widen(std::uint16_t v) { return bf16_to_f32(v); }
-
 // ops.h's output and rounding test for one component y with error scale e (fast path).
 inline bool finish(double y, double e, float* out) {
   const float lo = static_cast<float>(y - e), hi = static_cast<float>(y + e);
   *out = canonical(static_cast<float>(y));
   return std::bit_cast<std::uint32_t>(lo) == std::bit_cast<std::uint32_t>(hi) && e < HUGE_VAL;
 }
-inline bool finish(double y, double e, std::uint16_t* out) {
-  const float lo = static_cast<float>(y - e), hi = static_cast<float>(y + e);
-  *out = f32_to_bf16_rne(static_cast<float>(y));
-  const std::uint32_t ul = std::bit_cast<std::uint32_t>(lo), uh = std::bit_cast<std::uint32_t>(hi);
-  return f32_to_bf16_rne(lo) == f32_to_bf16_rne(hi) && (ul & 0xFFFFu) != 0x8000u && (uh & 0xFFFFu) != 0x8000u && e < HUGE_VAL;
-}
-inline float slow_path(const SlowPath& sp, int k, float xa, float xb, bool b, float fast) { return slow_f32(sp, k, xa, xb, b, fast); }
-inline std::uint16_t slow_path(const SlowPath& sp, int k, std::uint16_t xa, std::uint16_t xb, bool b, std::uint16_t fast) {
-  return slow_bf16(sp, k, xa, xb, b, fast);
+// ops.h's binary32 test (bfloat16, level 1) for one component y with error scale e; on success
+// *out = RN_bf16(lo), which is then RN_bf16 of the exact value.
+inline bool finish32(float y, float e, std::uint16_t* out) {
+  *out = f32_to_bf16_rne(y - e);
+  return e >= 0x1p-100f && e <= 0x1p100f && *out == f32_to_bf16_rne(y + e);
 }
 
 template <typename E>
@@ -91,13 +85,25 @@ void rotate(const RowShape& shape, const double* c, const double* s, const E* in
         continue;
       }
       const E ea = x[a], eb = x[b];
-      const double xa = widen(ea), xb = widen(eb);
-      const double ya = std::fma(xa, c[k], -(xb * s[k]));
-      const double yb = std::fma(xb, c[k], xa * s[k]);
-      const double e = shape.err_scale * (std::fabs(xa) + std::fabs(xb));
       E oa, ob;
-      if (!finish(ya, e, &oa)) oa = slow_path(sp, k, ea, eb, false, oa);
-      if (!finish(yb, e, &ob)) ob = slow_path(sp, k, ea, eb, true, ob);
+      if constexpr (std::is_same_v<E, float>) {
+        // Binary64 (ops.h), then the accurate path.
+        const double xa = ea, xb = eb;
+        const double ya = std::fma(xa, c[k], -(xb * s[k]));
+        const double yb = std::fma(xb, c[k], xa * s[k]);
+        const double e = shape.err_scale * (std::fabs(xa) + std::fabs(xb));
+        if (!finish(ya, e, &oa)) oa = slow_f32(sp, k, ea, eb, false, oa);
+        if (!finish(yb, e, &ob)) ob = slow_f32(sp, k, ea, eb, true, ob);
+      } else {
+        // Binary32 from the rounded table entries (ops.h, level 1), then levels 2 and 3.
+        const float c32 = static_cast<float>(c[k]), s32 = static_cast<float>(s[k]);
+        const float xa = bf16_to_f32(ea), xb = bf16_to_f32(eb);
+        const float ya = std::fma(xa, c32, -(xb * s32));
+        const float yb = std::fma(xb, c32, xa * s32);
+        const float e = shape.err_scale32 * (std::fabs(xa) + std::fabs(xb));
+        if (!finish32(ya, e, &oa)) oa = retry_bf16(shape, sp, k, ea, eb, false, c[k], s[k]);
+        if (!finish32(yb, e, &ob)) ob = retry_bf16(shape, sp, k, ea, eb, true, c[k], s[k]);
+      }
       y[a] = oa;
       y[b] = ob;
     }
@@ -106,12 +112,12 @@ void rotate(const RowShape& shape, const double* c, const double* s, const E* in
 }
 
 void rotate_f32(const RowShape& shape, const double* c, const double* s, const float* in, std::int64_t in_hs,
-                float* out, std::int64_t out_hs, std::int64_t heads, bool, double*, const SlowPath& sp) {
+                float* out, std::int64_t out_hs, std::int64_t heads, const Scratch&, const SlowPath& sp) {
   rotate(shape, c, s, in, in_hs, out, out_hs, heads, sp);
 }
 
 void rotate_bf16(const RowShape& shape, const double* c, const double* s, const std::uint16_t* in,
-                 std::int64_t in_hs, std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, bool, double*,
+                 std::int64_t in_hs, std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, const Scratch&,
                  const SlowPath& sp) {
   rotate(shape, c, s, in, in_hs, out, out_hs, heads, sp);
 }

@@ -1,5 +1,6 @@
 // The accurate path behind every kernel path's rounding test (ops.h), and the row helpers every
 // path shares. Compiled without any -m flag, like scalar.cpp: one implementation for all paths.
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -33,6 +34,40 @@ std::uint16_t slow_bf16(const SlowPath& s, int k, std::uint16_t x_a, std::uint16
                              [](double v) { return f32_to_bf16_rne(static_cast<float>(v)); });  // exact: a bf16 value
 }
 
+float retry_f32(const SlowPath& slow, int k, float x_a, float x_b, bool second, double c, double s) {
+  const double a = x_a, b = x_b;
+  const double y = second ? std::fma(b, c, a * s) : std::fma(a, c, -(b * s));
+  const float fast = std::isnan(y) ? std::bit_cast<float>(kCanonicalNaNF32) : static_cast<float>(y);
+  return slow_f32(slow, k, x_a, x_b, second, fast);
+}
+
+namespace {
+// RN_bf16 of |v| for |v| >= 2^-126, by the bits of the binary64 |v|: the key floor((u + 2^44) / 2^45)
+// rounds half up to 8 significant bits and keeps binary64's exponent; minus (1023 - 127) << 7 it
+// is the bf16 bit pattern (at most 0x7F80, infinity, which every |v| >= 2^128 - 2^119 reaches).
+std::uint32_t bf16_key(double v) { return static_cast<std::uint32_t>(((std::bit_cast<std::uint64_t>(v) & ~(std::uint64_t{1} << 63)) + (std::uint64_t{1} << 44)) >> 45); }
+constexpr std::uint32_t kBf16KeyBias = (1023 - 127) << 7, kBf16KeyInf = kBf16KeyBias + 0x7F80;
+}  // namespace
+
+std::uint16_t retry_bf16(const RowShape& shape, const SlowPath& slow, int k, std::uint16_t x_a, std::uint16_t x_b,
+                         bool second, double c, double s) {
+  const double a = bf16_to_f32(x_a), b = bf16_to_f32(x_b);
+  const double y = second ? std::fma(b, c, a * s) : std::fma(a, c, -(b * s));
+  const double e = shape.err_scale * (std::fabs(a) + std::fabs(b));
+  const double lo = y - e, hi = y + e;
+  // ops.h's binary64 test for bfloat16: lo and hi of one sign, in the normal range, with one key
+  // (no bf16 midpoint in (lo, hi]).
+  if (e < HUGE_VAL && std::signbit(lo) == std::signbit(hi) && std::fabs(lo) >= 0x1p-126 && std::fabs(hi) >= 0x1p-126) {
+    const std::uint32_t key = bf16_key(lo);
+    if (key == bf16_key(hi)) {
+      const std::uint32_t magnitude = key >= kBf16KeyInf ? 0x7F80u : key - kBf16KeyBias;
+      return static_cast<std::uint16_t>((std::signbit(y) ? 0x8000u : 0u) | magnitude);
+    }
+  }
+  // IEEE arithmetic of the formula for non-finite or all-zero inputs (slow_bf16 keeps it).
+  return slow_bf16(slow, k, x_a, x_b, second, f32_to_bf16_rne(static_cast<float>(y)));
+}
+
 template <typename E>
 void copy_passthrough_impl(const RowShape& shape, const E* in, E* out) {
   if (in == out) return;
@@ -43,6 +78,25 @@ void copy_passthrough_impl(const RowShape& shape, const E* in, E* out) {
 
 void copy_passthrough(const RowShape& shape, const float* in, float* out) { copy_passthrough_impl(shape, in, out); }
 void copy_passthrough(const RowShape& shape, const std::uint16_t* in, std::uint16_t* out) { copy_passthrough_impl(shape, in, out); }
+
+namespace {
+constexpr std::size_t round64(std::size_t n) { return (n + 63) / 64 * 64; }
+}  // namespace
+
+std::size_t Scratch::bytes(int block_pairs) {
+  const auto r = static_cast<std::size_t>(block_pairs);
+  return round64(8 * 4 * (r + 16)) + round64(4 * (r / 8 + 2)) + round64(4 * 2 * r);
+}
+
+Scratch Scratch::carve(void* memory, int block_pairs) {
+  const auto r = static_cast<std::size_t>(block_pairs);
+  auto* base = static_cast<unsigned char*>(memory);
+  Scratch s;
+  s.table = reinterpret_cast<double*>(base);
+  s.fails = reinterpret_cast<std::uint32_t*>(base + round64(8 * 4 * (r + 16)));
+  s.copy = base + round64(8 * 4 * (r + 16)) + round64(4 * (r / 8 + 2));
+  return s;
+}
 
 void scale_row(double a, int n, double* c, double* s) {
   if (a == 1.0) return;

@@ -63,8 +63,9 @@ RopePlan::RopePlan(const Spectrum& spectrum, Layout layout, int head_dim, int ro
   ScopedPrecision precision(kTurnBits);
   const Real a = ropecheck::attention_factor<Real>(spectrum.scaling());
   factor_ = static_cast<double>(a);
-  if (!std::isfinite(factor_) || !(factor_ > 0) || !(factor_ < 0x1p64))
-    throw InputError("attention factor", "a finite value in (0, 2^64)", attention_factor_text(spectrum.scaling()));
+  // [2^-64, 2^64): the kernel's binary64 products then never underflow nor overflow (detail/ops.h).
+  if (!(factor_ >= 0x1p-64) || !(factor_ < 0x1p64))
+    throw InputError("attention factor", "a finite value in [2^-64, 2^64)", attention_factor_text(spectrum.scaling()));
   const bool unit = unit_attention_factor(spectrum.scaling());
   const std::vector<Real> g = frequencies<Real>(spectrum);
   const Real turn = Real(2 * pi_value<Real>());

@@ -59,7 +59,7 @@ class RopePlan {
   // A rotary part of rotary.dim() channels at channel rotary_offset of a head_dim-wide head.
   // Throws InputError("head_dim", ...) when head_dim is outside [2, 65536] or odd,
   // InputError("rotary_offset", ...) when the rotary part does not fit inside the head, and
-  // InputError("attention factor", ...) when the factor is not finite and positive.
+  // InputError("attention factor", ...) when the factor is outside [2^-64, 2^64) (NaN, 0, negative, huge).
   RopePlan(const Spectrum& rotary, Layout layout, int head_dim, int rotary_offset);
   // A model's layer type (its geometry, layout and spectrum). Throws InputError("layer_type", ...)
   // for a layer type without RoPE.

@@ -9,6 +9,10 @@
 //     accurate path's first, second and recomputed levels);
 //   - near-cancellation pairs from the continued fraction of tan(p g_k): outputs down to 2^-60 of
 //     the pair's norm.
+//   - zero pairs (the sign IEEE arithmetic of the formula gives, no accurate path) and inputs
+//     outside the binary32 level's range (tiny, huge, attention factors below 2^-60 and above
+//     2^60), which the bfloat16 path must hand to its binary64 level.
+// Every path is also run in place and must give the out-of-place bits.
 // A failure prints x=%a ref=%a got=%a with the position, pair and path.
 #include <gtest/gtest.h>
 
@@ -23,6 +27,8 @@
 
 #include "kernel/apply_rope.h"
 #include "kernel/bf16.h"
+#include "kernel/sincos_table.h"
+#include "io/input_error.h"
 #include "numeric/precision.h"
 #include "numeric/round_to_binary.h"
 #include "numeric/scalar.h"
@@ -89,6 +95,16 @@ KernelStats check(const RopePlan& plan, const std::vector<std::int64_t>& pos, co
     KernelStats stats;
     apply_rope(plan, pos, dense_view<const E>(in.data(), tokens, 1, dim), dense_view<E>(out.data(), tokens, 1, dim), {path, 1, &stats});
     EXPECT_EQ(stats.unresolved, 0) << what;
+    {
+      // In place: the SIMD paths redo failed lanes after each head from a copy of its inputs.
+      std::vector<E> inout = in;
+      apply_rope(plan, pos, dense_view<const E>(inout.data(), tokens, 1, dim), dense_view<E>(inout.data(), tokens, 1, dim), {path, 1});
+      for (size_t i = 0; i < out.size(); ++i)
+        if (bits(inout[i]) != bits(out[i])) {
+          ADD_FAILURE() << what << " " << plan.describe() << " path " << cpu::path_name(path) << ": in place differs at element " << i;
+          break;
+        }
+    }
     if (first.empty()) {
       first = out;
       scalar_stats = stats;
@@ -355,6 +371,84 @@ TEST(CorrectRounding, NearCancellationDownTo2ToTheMinus60OfTheNorm) {
   const KernelStats st = check<float>(plan, pos, in, "near cancellation", &inconclusive);
   EXPECT_EQ(inconclusive, 0);
   EXPECT_GE(st.slow, 1);
+}
+
+// A yarn plan of head dim 32 whose attention factor is the decimal `factor`.
+RopePlan factor_plan(const std::string& factor, Layout layout) {
+  Scaling yarn;
+  yarn.kind = Scaling::Kind::yarn;
+  yarn.factor = "4";
+  yarn.original_context = 32768;
+  yarn.attention_factor = factor;
+  return RopePlan(Spectrum(32, "10000").with_scaling(yarn), layout);
+}
+
+TEST(CorrectRounding, ZeroPairsTakeTheFormulasSignWithoutTheAccuratePath) {
+  // Padding tokens are all zeros: every zero pair must pass the fast tests (a retry per zero made
+  // an all-zero bf16 tensor 40 times slower) with the sign the binary64 formula gives.
+  const std::vector<std::int64_t> pos = {0, 1, 7, -7, 1000, -123456789, std::int64_t{1} << 40, INT64_MAX, INT64_MIN};
+  const float zeros[4][2] = {{0.0f, 0.0f}, {-0.0f, 0.0f}, {0.0f, -0.0f}, {-0.0f, -0.0f}};
+  for (const char* factor : {"1", "1.3466"}) {
+    for (Layout layout : {Layout::half, Layout::interleaved}) {
+      const RopePlan plan = factor_plan(factor, layout);
+      const SinCosTable table(plan, pos, cpu::Path::scalar);
+      std::vector<float> in32(pos.size() * 32);
+      for (size_t t = 0; t < pos.size(); ++t)
+        for (int k = 0; k < 16; ++k) {
+          const float* z = zeros[(static_cast<size_t>(k) + t) % 4];
+          in32[t * 32 + static_cast<size_t>(plan.first_element(k))] = z[0];
+          in32[t * 32 + static_cast<size_t>(plan.second_element(k))] = z[1];
+        }
+      std::vector<std::uint16_t> in16(in32.size());
+      for (size_t i = 0; i < in32.size(); ++i) in16[i] = f32_to_bf16_rne(in32[i]);
+      const KernelStats s32 = check<float>(plan, pos, in32, "zero pairs");
+      const KernelStats s16 = check<std::uint16_t>(plan, pos, in16, "zero pairs");
+      EXPECT_EQ(s32.slow + s16.slow, 0) << factor;
+      std::vector<float> out(in32.size());
+      std::vector<std::uint16_t> out16(in16.size());
+      const auto n = static_cast<std::int64_t>(pos.size());
+      apply_rope(plan, pos, dense_view<const float>(in32.data(), n, 1, 32), dense_view<float>(out.data(), n, 1, 32));
+      apply_rope(plan, pos, dense_view<const std::uint16_t>(in16.data(), n, 1, 32), dense_view<std::uint16_t>(out16.data(), n, 1, 32));
+      for (size_t t = 0; t < pos.size(); ++t)
+        for (int k = 0; k < 16; ++k) {
+          const double c = table.cos_row(static_cast<std::int64_t>(t))[k], s = table.sin_row(static_cast<std::int64_t>(t))[k];
+          const size_t ia = t * 32 + static_cast<size_t>(plan.first_element(k)), ib = t * 32 + static_cast<size_t>(plan.second_element(k));
+          const double xa = in32[ia], xb = in32[ib];
+          const double want[2] = {std::fma(xa, c, -(xb * s)), std::fma(xb, c, xa * s)};
+          const size_t at[2] = {ia, ib};
+          for (int side = 0; side < 2; ++side) {
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(out[at[side]]), std::bit_cast<std::uint32_t>(static_cast<float>(want[side])))
+                << "f32 p=" << pos[t] << " k=" << k << " x=(" << xa << ", " << xb << ") c=" << std::hexfloat << c << " s=" << s << std::defaultfloat;
+            EXPECT_EQ(out16[at[side]], f32_to_bf16_rne(static_cast<float>(want[side]))) << "bf16 p=" << pos[t] << " k=" << k;
+          }
+        }
+    }
+  }
+}
+
+TEST(CorrectRounding, BfloatInputsOutsideTheBinary32LevelTakeTheBinary64Level) {
+  // The binary32 level needs RN32(a) in [2^-60, 2^60] and e = RN32(a) 2^-21 S in [2^-100, 2^100]
+  // (ops.h); outside, bfloat16 outputs come from the binary64 level or the accurate path, and must
+  // still be correctly rounded on every path.
+  const CounterRng rng(kSeed, 4);
+  const std::vector<std::int64_t> pos = {3, 12345, -(std::int64_t{1} << 35), std::int64_t{1} << 50};
+  const double scales[] = {0x1p-130, 0x1p-118, 1.0, 0x1p100, 0x1p120};  // S: subnormal, tiny, moderate, huge
+  for (const char* factor : {"1", "1e-19", "3e18"}) {  // 2^-60 = 8.7e-19, 2^60 = 1.15e18
+    for (Layout layout : {Layout::half, Layout::interleaved}) {
+      const RopePlan plan = factor_plan(factor, layout);
+      std::vector<std::uint16_t> in(pos.size() * 32);
+      for (size_t i = 0; i < in.size(); ++i) {
+        const double scale = scales[(i / 2) % 5];
+        in[i] = f32_to_bf16_rne(static_cast<float>(moderate(rng, i) * scale));
+      }
+      long inconclusive = 0;
+      check<std::uint16_t>(plan, pos, in, std::string("factor ") + factor, &inconclusive);
+      EXPECT_EQ(inconclusive, 0);
+    }
+  }
+  // Below 2^-64 the binary64 products could underflow: refused, naming the factor.
+  EXPECT_THROW(factor_plan("1e-20", Layout::half), InputError);
+  EXPECT_NO_THROW(factor_plan("6e-20", Layout::half));  // 2^-64 = 5.4e-20
 }
 
 }  // namespace

@@ -129,7 +129,7 @@ inline void pair(const RowShape& sh, const float* x, float* y, int k, int a, int
   const double e = sh.err_scale * (__builtin_fabs(xa) + __builtin_fabs(xb));
   auto finish = [&](double v, bool second) {
     const float lo = static_cast<float>(v - e), hi = static_cast<float>(v + e);
-    if (bits32(lo) == bits32(hi) && e < __builtin_huge_val()) return lo;
+    if ((bits32(lo) == bits32(hi) || e == 0) && e < __builtin_huge_val()) return static_cast<float>(v);
     return retry_f32(sp, k, ea, eb, second, c, s);
   };
   const float oa = finish(ya, false), ob = finish(yb, true);
@@ -146,10 +146,10 @@ inline void pair(const RowShape& sh, const std::uint16_t* x, std::uint16_t* y, i
   }
   const float c32 = static_cast<float>(c), s32 = static_cast<float>(s), xa = widen(ea), xb = widen(eb);
   const float ya = __builtin_fmaf(xa, c32, -(xb * s32)), yb = __builtin_fmaf(xb, c32, xa * s32);
-  const float e = sh.err_scale32 * (__builtin_fabsf(xa) + __builtin_fabsf(xb));
+  const float sum = __builtin_fabsf(xa) + __builtin_fabsf(xb), e = sh.err_scale32 * sum;
   auto finish = [&](float v, bool second) {
     const std::uint16_t lo = bf16_rne(v - e);
-    if (e >= 0x1p-100f && e <= 0x1p100f && lo == bf16_rne(v + e)) return lo;
+    if ((e >= 0x1p-100f && e <= 0x1p100f && lo == bf16_rne(v + e)) || (e == 0 && sum == 0)) return lo;
     return retry_bf16(sh, sp, k, ea, eb, second, c, s);
   };
   const std::uint16_t oa = finish(ya, false), ob = finish(yb, true);
@@ -216,10 +216,11 @@ inline __m256d abs4(__m256d v) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), v
 inline int test8(__m256d y0, __m256d y1, __m256d e0, __m256d e1, __m256* out) {
   const __m256 lo = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(y1, e1)), _mm256_cvtpd_ps(_mm256_sub_pd(y0, e0)));
   const __m256 hi = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_add_pd(y1, e1)), _mm256_cvtpd_ps(_mm256_add_pd(y0, e0)));
-  const __m256d inf = _mm256_set1_pd(__builtin_huge_val());
+  const __m256d inf = _mm256_set1_pd(__builtin_huge_val()), zero = _mm256_setzero_pd();
   const int finite = _mm256_movemask_pd(_mm256_cmp_pd(e0, inf, _CMP_LT_OQ)) | (_mm256_movemask_pd(_mm256_cmp_pd(e1, inf, _CMP_LT_OQ)) << 4);
+  const int zero_pair = _mm256_movemask_pd(_mm256_cmp_pd(e0, zero, _CMP_EQ_OQ)) | (_mm256_movemask_pd(_mm256_cmp_pd(e1, zero, _CMP_EQ_OQ)) << 4);
   *out = lo;
-  return finite & _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_castps_si256(lo), _mm256_castps_si256(hi))));
+  return finite & (zero_pair | _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_castps_si256(lo), _mm256_castps_si256(hi)))));
 }
 
 template <bool kIdentity>
@@ -305,11 +306,15 @@ inline __m256i in_range8(__m256 e) {
   return _mm256_andnot_si256(_mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x71800000)),
                              _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x0D800000 - 1)));
 }
-// ops.h's binary32 test for 8 components: the lanes that pass, RN_bf16(lo) in 32-bit lanes.
-inline int level1(__m256 y, __m256 e, __m256i range, __m256i* out) {
+// ops.h's binary32 test for 8 components (`zero`: the lanes with e = S = 0): the lanes that pass,
+// RN_bf16(lo) in 32-bit lanes.
+inline int level1(__m256 y, __m256 e, __m256i range, __m256i zero, __m256i* out) {
   const __m256i bl = bf16_lanes(_mm256_sub_ps(y, e)), bh = bf16_lanes(_mm256_add_ps(y, e));
   *out = bl;
-  return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(range, _mm256_cmpeq_epi32(bl, bh))));
+  return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(zero, _mm256_and_si256(range, _mm256_cmpeq_epi32(bl, bh)))));
+}
+inline __m256i zero_pair8(__m256 e, __m256 sum) {
+  return _mm256_cmpeq_epi32(_mm256_or_si256(_mm256_castps_si256(e), _mm256_castps_si256(sum)), _mm256_setzero_si256());
 }
 template <bool kIdentity>
 inline void put8(std::uint16_t* p, __m256i lanes, __m128i in, __m256 rot) {
@@ -342,9 +347,9 @@ void rotate_bf16_layout(const RowShape& sh, const double* c, const double* s, co
       const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i));
       const __m256 xv = widen8(raw), xs = _mm256_permute_ps(xv, 0xB1);
       const __m256 yv = _mm256_fmadd_ps(xv, _mm256_loadu_ps(cf + i), _mm256_mul_ps(xs, _mm256_loadu_ps(sf + i)));
-      const __m256 e = _mm256_mul_ps(k_err, _mm256_add_ps(abs8(xv), abs8(xs)));
+      const __m256 sum = _mm256_add_ps(abs8(xv), abs8(xs)), e = _mm256_mul_ps(k_err, sum);
       __m256i o;
-      const int pass = level1(yv, e, in_range8(e), &o);
+      const int pass = level1(yv, e, in_range8(e), zero_pair8(e, sum), &o);
       const __m256 rot = kIdentity ? rotates8(sh.element_rotates + i) : __m256();
       put8<kIdentity>(y + i, o, raw, rot);
       return static_cast<std::uint32_t>(~pass & (kIdentity ? _mm256_movemask_ps(rot) : 0xFF));
@@ -365,11 +370,11 @@ void rotate_bf16_layout(const RowShape& sh, const double* c, const double* s, co
     const __m128i ra = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + k));
     const __m128i rb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + r + k));
     const __m256 xa = widen8(ra), xb = widen8(rb), cv = _mm256_loadu_ps(cf + k), sv = _mm256_loadu_ps(sf + k);
-    const __m256 e = _mm256_mul_ps(k_err, _mm256_add_ps(abs8(xa), abs8(xb)));
-    const __m256i range = in_range8(e);
+    const __m256 sum = _mm256_add_ps(abs8(xa), abs8(xb)), e = _mm256_mul_ps(k_err, sum);
+    const __m256i range = in_range8(e), zero = zero_pair8(e, sum);
     __m256i oa, ob;
-    const int pa = level1(_mm256_fmsub_ps(xa, cv, _mm256_mul_ps(xb, sv)), e, range, &oa);
-    const int pb = level1(_mm256_fmadd_ps(xb, cv, _mm256_mul_ps(xa, sv)), e, range, &ob);
+    const int pa = level1(_mm256_fmsub_ps(xa, cv, _mm256_mul_ps(xb, sv)), e, range, zero, &oa);
+    const int pb = level1(_mm256_fmadd_ps(xb, cv, _mm256_mul_ps(xa, sv)), e, range, zero, &ob);
     const __m256 rot = kIdentity ? rotates8(sh.element_rotates + k) : __m256();
     put8<kIdentity>(y + k, oa, ra, rot);
     put8<kIdentity>(y + r + k, ob, rb, rot);

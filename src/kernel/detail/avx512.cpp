@@ -138,16 +138,19 @@ auto fix_half(int r, const double* c, const double* s, Retry retry) {
 // ---- float32: binary64 fast path and test (ops.h), then retry_f32 ------------------------------
 
 // ops.h's binary64 test for 16 components (two halves of 8 doubles): the lanes that pass, with
-// RN32(lo) in *out, which is RN32(y) wherever the test passes (lo <= y <= hi round alike).
+// RN32(lo) in *out, which is RN32(y) wherever the test passes (lo <= y <= hi round alike). hi is
+// computed as -RN(-y - e), the same value, so that e = 0 (a zero pair) passes with y = -0 too.
 inline __mmask16 test16(__m512d y0, __m512d y1, __m512d e0, __m512d e1, __m512* out) {
   auto narrow = [](__m512d a, __m512d b) { return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(a)), _mm512_cvtpd_ps(b), 1); };
+  const __m512d one = _mm512_set1_pd(1.0);
   const __m512 lo = narrow(_mm512_sub_pd(y0, e0), _mm512_sub_pd(y1, e1));
-  const __m512 hi = narrow(_mm512_add_pd(y0, e0), _mm512_add_pd(y1, e1));
+  const __m512 minus_hi = narrow(_mm512_fnmsub_pd(y0, one, e0), _mm512_fnmsub_pd(y1, one, e1));
   const __m512d inf = _mm512_set1_pd(__builtin_huge_val());
   const __mmask16 finite = static_cast<__mmask16>(_mm512_cmp_pd_mask(e0, inf, _CMP_LT_OQ) |
                                                   (static_cast<unsigned>(_mm512_cmp_pd_mask(e1, inf, _CMP_LT_OQ)) << 8));
   *out = lo;
-  return _mm512_mask_cmpeq_epi32_mask(finite, _mm512_castps_si512(lo), _mm512_castps_si512(hi));
+  const __m512i hi = _mm512_xor_si512(_mm512_castps_si512(minus_hi), _mm512_set1_epi32(static_cast<int>(0x80000000u)));
+  return _mm512_mask_cmpeq_epi32_mask(finite, _mm512_castps_si512(lo), hi);
 }
 
 inline __m512 load16(const float* p, __mmask16 m, bool full) { return full ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p); }
@@ -257,12 +260,17 @@ inline __m256i bf16_of_normal(__m512 v) {
 }
 
 // ops.h's binary32 test for 16 components y, error scales e (`range`: the lanes with e in
-// [2^-100, 2^100]): the lanes that pass, with RN_bf16(lo) in *out.
+// [2^-100, 2^100]; `zero`: the lanes with e = S = 0): the lanes that pass, RN_bf16(lo) in *out.
 template <bool kNative>
-inline __mmask16 level1(__m512 y, __m512 e, __mmask16 range, __m256i* out) {
+inline __mmask16 level1(__m512 y, __m512 e, __mmask16 range, __mmask16 zero, __m256i* out) {
   const __m256i bl = bf16_of_normal<kNative>(_mm512_sub_ps(y, e)), bh = bf16_of_normal<kNative>(_mm512_add_ps(y, e));
   *out = bl;
-  return _mm256_mask_cmpeq_epi16_mask(range, bl, bh);
+  return _kor_mask16(_mm256_mask_cmpeq_epi16_mask(range, bl, bh), zero);
+}
+// The lanes of a zero pair: e = S = 0 (S the sum |x_a| + |x_b|; e = 0 alone may be an underflow).
+inline __mmask16 zero_pair(__m512 e, __m512 sum) {
+  const __m512i both = _mm512_or_si512(_mm512_castps_si512(e), _mm512_castps_si512(sum));
+  return _mm512_testn_epi32_mask(both, both);
 }
 // The lanes whose e (+0 to +inf, or a NaN with the sign bit clear) lies in [2^-100, 2^100], by
 // its bits: one unsigned compare.
@@ -303,9 +311,9 @@ void rotate_interleaved_bf16(const RowShape& sh, const double* c, const double* 
     const __m512 cv = kFull ? _mm512_load_ps(cf + i) : _mm512_maskz_loadu_ps(m, cf + i);
     const __m512 sv = kFull ? _mm512_load_ps(sf + i) : _mm512_maskz_loadu_ps(m, sf + i);
     const __m512 yv = _mm512_fmadd_ps(xv, cv, _mm512_mul_ps(xs, sv));
-    const __m512 e = _mm512_mul_ps(k_err, _mm512_add_ps(_mm512_abs_ps(xv), _mm512_abs_ps(xs)));
+    const __m512 sum = _mm512_add_ps(_mm512_abs_ps(xv), _mm512_abs_ps(xs)), e = _mm512_mul_ps(k_err, sum);
     __m256i o;
-    const __mmask16 pass = level1<kNative>(yv, e, in_range(e), &o);
+    const __mmask16 pass = level1<kNative>(yv, e, in_range(e), zero_pair(e, sum), &o);
     const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + i) : __mmask16(0xFFFF);
     put16<kIdentity>(y + i, o, raw, rot, m, kFull);
     return static_cast<std::uint32_t>(~pass & rot & m) & 0xFFFFu;
@@ -331,10 +339,10 @@ void rotate_half_bf16(const RowShape& sh, const double* c, const double* s, cons
     const __m512 sv = kFull ? _mm512_load_ps(sf + k) : _mm512_maskz_loadu_ps(m, sf + k);
     const __m512 ya = _mm512_fmsub_ps(xa, cv, _mm512_mul_ps(xb, sv));
     const __m512 yb = _mm512_fmadd_ps(xb, cv, _mm512_mul_ps(xa, sv));
-    const __m512 e = _mm512_mul_ps(k_err, _mm512_add_ps(_mm512_abs_ps(xa), _mm512_abs_ps(xb)));
-    const __mmask16 range = in_range(e);
+    const __m512 sum = _mm512_add_ps(_mm512_abs_ps(xa), _mm512_abs_ps(xb)), e = _mm512_mul_ps(k_err, sum);
+    const __mmask16 range = in_range(e), zero = zero_pair(e, sum);
     __m256i oa, ob;
-    const __mmask16 pa = level1<kNative>(ya, e, range, &oa), pb = level1<kNative>(yb, e, range, &ob);
+    const __mmask16 pa = level1<kNative>(ya, e, range, zero, &oa), pb = level1<kNative>(yb, e, range, zero, &ob);
     const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + k) : __mmask16(0xFFFF);
     put16<kIdentity>(y + k, oa, ra, rot, m, kFull);
     put16<kIdentity>(y + r + k, ob, rb, rot, m, kFull);

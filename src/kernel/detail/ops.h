@@ -23,7 +23,8 @@
 // binary32 or bfloat16 widened): the product x_b s~ adds 2^-53 |x_b| |s~|, the fma 2^-53 (|x_a| |c~| +
 // |x_b s~|), the table S a (2^-50 + 2^-52), so |y - y_exact| <= a S (2^-50 + 2^-52 + 2^-52 + 2^-90) <
 // a S 2^-49.41, where y_exact = a (x_a cos - x_b sin). No underflow or overflow: binary64 has
-// ~900 binades of room around binary32 values times a < 2^64.
+// ~900 binades of room around binary32 values times a in [2^-64, 2^64) (RopePlan refuses others),
+// so e below is 0 only for a zero pair (S = 0).
 // Binary64 test. e = RN(K RN(S)) with K = a_d 2^-49 (exact scaling) is >= a S 2^-49 (1 - 2^-51),
 // so e exceeds the error above by >= 0.24 a S 2^-49; lo = RN(y - e) and hi = RN(y + e) move by at
 // most 2^-53 (|y| + e) < 0.07 a S 2^-49 each, so lo <= y_exact <= hi. Rounding is monotone:
@@ -33,7 +34,9 @@
 //     midpoint lies in (lo, hi], which holds y_exact (strictly inside: the margin), so
 //     RN_bf16(y_exact) is the key's bf16 value (infinity from 2^128 - 2^119 on). No rounding to
 //     binary32 on the way, hence no double rounding.
-//   Both fail when e is not finite (an inf or NaN input).
+//   Both fail when e is not finite (an inf or NaN input). A zero pair (e = 0, the exact value 0)
+//   passes: its output is the zero IEEE arithmetic of the formula gives, with that sign (the
+//   float32 SIMD paths compute hi as -RN(-y - e), the same value, so that y = -0 passes too).
 // Binary32 error (bfloat16, level 1; only when RN32(a) is in [2^-60, 2^60], else K' is NaN and
 // every lane goes to level 2). A table entry c~ is 0 or at least a_d 2^-61.4 (a reduced angle is 0
 // or >= 2pi 2^-64), so c' is normal: |c' - a cos| <= 2^-24 |c~| + a 2^-49.68 <= 2^-24 a |cos| +
@@ -42,7 +45,9 @@
 // the fma 2^-24 a S (1 + 2^-22), the table 2^-24 a (|x_a cos| + |x_b sin|) + a S 2^-49.6, so
 // |y - y_exact| <= 3 * 2^-24 a S (1 + 2^-21) + 2^-149.
 // Binary32 test. e = RN32(K' RN32(S)) with K' = RN32(a) 2^-21 (exact). It passes when 2^-100 <=
-// e <= 2^100 and RN_bf16(lo) == RN_bf16(hi) for lo = RN32(y - e), hi = RN32(y + e). With e in that
+// e <= 2^100 and RN_bf16(lo) == RN_bf16(hi) for lo = RN32(y - e), hi = RN32(y + e), and for a
+// zero pair (e = S = 0: y is the binary64 formula's zero, the same operations on zeros of the same
+// signs, since c' and c~ are zero together and share their sign), output RN_bf16(lo). With e in that
 // range: no rounding of e underflows (RN32(S) is exact when subnormal), so e >= 8 * 2^-24 a S
 // (1 - 3 * 2^-24); a S >= 2^-79, so 2^-149 < 2^-70 * 2^-24 a S; a S <= 2^121.01, so nothing
 // overflows. Then e - |y - y_exact| >= 4.99 * 2^-24 a S, more than lo's or hi's own rounding

@@ -62,13 +62,13 @@ inline int second(const RowShape& sh, int k) { return sh.layout == Layout::inter
 inline bool finish(double y, double e, float* out) {
   const float lo = static_cast<float>(y - e), hi = static_cast<float>(y + e);
   *out = canonical(static_cast<float>(y));
-  return std::bit_cast<std::uint32_t>(lo) == std::bit_cast<std::uint32_t>(hi) && e < HUGE_VAL;
+  return (std::bit_cast<std::uint32_t>(lo) == std::bit_cast<std::uint32_t>(hi) || e == 0) && e < HUGE_VAL;
 }
 // ops.h's binary32 test (bfloat16, level 1) for one component y with error scale e; on success
 // *out = RN_bf16(lo), which is then RN_bf16 of the exact value.
-inline bool finish32(float y, float e, std::uint16_t* out) {
+inline bool finish32(float y, float e, float s, std::uint16_t* out) {
   *out = f32_to_bf16_rne(y - e);
-  return e >= 0x1p-100f && e <= 0x1p100f && *out == f32_to_bf16_rne(y + e);
+  return (e >= 0x1p-100f && e <= 0x1p100f && *out == f32_to_bf16_rne(y + e)) || (e == 0 && s == 0);
 }
 
 template <typename E>
@@ -100,9 +100,9 @@ void rotate(const RowShape& shape, const double* c, const double* s, const E* in
         const float xa = bf16_to_f32(ea), xb = bf16_to_f32(eb);
         const float ya = std::fma(xa, c32, -(xb * s32));
         const float yb = std::fma(xb, c32, xa * s32);
-        const float e = shape.err_scale32 * (std::fabs(xa) + std::fabs(xb));
-        if (!finish32(ya, e, &oa)) oa = retry_bf16(shape, sp, k, ea, eb, false, c[k], s[k]);
-        if (!finish32(yb, e, &ob)) ob = retry_bf16(shape, sp, k, ea, eb, true, c[k], s[k]);
+        const float sum = std::fabs(xa) + std::fabs(xb), e = shape.err_scale32 * sum;
+        if (!finish32(ya, e, sum, &oa)) oa = retry_bf16(shape, sp, k, ea, eb, false, c[k], s[k]);
+        if (!finish32(yb, e, sum, &ob)) ob = retry_bf16(shape, sp, k, ea, eb, true, c[k], s[k]);
       }
       y[a] = oa;
       y[b] = ob;

@@ -13,7 +13,18 @@
 //                                           table built inside the call, as a caller uses it
 //   rope/DTYPE/LAYOUT/precomputed/tokens:L  apply_rope(table, in, out) with a SinCosTable built
 //                                           beforehand (outside the timing)
-// then two threads, the naive baselines (scalar, f32 and f64 angles), and the sin/cos rows alone.
+// then two threads, the naive baselines (scalar, f32 and f64 angles), the input rows, and the
+// sin/cos rows alone. The input rows, rope_inputs/DTYPE/half/INPUT/tokens:256 (in cache, no memcpy
+// pairing: what an input costs, not the memory system), time the kernel on
+//   constant    the rows above' input (every element 0x3C3C...)
+//   random      uniform in (-4, 4) from SplitMix64(seed)
+//   zeros       all zero (padding tokens)
+//   cancelling  adversarial: each pair (x_a, x_b) = (RN(sin~), RN(cos~)) of its own token and pair,
+//               so y_a = x_a cos - x_b sin cancels to about one ulp of the input: the fast tests
+//               fail often and the accurate path runs
+// with items_per_second (outputs per second) and slow_share (KernelStats: outputs that took the
+// accurate path).
+// The slow path must not make the common case slower: constant, random and zeros should cost alike.
 // Run (the numbers: medians of >= 5 repetitions):
 //   build/bench/ropecheck_kernel_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //       --benchmark_filter='^rope/' [--seed=N] --benchmark_out=kernel.json --benchmark_out_format=json
@@ -25,6 +36,8 @@
 // precomputed). With --benchmark_repetitions the _median aggregate is the median of those.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,6 +50,8 @@
 #include "accuracy/baselines.h"
 #include "accuracy/memory_speed.h"
 #include "kernel/apply_rope.h"
+#include "kernel/bf16.h"
+#include "kernel/sincos_table.h"
 
 namespace ropecheck::kernel {
 namespace {
@@ -143,6 +158,63 @@ void register_all() {
   reg("baseline_f32_angle/bf16/half", BM_Rope<bf16, Layout::half, Impl::f32_angle>, 4096, 1);
 }
 
+// rope_inputs rows (file comment): in cache, no memcpy pairing.
+enum class Input { constant, random, zeros, cancelling };
+template <typename E, Input kInput>
+void BM_Inputs(benchmark::State& state) {
+  const std::int64_t tokens = state.range(0);
+  const RopePlan& plan = plan_for(Layout::half);
+  std::vector<std::int64_t> positions(static_cast<size_t>(tokens));
+  std::iota(positions.begin(), positions.end(), 1000);
+  const size_t elements = static_cast<size_t>(tokens) * kHeads * kDim;
+  std::vector<float> x(elements, std::bit_cast<float>(0x3C3C3C3Cu));
+  accuracy::SplitMix64 rng(g_seed);
+  if constexpr (kInput == Input::random)
+    for (float& v : x) v = static_cast<float>(static_cast<double>(rng.next() >> 11) * 0x1p-53 * 8.0 - 4.0);
+  if constexpr (kInput == Input::zeros) std::fill(x.begin(), x.end(), 0.0f);
+  if constexpr (kInput == Input::cancelling) {
+    const SinCosTable table(plan, positions, Path::scalar);
+    for (std::int64_t t = 0; t < tokens; ++t)
+      for (int h = 0; h < kHeads; ++h)
+        for (int k = 0; k < kDim / 2; ++k) {
+          float* row = x.data() + (static_cast<size_t>(t) * kHeads + static_cast<size_t>(h)) * kDim;
+          row[k] = static_cast<float>(table.sin_row(t)[k]);
+          row[k + kDim / 2] = static_cast<float>(table.cos_row(t)[k]);
+        }
+  }
+  std::vector<E> in(elements), out(elements);
+  for (size_t i = 0; i < elements; ++i) {
+    if constexpr (std::is_same_v<E, float>) in[i] = x[i];
+    else in[i] = f32_to_bf16_rne(x[i]);
+  }
+  const TensorView<const E> xv = dense_view<const E>(in.data(), tokens, kHeads, kDim);
+  const TensorView<E> yv = dense_view<E>(out.data(), tokens, kHeads, kDim);
+  KernelStats stats;
+  apply_rope(plan, positions, xv, yv, {default_path(), 1, &stats});
+  for (auto _ : state) {
+    apply_rope(plan, positions, xv, yv, {default_path(), 1});
+    accuracy::clobber_memory(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(elements));
+  state.counters["slow_share"] = stats.slow_share();
+  state.SetLabel(path_name(default_path()));
+}
+
+void register_inputs() {
+  // What an input costs (file comment).
+  auto inputs = [](const char* name, void (*fn)(benchmark::State&)) {
+    benchmark::RegisterBenchmark(name, fn)->Arg(256)->ArgName("tokens")->Unit(benchmark::kMillisecond)->MinTime(0.2);
+  };
+  inputs("rope_inputs/f32/half/constant", BM_Inputs<float, Input::constant>);
+  inputs("rope_inputs/f32/half/random", BM_Inputs<float, Input::random>);
+  inputs("rope_inputs/f32/half/zeros", BM_Inputs<float, Input::zeros>);
+  inputs("rope_inputs/f32/half/cancelling", BM_Inputs<float, Input::cancelling>);
+  inputs("rope_inputs/bf16/half/constant", BM_Inputs<bf16, Input::constant>);
+  inputs("rope_inputs/bf16/half/random", BM_Inputs<bf16, Input::random>);
+  inputs("rope_inputs/bf16/half/zeros", BM_Inputs<bf16, Input::zeros>);
+  inputs("rope_inputs/bf16/half/cancelling", BM_Inputs<bf16, Input::cancelling>);
+}
+
 // The sin/cos rows alone (tokens x d/2 evaluations) on each path: the part of a call that does
 // not scale with the number of heads.
 void BM_SinCosTable(benchmark::State& state) {
@@ -184,6 +256,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("pair_order_seed", std::to_string(g_seed));
   benchmark::AddCustomContext("pair_order", "each pair's order drawn from SplitMix64; run i seeded with SplitMix64(seed + i)");
   register_all();
+  register_inputs();
   benchmark::RegisterBenchmark("sincos_table/tokens:4096/d:128", BM_SinCosTable)
       ->DenseRange(0, static_cast<int>(ropecheck::cpu::available_paths().size()) - 1)
       ->Unit(benchmark::kMicrosecond);

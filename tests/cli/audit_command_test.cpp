@@ -20,6 +20,7 @@
 #include "random/counter_rng.h"
 #include "spectrum/request.h"
 #include "run_cli.h"
+#include "tests/support/files.h"
 
 namespace ropecheck {
 namespace {
@@ -44,9 +45,7 @@ class AuditCommand : public ::testing::Test {
   // [tokens 16][heads 2][d 32] moderate inputs; positions 8 in [10, 100), 8 in [1e6, 1e7); the
   // f32-angle baseline's output.
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ropecheck_audit_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    dir_ = test::fresh_dir(std::string("audit_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     const int d = 32, heads = 2;
     for (int i = 0; i < 8; ++i) positions_.push_back(12 + 10 * i);
     for (int i = 0; i < 8; ++i) positions_.push_back(1000003 + 1000033 * i);
@@ -150,9 +149,7 @@ TEST_F(AuditCommand, BadInputIsOneLineAndExit2) {
 class AuditModel : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ropecheck_audit_model_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    dir_ = test::fresh_dir(std::string("audit_model_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }

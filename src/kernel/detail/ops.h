@@ -29,11 +29,11 @@
 // so e exceeds the error above by >= 0.24 a S 2^-49; lo = RN(y - e) and hi = RN(y + e) move by at
 // most 2^-53 (|y| + e) < 0.07 a S 2^-49 each, so lo <= y_exact <= hi. Rounding is monotone:
 //   float32: RN32(lo) == RN32(hi) (bit patterns) proves RN32(y) = RN32(lo) = RN32(y_exact).
-//   bfloat16 (level 2): lo and hi of one sign, both >= 2^-126 in magnitude, with one key
-//     floor((bits(|v|) + 2^44) / 2^45) (binary64 rounded half up to bf16's 8 bits): then no bf16
-//     midpoint lies in (lo, hi], which holds y_exact (strictly inside: the margin), so
-//     RN_bf16(y_exact) is the key's bf16 value (infinity from 2^128 - 2^119 on). No rounding to
-//     binary32 on the way, hence no double rounding.
+//   bfloat16 (level 2): lo and hi of one sign whose magnitudes round half up to the same bf16
+//     pattern (by binary64's bits from 2^-126 on, on the 2^-133 grid below): then no bf16 midpoint
+//     lies in (lo, hi], which holds y_exact (strictly inside: the margin), so RN_bf16(y_exact) is
+//     that pattern with lo's sign (infinity from 2^128 - 2^119 on). No rounding to binary32 on the
+//     way, hence no double rounding.
 //   Both fail when e is not finite (an inf or NaN input). A zero pair (e = 0, the exact value 0)
 //   passes: its output is the zero IEEE arithmetic of the formula gives, with that sign (the
 //   float32 SIMD paths compute hi as -RN(-y - e), the same value, so that y = -0 passes too).

@@ -42,11 +42,21 @@ float retry_f32(const SlowPath& slow, int k, float x_a, float x_b, bool second, 
 }
 
 namespace {
-// RN_bf16 of |v| for |v| >= 2^-126, by the bits of the binary64 |v|: the key floor((u + 2^44) / 2^45)
-// rounds half up to 8 significant bits and keeps binary64's exponent; minus (1023 - 127) << 7 it
-// is the bf16 bit pattern (at most 0x7F80, infinity, which every |v| >= 2^128 - 2^119 reaches).
-std::uint32_t bf16_key(double v) { return static_cast<std::uint32_t>(((std::bit_cast<std::uint64_t>(v) & ~(std::uint64_t{1} << 63)) + (std::uint64_t{1} << 44)) >> 45); }
-constexpr std::uint32_t kBf16KeyBias = (1023 - 127) << 7, kBf16KeyInf = kBf16KeyBias + 0x7F80;
+// The bf16 bit pattern of |v| rounded half up (infinity from 2^128 - 2^119 on): a non-decreasing
+// function of |v| that steps exactly at the bf16 midpoints. From 2^-126 on, by the bits of the
+// binary64 |v|: floor((u + 2^44) / 2^45) rounds to 8 significant bits and keeps binary64's exponent,
+// minus (1023 - 127) << 7 it is the pattern. Below, the subnormal grid 2^-133: t = |v| 2^133
+// (exact) rounded half up by its exact fraction t - floor(t); 128 is the smallest normal's pattern.
+std::uint32_t bf16_magnitude(double v) {
+  const double m = std::fabs(v);
+  if (m >= 0x1p-126) {
+    const std::uint64_t key = (std::bit_cast<std::uint64_t>(m) + (std::uint64_t{1} << 44)) >> 45;
+    constexpr std::uint64_t kBias = (1023 - 127) << 7;
+    return key >= kBias + 0x7F80 ? 0x7F80u : static_cast<std::uint32_t>(key - kBias);
+  }
+  const double t = m * 0x1p133, f = std::floor(t);
+  return static_cast<std::uint32_t>(f) + (t - f >= 0.5 ? 1u : 0u);
+}
 }  // namespace
 
 std::uint16_t retry_bf16(const RowShape& shape, const SlowPath& slow, int k, std::uint16_t x_a, std::uint16_t x_b,
@@ -55,14 +65,11 @@ std::uint16_t retry_bf16(const RowShape& shape, const SlowPath& slow, int k, std
   const double y = second ? std::fma(b, c, a * s) : std::fma(a, c, -(b * s));
   const double e = shape.err_scale * (std::fabs(a) + std::fabs(b));
   const double lo = y - e, hi = y + e;
-  // ops.h's binary64 test for bfloat16: lo and hi of one sign, in the normal range, with one key
-  // (no bf16 midpoint in (lo, hi]).
-  if (e < HUGE_VAL && std::signbit(lo) == std::signbit(hi) && std::fabs(lo) >= 0x1p-126 && std::fabs(hi) >= 0x1p-126) {
-    const std::uint32_t key = bf16_key(lo);
-    if (key == bf16_key(hi)) {
-      const std::uint32_t magnitude = key >= kBf16KeyInf ? 0x7F80u : key - kBf16KeyBias;
-      return static_cast<std::uint16_t>((std::signbit(y) ? 0x8000u : 0u) | magnitude);
-    }
+  // ops.h's binary64 test for bfloat16: lo and hi of one sign and one rounded magnitude (no bf16
+  // midpoint in (lo, hi]); y_exact lies strictly inside, so it rounds to that value.
+  if (e < HUGE_VAL && std::signbit(lo) == std::signbit(hi)) {
+    const std::uint32_t magnitude = bf16_magnitude(lo);
+    if (magnitude == bf16_magnitude(hi)) return static_cast<std::uint16_t>((std::signbit(lo) ? 0x8000u : 0u) | magnitude);
   }
   // IEEE arithmetic of the formula for non-finite or all-zero inputs (slow_bf16 keeps it).
   return slow_bf16(slow, k, x_a, x_b, second, f32_to_bf16_rne(static_cast<float>(y)));

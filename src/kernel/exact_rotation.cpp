@@ -3,6 +3,9 @@
 #include <gmp.h>
 #include <mpfr.h>
 
+#include <atomic>
+#include <memory>
+#include <vector>
 #include <cmath>
 
 #include "numeric/mp_handles.h"
@@ -42,20 +45,54 @@ void recompute(const Spectrum& rotary, unsigned b, std::vector<Mpz>& turns, mpfr
   mpfr_set(a, factor.backend().data(), MPFR_RNDN);
 }
 
+// One level's angle: c, s (w bits) within delta of cos and sin of p g_k. The heads of a token share
+// its position, and the kernel visits every pair of one head before the next head, so each thread
+// keeps, per pair k, the last angle it computed, keyed by the rotation's id (never reused), the
+// pair, the position, the turn bits b and the working bits w: the same inputs give the same bits,
+// so results do not change.
+struct AngleKey {
+  std::uint64_t rotation = 0;
+  int k = -1;
+  std::int64_t p = 0;
+  unsigned b = 0, w = 0;
+  bool operator==(const AngleKey&) const = default;
+};
+struct Angle {
+  AngleKey key;
+  Mpfr c{64}, s{64}, delta{64};
+};
+thread_local std::vector<std::unique_ptr<Angle>> t_angles;
+
+Angle& cached_angle(int k) {
+  auto& v = t_angles;
+  if (v.size() <= static_cast<size_t>(k)) v.resize(static_cast<size_t>(k) + 1);
+  if (!v[static_cast<size_t>(k)]) v[static_cast<size_t>(k)] = std::make_unique<Angle>();
+  return *v[static_cast<size_t>(k)];
+}
+
+std::atomic<std::uint64_t> g_rotation_ids{0};
+
 double round_to(OutputFormat f, mpfr_srcptr y) { return f == OutputFormat::f32 ? round_to_binary32(y) : round_to_bfloat16(y); }
 
 // One level: returns true and sets `out` when y - E and y + E round alike; otherwise sets `out` to
 // the rounding of y~ (the caller's value if every level fails).
-bool attempt(OutputFormat format, mpz_srcptr g, unsigned b, bool zero_angle, std::int64_t p, mpfr_srcptr a,
-             int a_lost_bits, unsigned w, double xa, double xb, bool second, double& out) {
+bool attempt(OutputFormat format, const AngleKey& key, mpz_srcptr g, unsigned b, bool zero_angle, std::int64_t p,
+             mpfr_srcptr a, int a_lost_bits, unsigned w, double xa, double xb, bool second, double& out) {
   const mpfr_prec_t wide = static_cast<mpfr_prec_t>(w) + 40;
-  Mpfr c(w), s(w), y(wide), t(wide), e(64), lo(wide), hi(wide);
-  Mpfr delta(64);  // bound on |c - cos|, |s - sin|
+  Mpfr y(wide), t(wide), e(64), lo(wide), hi(wide);
+  Angle& angle = cached_angle(key.k);
+  mpfr_ptr c = angle.c.v, s = angle.s.v, delta = angle.delta.v;  // delta bounds |c - cos|, |s - sin|
   if (zero_angle) {
-    mpfr_set_ui(c.v, 1, MPFR_RNDN);
-    mpfr_set_ui(s.v, 0, MPFR_RNDN);
-    mpfr_set_ui(delta.v, 0, MPFR_RNDN);
-  } else {
+    angle.key = AngleKey{};
+    mpfr_set_prec(c, 2);
+    mpfr_set_prec(s, 2);
+    mpfr_set_ui(c, 1, MPFR_RNDN);
+    mpfr_set_ui(s, 0, MPFR_RNDN);
+    mpfr_set_ui(delta, 0, MPFR_RNDN);
+  } else if (!(angle.key == key)) {
+    angle.key = AngleKey{};  // invalid until complete
+    mpfr_set_prec(c, static_cast<mpfr_prec_t>(w));
+    mpfr_set_prec(s, static_cast<mpfr_prec_t>(w));
     // T = |p| G mod 2^b, negated mod 2^b for p < 0: exact.
     const std::uint64_t mag = p < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(p) : static_cast<std::uint64_t>(p);
     Mpz turn;
@@ -71,22 +108,23 @@ bool attempt(OutputFormat format, mpz_srcptr g, unsigned b, bool zero_angle, std
     mpfr_const_pi(two_pi.v, MPFR_RNDN);
     mpfr_mul_2ui(two_pi.v, two_pi.v, 1, MPFR_RNDN);
     mpfr_mul(theta.v, tau.v, two_pi.v, MPFR_RNDN);
-    mpfr_sin_cos(s.v, c.v, theta.v, MPFR_RNDN);
+    mpfr_sin_cos(s, c, theta.v, MPFR_RNDN);
     // |theta - 2pi frac(p g / 2pi)| <= 2pi ((|p| + 1) 2^-b + 2^-(w+8) + 2^-w) (the turn, 2pi's
     // rounding, the product's rounding with theta < 2pi); sin and cos add 2^-(w+1) and are
     // 1-Lipschitz: delta <= 8 ((|p| + 1) 2^-b + 2^-w).
-    mpfr_set_ui(delta.v, static_cast<unsigned long>(mag), MPFR_RNDU);
-    mpfr_add_ui(delta.v, delta.v, 1, MPFR_RNDU);
-    mpfr_mul_2si(delta.v, delta.v, -static_cast<long>(b), MPFR_RNDU);
+    mpfr_set_ui(delta, static_cast<unsigned long>(mag), MPFR_RNDU);
+    mpfr_add_ui(delta, delta, 1, MPFR_RNDU);
+    mpfr_mul_2si(delta, delta, -static_cast<long>(b), MPFR_RNDU);
     Mpfr q(64);
     mpfr_set_ui_2exp(q.v, 1, -static_cast<mpfr_exp_t>(w), MPFR_RNDU);
-    mpfr_add(delta.v, delta.v, q.v, MPFR_RNDU);
-    mpfr_mul_2ui(delta.v, delta.v, 3, MPFR_RNDU);
+    mpfr_add(delta, delta, q.v, MPFR_RNDU);
+    mpfr_mul_2ui(delta, delta, 3, MPFR_RNDU);
+    angle.key = key;
   }
   // u = x_a c - x_b s (or x_a s + x_b c): both products exact (24 + w bits <= wide), one rounding.
   Mpfr pa(w + 24), pb(w + 24);
-  mpfr_mul_d(pa.v, second ? s.v : c.v, xa, MPFR_RNDN);
-  mpfr_mul_d(pb.v, second ? c.v : s.v, xb, MPFR_RNDN);
+  mpfr_mul_d(pa.v, second ? s : c, xa, MPFR_RNDN);
+  mpfr_mul_d(pb.v, second ? c : s, xb, MPFR_RNDN);
   if (second) mpfr_add(t.v, pa.v, pb.v, MPFR_RNDN);
   else mpfr_sub(t.v, pa.v, pb.v, MPFR_RNDN);
   mpfr_mul(y.v, t.v, a, MPFR_RNDN);
@@ -96,7 +134,7 @@ bool attempt(OutputFormat format, mpz_srcptr g, unsigned b, bool zero_angle, std
   mpfr_set_d(sum.v, std::fabs(xa), MPFR_RNDU);
   mpfr_add_d(sum.v, sum.v, std::fabs(xb), MPFR_RNDU);
   mpfr_mul(e.v, sum.v, a, MPFR_RNDU);
-  mpfr_mul(e.v, e.v, delta.v, MPFR_RNDU);
+  mpfr_mul(e.v, e.v, delta, MPFR_RNDU);
   mpfr_set_ui_2exp(term.v, 1, -static_cast<mpfr_exp_t>(w + 38), MPFR_RNDU);
   Mpfr ra(64);
   mpfr_set_ui_2exp(ra.v, 1, -static_cast<mpfr_exp_t>(mpfr_get_prec(a) - a_lost_bits), MPFR_RNDU);
@@ -119,7 +157,8 @@ bool attempt(OutputFormat format, mpz_srcptr g, unsigned b, bool zero_angle, std
 
 ExactRotation::ExactRotation(const Spectrum& rotary, std::vector<std::array<std::uint64_t, 4>> turns,
                              std::vector<std::uint8_t> zero_frequency, mpfr_srcptr factor)
-    : rotary_(rotary), turns_(std::move(turns)), zero_frequency_(std::move(zero_frequency)), factor_(std::make_unique<Factor>()) {
+    : rotary_(rotary), turns_(std::move(turns)), zero_frequency_(std::move(zero_frequency)), factor_(std::make_unique<Factor>()),
+      id_(++g_rotation_ids) {
   mpfr_set(factor_->value.v, factor, MPFR_RNDN);
 }
 
@@ -134,7 +173,8 @@ ExactRotation::Rounded ExactRotation::round(OutputFormat format, int k, std::int
   int level = 0;
   for (unsigned w : {128u, 256u}) {
     ++level;
-    if (attempt(format, g.v, 256, zero_angle, p, factor_->value.v, kFactorLostBits, w, x_a, x_b, second, r.value)) {
+    if (attempt(format, AngleKey{id_, k, p, 256, w}, g.v, 256, zero_angle, p, factor_->value.v, kFactorLostBits, w, x_a, x_b, second,
+                r.value)) {
       r.level = level;
       return r;
     }
@@ -144,7 +184,8 @@ ExactRotation::Rounded ExactRotation::round(OutputFormat format, int k, std::int
     std::vector<Mpz> turns;
     Mpfr a(b + 64);
     recompute(rotary_, b, turns, a.v);
-    if (attempt(format, turns[static_cast<size_t>(k)].v, b, zero_angle, p, a.v, kFactorLostBits, b - 64, x_a, x_b, second, r.value)) {
+    if (attempt(format, AngleKey{id_, k, p, b, b - 64}, turns[static_cast<size_t>(k)].v, b, zero_angle, p, a.v, kFactorLostBits, b - 64,
+                x_a, x_b, second, r.value)) {
       r.level = level;
       return r;
     }

@@ -68,6 +68,7 @@ class ExactRotation {
   std::vector<std::array<std::uint64_t, 4>> turns_;
   std::vector<std::uint8_t> zero_frequency_;
   std::unique_ptr<Factor> factor_;  // a at 320 bits
+  std::uint64_t id_;                // unique per object: the key of exact_rotation.cpp's angle cache
 };
 
 }  // namespace ropecheck::kernel

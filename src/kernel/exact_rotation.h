@@ -58,6 +58,7 @@ class ExactRotation {
   };
   // Returns: component b (second) or a of block pair k at position p, correctly rounded to `format`.
   // Preconditions: x_a, x_b finite (binary32 or bfloat16 values) and not both zero; 0 <= k < pairs().
+  // Thread-safe; each thread keeps its last angle per pair (exact_rotation.cpp), which changes no bit.
   Rounded round(OutputFormat format, int k, std::int64_t p, double x_a, double x_b, bool second) const;
 
   int pairs() const { return static_cast<int>(turns_.size()); }

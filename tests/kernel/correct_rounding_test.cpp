@@ -22,7 +22,9 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kernel/apply_rope.h"
@@ -455,6 +457,32 @@ TEST(CorrectRounding, BfloatInputsOutsideTheBinary32LevelTakeTheBinary64Level) {
   // Below 2^-64 the binary64 products could underflow: refused, naming the factor.
   EXPECT_THROW(factor_plan("1e-20", Layout::half), InputError);
   EXPECT_NO_THROW(factor_plan("6e-20", Layout::half));  // 2^-64 = 5.4e-20
+}
+
+TEST(CorrectRounding, TheAccuratePathsAngleCacheNeverMixesRotationsOrPositions) {
+  // exact_rotation.cpp keeps, per thread and pair, the last angle it computed. Rounding on one
+  // thread in an interleaved order (two rotations, two positions, a rotation destroyed and another
+  // made, perhaps at the same address) must give what a fresh thread, with an empty cache, gives.
+  const double xa = 0x1.234568p-3, xb = -0x1.fedcbap-2;
+  auto fresh = [&](const RopePlan& plan, int k, std::int64_t p, bool second) {
+    double v = 0;
+    std::thread([&] { v = plan.exact().round(OutputFormat::f32, k, p, xa, xb, second).value; }).join();
+    return v;
+  };
+  auto plan_a = std::make_unique<RopePlan>(Spectrum(32, "10000"), Layout::half);
+  const RopePlan plan_b(Spectrum(32, "500000"), Layout::half);
+  const std::int64_t positions[] = {12345, 12346, std::int64_t{1} << 40};
+  for (int round = 0; round < 2; ++round) {
+    for (std::int64_t p : positions)
+      for (int k : {0, 5, 15})
+        for (const RopePlan* plan : {static_cast<const RopePlan*>(plan_a.get()), &plan_b})
+          for (bool second : {false, true}) {
+            const double here = plan->exact().round(OutputFormat::f32, k, p, xa, xb, second).value;
+            EXPECT_EQ(here, fresh(*plan, k, p, second)) << "round " << round << " p=" << p << " k=" << k << " theta "
+                                                        << plan->spectrum().theta();
+          }
+    plan_a = std::make_unique<RopePlan>(Spectrum(32, "20000"), Layout::half);  // a new rotation
+  }
 }
 
 }  // namespace

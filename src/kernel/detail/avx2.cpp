@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernel/detail/lane_fixes.h"
 #include "kernel/detail/ops.h"
 
 namespace ropecheck::kernel::detail {
@@ -181,27 +182,6 @@ void for_heads(const RowShape& sh, const E* in, std::int64_t in_hs, E* out, std:
   }
 }
 
-template <typename E, typename Retry>
-auto fix_interleaved(const double* c, const double* s, Retry retry) {
-  return [=](const E* x, E* y, int i, std::uint32_t bits) {
-    for (int j = 0; j < 8; ++j) {
-      if (!((bits >> j) & 1u)) continue;
-      const int e = i + j, k = e / 2;
-      y[e] = retry(k, x[2 * k], x[2 * k + 1], (e & 1) != 0, c[k], s[k]);
-    }
-  };
-}
-template <typename E, typename Retry>
-auto fix_half(int r, const double* c, const double* s, Retry retry) {
-  return [=](const E* x, E* y, int i, std::uint32_t bits) {
-    for (int j = 0; j < 16; ++j) {
-      if (!((bits >> j) & 1u)) continue;
-      const int k = i + (j & 7);
-      y[j < 8 ? k : r + k] = retry(k, x[k], x[r + k], j >= 8, c[k], s[k]);
-    }
-  };
-}
-
 inline __m256 rotates8(const std::uint8_t* flags) {
   const __m256i f = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(flags)));
   return _mm256_castsi256_ps(_mm256_cmpgt_epi32(f, _mm256_setzero_si256()));
@@ -263,7 +243,7 @@ void rotate_f32_layout(const RowShape& sh, const double* c, const double* s, con
     auto tail = [&](const float* x, float* y) {
       for (int k = full / 2; k < r; ++k) pair(sh, x, y, k, 2 * k, 2 * k + 1, c[k], s[k], sp);
     };
-    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_interleaved<float>(c, s, retry), tail);
+    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_interleaved<8, float>(c, s, retry), tail);
     return;
   }
   const int full = r - r % 8;
@@ -287,7 +267,7 @@ void rotate_f32_layout(const RowShape& sh, const double* c, const double* s, con
   auto tail = [&](const float* x, float* y) {
     for (int k = full; k < r; ++k) pair(sh, x, y, k, k, k + r, c[k], s[k], sp);
   };
-  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_half<float>(r, c, s, retry), tail);
+  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_half<8, float>(r, c, s, retry), tail);
 }
 
 // ---- bfloat16: binary32 level 1 (ops.h), then retry_bf16 ---------------------------------------
@@ -357,7 +337,7 @@ void rotate_bf16_layout(const RowShape& sh, const double* c, const double* s, co
     auto tail = [&](const std::uint16_t* x, std::uint16_t* y) {
       for (int k = full / 2; k < r; ++k) pair(sh, x, y, k, 2 * k, 2 * k + 1, c[k], s[k], sp);
     };
-    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_interleaved<std::uint16_t>(c, s, retry), tail);
+    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_interleaved<8, std::uint16_t>(c, s, retry), tail);
     return;
   }
   const int full = r - r % 8;
@@ -384,7 +364,7 @@ void rotate_bf16_layout(const RowShape& sh, const double* c, const double* s, co
   auto tail = [&](const std::uint16_t* x, std::uint16_t* y) {
     for (int k = full; k < r; ++k) pair(sh, x, y, k, k, k + r, c[k], s[k], sp);
   };
-  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_half<std::uint16_t>(r, c, s, retry), tail);
+  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_half<8, std::uint16_t>(r, c, s, retry), tail);
 }
 
 void rotate_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs, float* out,

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernel/detail/lane_fixes.h"
 #include "kernel/detail/ops.h"
 
 namespace ropecheck::kernel::detail {
@@ -113,28 +114,6 @@ void for_heads(const RowShape& sh, const E* in, std::int64_t in_hs, E* out, std:
   }
 }
 
-// fix() for each layout: lane j of step i is (pair k, component `second`) of the elements it names.
-template <typename E, typename Retry>
-auto fix_interleaved(const double* c, const double* s, Retry retry) {
-  return [=](const E* x, E* y, int i, std::uint32_t bits) {
-    for (int j = 0; j < 16; ++j) {
-      if (!((bits >> j) & 1u)) continue;
-      const int e = i + j, k = e / 2;
-      y[e] = retry(k, x[2 * k], x[2 * k + 1], (e & 1) != 0, c[k], s[k]);
-    }
-  };
-}
-template <typename E, typename Retry>
-auto fix_half(int r, const double* c, const double* s, Retry retry) {
-  return [=](const E* x, E* y, int i, std::uint32_t bits) {
-    for (int j = 0; j < 32; ++j) {
-      if (!((bits >> j) & 1u)) continue;
-      const int k = i + (j & 15);
-      y[j < 16 ? k : r + k] = retry(k, x[k], x[r + k], j >= 16, c[k], s[k]);
-    }
-  };
-}
-
 // ---- float32: binary64 fast path and test (ops.h), then retry_f32 ------------------------------
 
 // ops.h's binary64 test for 16 components (two halves of 8 doubles): the lanes that pass, with
@@ -199,7 +178,7 @@ void rotate_interleaved_f32(const RowShape& sh, const double* c, const double* s
     return static_cast<std::uint32_t>(~pass & rot & m) & 0xFFFFu;
   };
   auto retry = [&](int k, float a, float b, bool second, double ck, double sk) { return retry_f32(sp, k, a, b, second, ck, sk); };
-  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix_interleaved<float>(c, s, retry));
+  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix_interleaved<16, float>(c, s, retry));
 }
 
 // Half: 16 pairs per step, (x[k..k+16), x[R+k..R+k+16)) in binary64.
@@ -230,7 +209,7 @@ void rotate_half_f32(const RowShape& sh, const double* c, const double* s, const
     return (static_cast<std::uint32_t>(~pa & rot & m) & 0xFFFFu) | ((static_cast<std::uint32_t>(~pb & rot & m) & 0xFFFFu) << 16);
   };
   auto retry = [&](int k, float a, float b, bool second, double ck, double sk) { return retry_f32(sp, k, a, b, second, ck, sk); };
-  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<float>(r, c, s, retry));
+  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<16, float>(r, c, s, retry));
 }
 
 // ---- bfloat16: binary32 level 1 (ops.h), then retry_bf16 (levels 2 and 3) ----------------------
@@ -319,7 +298,7 @@ void rotate_interleaved_bf16(const RowShape& sh, const double* c, const double* 
     return static_cast<std::uint32_t>(~pass & rot & m) & 0xFFFFu;
   };
   auto retry = [&](int k, std::uint16_t a, std::uint16_t b, bool second, double ck, double sk) { return retry_bf16(sh, sp, k, a, b, second, ck, sk); };
-  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix_interleaved<std::uint16_t>(c, s, retry));
+  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix_interleaved<16, std::uint16_t>(c, s, retry));
 }
 
 // Half: 16 pairs per step in binary32.
@@ -349,7 +328,7 @@ void rotate_half_bf16(const RowShape& sh, const double* c, const double* s, cons
     return (static_cast<std::uint32_t>(~pa & rot & m) & 0xFFFFu) | ((static_cast<std::uint32_t>(~pb & rot & m) & 0xFFFFu) << 16);
   };
   auto retry = [&](int k, std::uint16_t a, std::uint16_t b, bool second, double ck, double sk) { return retry_bf16(sh, sp, k, a, b, second, ck, sk); };
-  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<std::uint16_t>(r, c, s, retry));
+  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<16, std::uint16_t>(r, c, s, retry));
 }
 
 void rotate_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs, float* out,

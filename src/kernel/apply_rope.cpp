@@ -20,7 +20,10 @@ namespace {
 // line and were used from 16 MiB on, but measured by bench/kernel_bench.cpp (memcpy between its
 // own buffers, seeded order, medians of 5) on this machine (AMD EPYC, Zen 5, AVX-512) ordinary
 // stores were faster at every size it runs: ratio_to_memcpy 0.58-0.84 with non-temporal stores
-// against 0.78-1.0 without, at 32 to 512 MiB, f32 and bf16, both layouts.
+// against 0.78-1.0 without, at 32 to 512 MiB, f32 and bf16, both layouts. Measured again after
+// bf16's binary32 level (2026-11-26): non-temporal stores slowed the kernel itself (bf16 half,
+// 4096 tokens: 3.6 -> 5.9 ms), and rotating a token into a cache-resident buffer then streaming
+// it out whole did not gain either.
 
 struct Aligned {
   void operator()(double* p) const { std::free(p); }

@@ -61,10 +61,19 @@ struct Angle {
   AngleKey key;
   Mpfr c{64}, s{64}, delta{64};
 };
-thread_local std::vector<std::unique_ptr<Angle>> t_angles;
+// A thread that used the accurate path also holds MPFR's per-thread constant cache (pi, used by
+// sin/cos): the angle cache frees it when the thread ends, whoever made the thread, or it leaks.
+struct AngleCache {
+  std::vector<std::unique_ptr<Angle>> angles;
+  AngleCache() = default;
+  AngleCache(const AngleCache&) = delete;
+  AngleCache& operator=(const AngleCache&) = delete;
+  ~AngleCache() { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }
+};
+thread_local AngleCache t_angles;
 
 Angle& cached_angle(int k) {
-  auto& v = t_angles;
+  auto& v = t_angles.angles;
   if (v.size() <= static_cast<size_t>(k)) v.resize(static_cast<size_t>(k) + 1);
   if (!v[static_cast<size_t>(k)]) v[static_cast<size_t>(k)] = std::make_unique<Angle>();
   return *v[static_cast<size_t>(k)];

@@ -60,14 +60,25 @@ double midpoint_radius(const Interval& x, Mp& mid) {
   mpfr_add(mid.get(), lo.get(), hi.get(), MPFR_RNDN);
   mpfr_div_2ui(mid.get(), mid.get(), 1, MPFR_RNDN);
   mpfr_sub(width.get(), hi.get(), lo.get(), MPFR_RNDU);
-  const double ulp = mpfr_zero_p(mid.get()) ? 0.0 : std::ldexp(1.0, static_cast<int>(mpfr_get_exp(mid.get()) - prec + 1));
-  return (mpfr_get_d(width.get(), MPFR_RNDU) + ulp) * kUp;
+  // The ulp is added in MPFR: at max_bits + 64 bits it lies far below double's range, and ldexp
+  // would flush it to 0; the upward conversion keeps a radius that underflows at 2^-1074.
+  if (!mpfr_zero_p(mid.get())) {
+    Mp ulp(2);
+    mpfr_set_ui_2exp(ulp.get(), 1, mpfr_get_exp(mid.get()) - prec + 1, MPFR_RNDN);  // exact
+    mpfr_add(width.get(), width.get(), ulp.get(), MPFR_RNDU);
+  }
+  return mpfr_get_d(width.get(), MPFR_RNDU) * kUp;
 }
 
 // One precision level's working values: the angle, cos and sin, and the rotation's temporaries.
+// Error bounds at level P are carried in double scaled by 2^P (units of 2^-P) and scaled back in
+// MPFR: at P = 1024 a bound such as 2^-149 2^-P is far below double's range, and computed there
+// it would flush to 0, deciding a rounding the interval does not decide. Scaled, every bound
+// holds a term >= 1/2 (the rounding of sin_cos), so a term that underflows (< 2^-1022) is covered
+// by kUp's 2^-20 relative slack.
 struct Level {
   mpfr_prec_t p;
-  Mp angle_exact, angle, t, y, lo, hi;
+  Mp angle_exact, angle, t, y, lo, hi, bound{64};
   explicit Level(mpfr_prec_t prec, mpfr_prec_t g_prec)
       : p(prec), angle_exact(g_prec + 64), angle(prec + 64), t(prec + 24), y(prec + 32), lo(prec + 32), hi(prec + 32) {}
 };
@@ -90,7 +101,7 @@ struct RopeReference::Scratch {
   std::int64_t position = 0;
   Level base, high;
   std::vector<Mp> cos, sin;    // at P bits, for the current position
-  std::vector<double> err;     // |cos~ - cos|, |sin~ - sin| <= err[k] (upward)
+  std::vector<double> err;     // |cos~ - cos|, |sin~ - sin| <= err[k] 2^-P (upward; Level)
   Mp c_high, s_high;
   Mp xa, xb;                   // the inputs, exact at 24 bits
   Scratch(const Shared& sh, mpfr_prec_t g_prec)
@@ -106,9 +117,10 @@ struct RopeReference::Scratch {
 namespace {
 
 // Sets c, s = cos, sin of p g~_k at level.p bits, times the attention factor a~ when it is not 1;
-// returns the upward bound of their error against the exact a cos(p g_k), a sin(p g_k)
-// (rope_reference.h: e = |p| r_k + |t~| 2^-(P+64) + 2^-(P+1) for the rotation; with a factor,
-// a e + r_a + a 2^-P: the factor's radius, and the product rounded to P bits).
+// returns the upward bound of their error against the exact a cos(p g_k), a sin(p g_k), in units
+// of 2^-P (rope_reference.h: e = |p| r_k + |t~| 2^-(P+64) + 2^-(P+1) for the rotation; with a
+// factor, a e + r_a + a 2^-P: the factor's radius, and the product rounded to P bits). An infinite
+// result (r_k 2^P beyond double) leaves the rounding undecided, never decided wrongly.
 double angle_cos_sin(Level& level, mpfr_srcptr g_mid, double g_rad, std::int64_t p, mpfr_ptr c, mpfr_ptr s,
                      const RopeReferenceFactor& factor) {
   mpfr_mul_si(level.angle_exact.get(), g_mid, static_cast<long>(p), MPFR_RNDN);  // exact: 64 + prec(g) bits
@@ -116,11 +128,12 @@ double angle_cos_sin(Level& level, mpfr_srcptr g_mid, double g_rad, std::int64_t
   mpfr_sin_cos(s, c, level.angle.get(), MPFR_RNDN);
   const double abs_p = std::fabs(static_cast<double>(p));
   const double abs_t = std::fabs(mpfr_get_d(level.angle.get(), MPFR_RNDA));
-  const double e = (abs_p * g_rad + std::ldexp(abs_t, -static_cast<int>(level.p) - 64) + std::ldexp(1.0, -static_cast<int>(level.p) - 1)) * kUp;
+  const int P = static_cast<int>(level.p);
+  const double e = (std::ldexp(abs_p * g_rad, P) + std::ldexp(abs_t, -64) + 0.5) * kUp;
   if (factor.unit) return e;
   mpfr_mul(c, c, factor.mid, MPFR_RNDN);
   mpfr_mul(s, s, factor.mid, MPFR_RNDN);
-  return (factor.up * e + factor.rad + factor.up * std::ldexp(1.0, -static_cast<int>(level.p))) * kUp;
+  return (factor.up * e + std::ldexp(factor.rad, P) + factor.up) * kUp;
 }
 
 // One component y = x1 * u + sign * x2 * v (u, v = c~, s~ or s~, c~), with the rounding test.
@@ -130,10 +143,12 @@ bool component(Level& level, mpfr_srcptr x1, mpfr_srcptr x2, mpfr_srcptr u, mpfr
   mpfr_mul(level.t.get(), x2, v, MPFR_RNDN);  // exact: 24 + P bits
   if (minus) mpfr_fms(level.y.get(), x1, u, level.t.get(), MPFR_RNDN);
   else mpfr_fma(level.y.get(), x1, u, level.t.get(), MPFR_RNDN);
+  // E 2^P = (|x_a| + |x_b|) e 2^P + |y~| 2^-31, then E = that times 2^-P, exactly, in MPFR.
   const double abs_y = std::fabs(mpfr_get_d(level.y.get(), MPFR_RNDA));
-  const double bound = (abs_sum * err + std::ldexp(abs_y, -static_cast<int>(level.p) - 31)) * kUp;
-  mpfr_sub_d(level.lo.get(), level.y.get(), bound, MPFR_RNDD);
-  mpfr_add_d(level.hi.get(), level.y.get(), bound, MPFR_RNDU);
+  mpfr_set_d(level.bound.get(), (abs_sum * err + std::ldexp(abs_y, -31)) * kUp, MPFR_RNDU);  // exact: 53 <= 64 bits
+  mpfr_mul_2si(level.bound.get(), level.bound.get(), -static_cast<long>(level.p), MPFR_RNDU);  // exact
+  mpfr_sub(level.lo.get(), level.y.get(), level.bound.get(), MPFR_RNDD);
+  mpfr_add(level.hi.get(), level.y.get(), level.bound.get(), MPFR_RNDU);
   out.value = mpfr_get_d(level.y.get(), MPFR_RNDN);
   out.f32 = round_to_f32(level.y.get());
   out.bf16 = round_to_bf16(level.y.get());

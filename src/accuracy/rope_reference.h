@@ -17,7 +17,9 @@
 // exact cos(p g_k), sin(p g_k). With |p| < 2^63 and P = 200 this is < 2^-136 absolute: the angle has
 // more than 130 correct bits at any int64 position. The rotation y_a = x_a c~ - x_b s~ is formed
 // with one rounding at P + 32 bits (x_b s~ is exact: 24 + P bits), so
-//     |y~ - y| <= (|x_a| + |x_b|) e + |y~| 2^-(P+31) =: E   (evaluated upward in double).
+//     |y~ - y| <= (|x_a| + |x_b|) e + |y~| 2^-(P+31) =: E   (evaluated upward in double in units
+// of 2^-P, then scaled by 2^-P in MPFR: at P = 1024 and a subnormal input, E itself is below
+// double's range).
 //
 // Rounding test. Round-to-nearest is monotone: if y~ - E and y~ + E round to the same float32
 // (bfloat16), so does the exact y, and that value is the correctly rounded result. With

@@ -266,6 +266,26 @@ TEST(RopeReference, ExactTieIsReportedUndecided) {
   EXPECT_EQ(e.bits, 256u);
 }
 
+// At max_bits = 1024 the bound E for a subnormal input is ~2^-1154, below double's range: computed
+// in double it flushed to 0 and the reference "decided" y~ = RN(1.43~ x_a) on the wrong side of an
+// exact tie (found by KernelProperties.CorrectlyRoundedOnEveryPathForGeneratedModels, seed 2).
+// At p = 0 the exact y_a is 1.43 x_a: x_a = 611250 2^-149 makes it 874087.5 2^-149, a tie between
+// two subnormals, which no enclosure decides; one grid step more, 874088.93 2^-149, is decided.
+TEST(RopeReference, SubnormalInputsKeepTheirBoundAtMaxBits) {
+  Scaling yarn;
+  yarn.kind = Scaling::Kind::yarn;
+  yarn.attention_factor = "1.43";
+  const kernel::RopePlan plan(Spectrum(4, "10000").with_scaling(yarn), kernel::Layout::interleaved);
+  RopeReference ref(plan);
+  ref.set_position(0);
+  const ExactPair tie = ref.rotate(0, std::ldexp(611250.0f, -149), 0.0f);
+  EXPECT_FALSE(tie.a.f32_decided) << "f32=" << hex_float(tie.a.f32);
+  EXPECT_EQ(tie.bits, kReferenceMaxPrecisionBits);
+  const ExactPair above = ref.rotate(0, std::ldexp(611251.0f, -149), 0.0f);
+  EXPECT_TRUE(above.a.f32_decided);
+  EXPECT_EQ(bits(above.a.f32), 874089u) << hex_float(above.a.f32);  // RN(874088.93) on the 2^-149 grid
+}
+
 TEST(RopeReference, CopiesAreIndependentAndAgree) {
   const kernel::RopePlan plan(Spectrum(8, "500000", Variant::p_rope, "0.5"), kernel::Layout::half);
   RopeReference a(plan);

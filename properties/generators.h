@@ -12,7 +12,9 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,85 @@ inline rc::Gen<Scaling> scalings() {
       {3, rc::gen::just(Scaling{})},
       {1, rc::gen::just(Scaling::llama3_1())},
       {1, rc::gen::map(rc::gen::element<std::string>("2", "4", "0.5", "32"), [](const std::string& f) { return Scaling::linear(f); })},
+  });
+}
+
+// Returns: the decimal lo + k (hi - lo) / steps, k in [0, steps], with `digits` digits after the
+// point (the text a config would hold); shrinks toward lo.
+inline rc::Gen<std::string> decimals(double lo, double hi, int digits, int steps = 1000) {
+  return rc::gen::map(rc::gen::inRange(0, steps + 1), [=](int k) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.*f", digits, lo + (hi - lo) * k / steps);
+    return std::string(b);
+  });
+}
+
+// Returns: an optional attention factor as a config states it (absent most often); shrinks to absent.
+inline rc::Gen<std::optional<std::string>> attention_factors() {
+  return rc::gen::weightedOneOf<std::optional<std::string>>({
+      {2, rc::gen::just(std::optional<std::string>{})},
+      {1, rc::gen::map(decimals(0.5, 2, 4), [](std::string d) { return std::optional<std::string>(std::move(d)); })},
+      // Short decimals (exact ties are possible at angle 0) and the factors gpt-oss (0.1 ln 32 + 1) and
+      // Phi-3.5-mini (sqrt(1 + ln 32 / ln 4096)) resolve to, to 17 digits.
+      {1, rc::gen::element<std::optional<std::string>>("1.5", "0.75", "1.3465735902799727", "1.1902380714238083")},
+  });
+}
+
+// Returns: a scaling of any kind with parameters drawn as model configs state them (linear, llama3,
+// dynamic NTK, YaRN with an explicit attention factor or DeepSeek's mscale ratio, LongRoPE with one
+// factor per pair), valid for a spectrum with `pairs` rotating pairs (check_scaling); dynamic only
+// when `dynamic_ok` (a rotary width > 2). Shrinks toward no scaling.
+inline rc::Gen<Scaling> model_scalings(int pairs, bool dynamic_ok) {
+  return rc::gen::exec([=] {
+    Scaling s;
+    switch (*rc::gen::inRange(0, 6)) {
+      case 0: return s;
+      case 1: return Scaling::linear(*decimals(0.25, 16, 3));
+      case 2:
+        return Scaling::llama3(*decimals(1, 32, 2), *decimals(0.5, 1, 2), *decimals(1, 8, 2), *rc::gen::element(1024LL, 4096LL, 8192LL));
+      case 3:
+        s.kind = Scaling::Kind::yarn;
+        s.factor = *decimals(1, 64, 3);
+        s.original_context = *rc::gen::element(2048LL, 4096LL, 32768LL, 65536LL);
+        s.beta_fast = *decimals(8, 64, 1);
+        s.beta_slow = *decimals(0.25, 2, 2);
+        s.truncate = *rc::gen::arbitrary<bool>();
+        s.attention_factor = *attention_factors();
+        if (!s.attention_factor && *rc::gen::arbitrary<bool>()) {  // DeepSeek-V3: mscale / mscale_all_dim
+          s.mscale = *decimals(0.5, 1.5, 3);
+          s.mscale_all_dim = *decimals(0.5, 1.5, 3);
+        }
+        return s;
+      case 4:
+        s.kind = Scaling::Kind::longrope;
+        s.original_context = *rc::gen::element(4096LL, 8192LL);
+        s.max_position = 131072;
+        s.sequence_length = *rc::gen::element(0LL, 2048LL, 65536LL);
+        s.short_factor = *rc::gen::container<std::vector<std::string>>(static_cast<size_t>(pairs), decimals(1, 3, 4));
+        s.long_factor = *rc::gen::container<std::vector<std::string>>(static_cast<size_t>(pairs), decimals(1, 64, 4));
+        if (*rc::gen::arbitrary<bool>()) s.factor = "";  // Phi-3's default M / C
+        else s.factor = *decimals(1, 40, 3);
+        s.attention_factor = *attention_factors();
+        return s;
+      default:
+        if (!dynamic_ok) return s;
+        s.kind = Scaling::Kind::dynamic;
+        s.factor = *decimals(0.5, 8, 3);
+        s.max_position = *rc::gen::element(2048LL, 4096LL);
+        s.sequence_length = *rc::gen::inRange<long long>(0, 200000);
+        return s;
+    }
+  });
+}
+
+// Returns: spectra of any variant with a model_scalings() scaling (attention factors included), d
+// <= max_dim. The scaling's attention factor scales the output's norm: properties that assume a
+// rotation (norm kept, shift-invariance bounds) take spectra() instead.
+inline rc::Gen<Spectrum> model_spectra(int max_dim) {
+  return rc::gen::exec([=] {
+    const Spectrum base(*dimensions(max_dim), *thetas(), *variants(), *fractions());
+    if (base.rotated_pairs() == 0) return base;
+    return base.with_scaling(*model_scalings(base.rotary_width() / 2, base.rotary_width() > 2));
   });
 }
 

@@ -1,5 +1,5 @@
 // File: mp_handles.h
-// RAII owners of raw GMP integers, MPFR numbers and MPFI intervals with an explicit precision, for code that may
+// RAII owners of raw GMP integers and rationals, MPFR numbers and MPFI intervals with an explicit precision, for code that may
 // run in worker threads (Boost's mpfr_float takes its precision from a process-wide default, which
 // is not thread-safe) or that must not leak when an exception passes through.
 #pragma once
@@ -18,6 +18,14 @@ struct Mpz {
   ~Mpz() { mpz_clear(v); }
   Mpz(const Mpz&) = delete;
   Mpz& operator=(const Mpz&) = delete;
+};
+
+struct Mpq {
+  mpq_t v;
+  Mpq() { mpq_init(v); }
+  ~Mpq() { mpq_clear(v); }
+  Mpq(const Mpq&) = delete;
+  Mpq& operator=(const Mpq&) = delete;
 };
 
 struct Mpfr {

@@ -8,6 +8,7 @@
 #include <vector>
 #include <cmath>
 
+#include "numeric/decimal_rational.h"
 #include "numeric/mp_handles.h"
 #include "numeric/precision.h"
 #include "numeric/round_to_binary.h"
@@ -19,6 +20,8 @@ namespace ropecheck::kernel {
 
 struct ExactRotation::Factor {
   Mpfr value{320};  // the factor computed at >= 320 bits, rounded to 320
+  bool stated = false;  // the config states it as a decimal: `exact` holds it
+  Mpq exact;
 };
 
 namespace {
@@ -82,6 +85,23 @@ Angle& cached_angle(int k) {
 std::atomic<std::uint64_t> g_rotation_ids{0};
 
 double round_to(OutputFormat f, mpfr_srcptr y) { return f == OutputFormat::f32 ? round_to_binary32(y) : round_to_bfloat16(y); }
+
+// The correctly rounded a x for a rational a and x != 0, exactly: a x rounded to 64 bits toward
+// zero with its last bit set when inexact (round to odd), then rounded to the format. Rounding to
+// odd at >= p + 2 bits then to nearest at p bits is the correct rounding (Boldo and Melquiond,
+// 2008), exact ties included; a subnormal result is rounded on a coarser grid, which only widens
+// the margin.
+double round_rational_product(OutputFormat f, mpq_srcptr a, double x) {
+  Mpq y;
+  mpq_set_d(y.v, x);  // exact
+  mpq_mul(y.v, y.v, a);
+  Mpfr t(64);
+  if (mpfr_set_q(t.v, y.v, MPFR_RNDZ) != 0 && mpfr_min_prec(t.v) < 64) {
+    if (mpfr_sgn(t.v) > 0) mpfr_nextabove(t.v);
+    else mpfr_nextbelow(t.v);
+  }
+  return round_to(f, t.v);
+}
 
 // One level: returns true and sets `out` when y - E and y + E round alike; otherwise sets `out` to
 // the rounding of y~ (the caller's value if every level fails).
@@ -169,6 +189,7 @@ ExactRotation::ExactRotation(const Spectrum& rotary, std::vector<std::array<std:
     : rotary_(rotary), turns_(std::move(turns)), zero_frequency_(std::move(zero_frequency)), factor_(std::make_unique<Factor>()),
       id_(++g_rotation_ids) {
   mpfr_set(factor_->value.v, factor, MPFR_RNDN);
+  if (const auto stated = stated_attention_factor(rotary_.scaling())) factor_->stated = decimal_to_rational(*stated, factor_->exact.v);
 }
 
 ExactRotation::~ExactRotation() = default;
@@ -177,6 +198,14 @@ ExactRotation::Rounded ExactRotation::round(OutputFormat format, int k, std::int
                                             bool second) const {
   const bool zero_angle = p == 0 || zero_frequency_[static_cast<size_t>(k)] != 0;
   Rounded r;
+  // At angle 0 the component is a x (x = x_a or x_b); with a stated decimal factor it can be an
+  // exact tie (1.43 x 611250 2^-149), which no enclosure decides: rounded in rational arithmetic.
+  // A zero x keeps the levels below (y~ = 0 exactly, E = 0, the formula's signed zero).
+  if (const double x = second ? x_b : x_a; zero_angle && factor_->stated && x != 0) {
+    r.value = round_rational_product(format, factor_->exact.v, x);
+    r.level = 1;
+    return r;
+  }
   Mpz g;
   mpz_import(g.v, 4, -1, sizeof(std::uint64_t), 0, 0, turns_[static_cast<size_t>(k)].data());
   int level = 0;

@@ -13,13 +13,18 @@
 // (r_a: the factor's relative error) is evaluated upward. If y~ - E and y~ + E round to the same
 // value, that is the correctly rounded y (rounding is monotone). Levels: (256, 128) and (256, 256)
 // from the plan's turns; then (B, B - 64) for B = 512, 1024, 2048 with g_k and a recomputed at
-// B + 64 bits. At p = 0 or for a zero-frequency pair the angle is exactly 0 (cos 1, sin 0).
+// B + 64 bits. At p = 0 or for a zero-frequency pair the angle is exactly 0 (cos 1, sin 0), and
+// the component is a x_a or a x_b: when the config states a as a decimal (stated_attention_factor)
+// that product is rounded exactly in rational arithmetic, since it can be an exact tie.
 //
 // Why it stops: a component is decided at the first level whose E is below its distance to the
 // nearest rounding boundary (a midpoint, or the overflow threshold). That distance is never zero
 // for p != 0 when g_k and a are algebraic (theta an integer, the scalings' rational parameters:
 // x_a cos t - x_b sin t = m with m rational and t != 0 algebraic would make e^{it} algebraic, against
-// Lindemann-Weierstrass), but it has no a-priori lower bound, so the loop is capped at B = 2048
+// Lindemann-Weierstrass); at angle 0 a rule's factor is 1 or transcendental (0.1 ln f + 1) or a
+// square root sqrt(1 + ln f / ln C), irrational unless 1 + ln f / ln C is a rational square (f a
+// rational power of C, e.g. f = C^(5/4): no model's; such a tie would be counted unresolved). The
+// distance has no a-priori lower bound, so the loop is capped at B = 2048
 // (a distance below ~2^-1900 S). A component still undecided there is rounded from the last
 // level's value and counted as unresolved (KernelStats): never observed, never hidden.
 //

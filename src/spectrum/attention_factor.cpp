@@ -4,6 +4,11 @@
 
 namespace ropecheck {
 
+std::optional<std::string> stated_attention_factor(const Scaling& s) {
+  if (s.kind == Scaling::Kind::yarn || s.kind == Scaling::Kind::longrope) return s.attention_factor;  // attention_factor<T>'s first branch
+  return std::nullopt;
+}
+
 bool unit_attention_factor(const Scaling& s) {
   const Interval a = attention_factor<Interval>(s);
   return lower_of(a) == 1 && upper_of(a) == 1;

@@ -14,6 +14,9 @@
 // The comparisons f <= 1 are decided exactly on the decimal (or integer ratio) inputs.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "numeric/scalar.h"
 #include "spectrum/scaling.h"
 #include "spectrum/spectrum.h"
@@ -62,6 +65,11 @@ T attention_factor(const Scaling& s) {
   }
   return T(1);
 }
+
+// Returns: the decimal the attention factor is exactly, when the config states it (yarn's and
+// longrope's attention_factor); nullopt when a rule computes it (0.1 ln f + 1, a square root: 1 or
+// irrational).
+std::optional<std::string> stated_attention_factor(const Scaling& s);
 
 // Returns: true when the scaling's attention factor is exactly 1 (the map is a rotation).
 bool unit_attention_factor(const Scaling& s);

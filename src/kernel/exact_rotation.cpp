@@ -86,21 +86,12 @@ std::atomic<std::uint64_t> g_rotation_ids{0};
 
 double round_to(OutputFormat f, mpfr_srcptr y) { return f == OutputFormat::f32 ? round_to_binary32(y) : round_to_bfloat16(y); }
 
-// The correctly rounded a x for a rational a and x != 0, exactly: a x rounded to 64 bits toward
-// zero with its last bit set when inexact (round to odd), then rounded to the format. Rounding to
-// odd at >= p + 2 bits then to nearest at p bits is the correct rounding (Boldo and Melquiond,
-// 2008), exact ties included; a subnormal result is rounded on a coarser grid, which only widens
-// the margin.
+// The correctly rounded a x for a rational a, exactly (numeric/round_to_binary.h).
 double round_rational_product(OutputFormat f, mpq_srcptr a, double x) {
   Mpq y;
   mpq_set_d(y.v, x);  // exact
   mpq_mul(y.v, y.v, a);
-  Mpfr t(64);
-  if (mpfr_set_q(t.v, y.v, MPFR_RNDZ) != 0 && mpfr_min_prec(t.v) < 64) {
-    if (mpfr_sgn(t.v) > 0) mpfr_nextabove(t.v);
-    else mpfr_nextbelow(t.v);
-  }
-  return round_to(f, t.v);
+  return f == OutputFormat::f32 ? round_rational_to_binary(y.v, 24, -126, 127) : round_rational_to_binary(y.v, 8, -126, 127);
 }
 
 // One level: returns true and sets `out` when y - E and y + E round alike; otherwise sets `out` to

@@ -37,4 +37,13 @@ double round_to_binary(mpfr_srcptr y, int precision, int emin_normal, int emax) 
   return mpfr_get_d(r.v, MPFR_RNDN);  // exact: at most `precision` bits, in double's range
 }
 
+double round_rational_to_binary(mpq_srcptr q, int precision, int emin_normal, int emax) {
+  Mpfr t(64);
+  if (mpfr_set_q(t.v, q, MPFR_RNDZ) != 0 && mpfr_min_prec(t.v) < 64) {  // inexact, last bit 0: set it
+    if (mpfr_sgn(t.v) > 0) mpfr_nextabove(t.v);
+    else mpfr_nextbelow(t.v);
+  }
+  return round_to_binary(t.v, precision, emin_normal, emax);
+}
+
 }  // namespace ropecheck

@@ -6,6 +6,7 @@
 // mpfr_get_flt and with MPFR's own emin/emax/subnormalize emulation.
 #pragma once
 
+#include <gmp.h>
 #include <mpfr.h>
 
 namespace ropecheck {
@@ -15,6 +16,12 @@ namespace ropecheck {
 // value (2 - 2^(1-precision)) 2^emax (beyond: infinity), as a double (exact for precision <= 53
 // and a format inside double's range). NaN gives a quiet NaN; zeros and infinities keep their sign.
 double round_to_binary(mpfr_srcptr y, int precision, int emin_normal, int emax);
+
+// Returns: the rational q rounded as round_to_binary rounds, exactly (an exact tie included): q is
+// rounded to 64 bits toward zero with the last bit set when inexact (round to odd), then by
+// round_to_binary; rounding to odd at >= precision + 2 bits and then to nearest is the correct
+// rounding (Boldo and Melquiond, 2008). Preconditions: precision <= 62.
+double round_rational_to_binary(mpq_srcptr q, int precision, int emin_normal, int emax);
 
 // The two formats the kernel writes.
 inline double round_to_binary32(mpfr_srcptr y) { return round_to_binary(y, 24, -126, 127); }

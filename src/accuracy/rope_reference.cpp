@@ -9,6 +9,8 @@
 
 #include "io/input_error.h"
 #include "kernel/bf16.h"
+#include "numeric/decimal_rational.h"
+#include "numeric/mp_handles.h"
 #include "numeric/precision.h"
 #include "spectrum/attention_factor.h"
 #include "spectrum/frequencies.h"
@@ -95,6 +97,8 @@ struct RopeReference::Shared {
   Mp a_mid{64};                 // midpoint of the enclosure of the attention factor a
   double a_rad = 0;             // |a_mid - a| <= a_rad (upward)
   double a_up = 1;              // >= a
+  bool a_stated = false;        // the config states a as a decimal: a_exact holds it (angle 0 below)
+  Mpq a_exact;
 };
 
 struct RopeReference::Scratch {
@@ -189,6 +193,7 @@ RopeReference::RopeReference(const kernel::RopePlan& plan, unsigned precision_bi
       sh->a_up = mpfr_get_d(&a.backend().data()->right, MPFR_RNDU) * kUp;
       mpfr_set_prec(sh->a_mid.get(), mpfr_get_prec(mid.get()));
       mpfr_set(sh->a_mid.get(), mid.get(), MPFR_RNDN);  // exact: same precision
+      if (const auto stated = stated_attention_factor(plan.spectrum().scaling())) sh->a_stated = decimal_to_rational(*stated, sh->a_exact.v);
     }
   }
   for (int k = 0; k < sh->pairs; ++k) {
@@ -247,6 +252,21 @@ ExactPair RopeReference::rotate(int k, float x_a, float x_b) {
   mpfr_set_flt(sc.xa.get(), x_a, MPFR_RNDN);
   mpfr_set_flt(sc.xb.get(), x_b, MPFR_RNDN);
   const double abs_sum = (std::fabs(da) + std::fabs(db)) * kUp;
+  // At angle 0 (p = 0 or g_k = 0) the map is a (x_a, x_b); with a stated decimal a that product
+  // can be an exact tie, which no enclosure decides: rounded exactly in rational arithmetic.
+  if (shared_->a_stated && (sc.position == 0 || mpfr_zero_p(shared_->g_mid[i].get()))) {
+    const std::pair<float, ExactComponent*> parts[] = {{x_a, &out.a}, {x_b, &out.b}};
+    for (const auto& [x, comp] : parts) {
+      Mpq y;
+      mpq_set_d(y.v, x);  // exact
+      mpq_mul(y.v, y.v, shared_->a_exact.v);
+      comp->value = round_rational_to_binary(y.v, 53, -1022, 1023);
+      comp->f32 = static_cast<float>(round_rational_to_binary(y.v, 24, -126, 127));
+      comp->bf16 = kernel::f32_to_bf16_rne(static_cast<float>(round_rational_to_binary(y.v, 8, -126, 127)));  // exact: a bf16 value
+    }
+    out.bits = 0;
+    return out;
+  }
   if (rotate_at(sc.base, sc.xa.get(), sc.xb.get(), sc.cos[i].get(), sc.sin[i].get(), abs_sum, sc.err[i], out)) return out;
   // The rounding test failed at P bits: the same pair at max_bits.
   const double err = angle_cos_sin(sc.high, shared_->g_mid[i].get(), shared_->g_rad[i], sc.position, sc.c_high.get(), sc.s_high.get(), factor());

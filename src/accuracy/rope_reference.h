@@ -28,6 +28,9 @@
 // probability ~2^-135 / 2^-24 ulp = 2^-111 per output: never in any sweep this project runs; and
 // y cannot sit exactly on a midpoint for any p != 0 with theta rational (x_a cos t - x_b sin t = m
 // rational would make e^{it} algebraic for an algebraic t != 0, against Lindemann-Weierstrass).
+// At angle 0 (p = 0, or g_k = 0 with a != 1) the map is a (x_a, x_b): with a stated decimal
+// factor (a config's attention_factor) that can be an exact tie, so it is rounded exactly in
+// rational arithmetic (numeric/round_to_binary.h) and `bits` is 0.
 // When the test fails at P bits, the pair is recomputed at max_bits (default 1024). If it still
 // fails, the component is reported as undecided (decided = false): never guessed. Callers count
 // undecided components separately and exclude them from "correctly rounded" shares.
@@ -68,7 +71,7 @@ struct ExactComponent {
 struct ExactPair {
   ExactComponent a, b;  // y_a = x_a cos - x_b sin, y_b = x_a sin + x_b cos
   double norm = 0;      // ||(x_a, x_b)|| in double (relative error <= 2^-52)
-  unsigned bits = 0;    // the precision that decided (P, or max_bits after a failed test)
+  unsigned bits = 0;    // the precision that decided (P, or max_bits after a failed test; 0: exact)
 };
 
 class RopeReference {

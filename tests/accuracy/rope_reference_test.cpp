@@ -266,12 +266,13 @@ TEST(RopeReference, ExactTieIsReportedUndecided) {
   EXPECT_EQ(e.bits, 256u);
 }
 
-// At max_bits = 1024 the bound E for a subnormal input is ~2^-1154, below double's range: computed
-// in double it flushed to 0 and the reference "decided" y~ = RN(1.43~ x_a) on the wrong side of an
-// exact tie (found by KernelProperties.CorrectlyRoundedOnEveryPathForGeneratedModels, seed 2).
-// At p = 0 the exact y_a is 1.43 x_a: x_a = 611250 2^-149 makes it 874087.5 2^-149, a tie between
-// two subnormals, which no enclosure decides; one grid step more, 874088.93 2^-149, is decided.
-TEST(RopeReference, SubnormalInputsKeepTheirBoundAtMaxBits) {
+// At p = 0 the exact y_a is a x_a. With a stated decimal factor a = 1.43 and x_a = 611250 2^-149
+// it is 874087.5 2^-149, a tie between two subnormals: an enclosure never decides it (and the
+// reference's double bound, flushed to 0 at max_bits = 1024 before bounds were scaled by 2^P,
+// once "decided" it on the odd side; found by KernelProperties.CorrectlyRoundedOnEveryPathFor
+// GeneratedModels, seed 2). At angle 0 the reference rounds a x exactly in rational arithmetic:
+// the even neighbour 874088; one grid step more, 874088.93 2^-149, rounds to 874089.
+TEST(RopeReference, ExactTiesAtAngleZeroWithAStatedFactorAreDecidedExactly) {
   Scaling yarn;
   yarn.kind = Scaling::Kind::yarn;
   yarn.attention_factor = "1.43";
@@ -279,11 +280,18 @@ TEST(RopeReference, SubnormalInputsKeepTheirBoundAtMaxBits) {
   RopeReference ref(plan);
   ref.set_position(0);
   const ExactPair tie = ref.rotate(0, std::ldexp(611250.0f, -149), 0.0f);
-  EXPECT_FALSE(tie.a.f32_decided) << "f32=" << hex_float(tie.a.f32);
-  EXPECT_EQ(tie.bits, kReferenceMaxPrecisionBits);
+  EXPECT_TRUE(tie.a.f32_decided);
+  EXPECT_EQ(bits(tie.a.f32), 874088u) << hex_float(tie.a.f32);
+  EXPECT_EQ(tie.bits, 0u);  // decided in rational arithmetic
   const ExactPair above = ref.rotate(0, std::ldexp(611251.0f, -149), 0.0f);
-  EXPECT_TRUE(above.a.f32_decided);
-  EXPECT_EQ(bits(above.a.f32), 874089u) << hex_float(above.a.f32);  // RN(874088.93) on the 2^-149 grid
+  EXPECT_EQ(bits(above.a.f32), 874089u) << hex_float(above.a.f32);
+  // bfloat16: 1.43 x 150 = 214.5, a tie between 214 and 215: 214 (even).
+  const ExactPair b = ref.rotate(1, 150.0f, -151.0f);
+  EXPECT_EQ(kernel::bf16_to_f32(b.a.bf16), 214.0f);
+  EXPECT_EQ(kernel::bf16_to_f32(b.b.bf16), -216.0f);
+  // At p != 0 a rotating pair takes the enclosures (no tie is possible there).
+  ref.set_position(5);
+  EXPECT_GT(ref.rotate(0, 1.0f, 0.5f).bits, 0u);
 }
 
 TEST(RopeReference, CopiesAreIndependentAndAgree) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "numeric/mp_handles.h"
+#include "tests/support/show.h"
 
 namespace ropecheck {
 namespace {
@@ -14,12 +15,7 @@ namespace {
 std::string rational(const std::string& text) {
   Mpq q;
   if (!decimal_to_rational(text, q.v)) return "refused";
-  char* s = mpq_get_str(nullptr, 10, q.v);
-  std::string out(s);
-  void (*free_fn)(void*, size_t);
-  mp_get_memory_functions(nullptr, nullptr, &free_fn);
-  free_fn(s, out.size() + 1);
-  return out;
+  return show(q.v);
 }
 
 TEST(DecimalRational, PlainDecimalsAreExact) {

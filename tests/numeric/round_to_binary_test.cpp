@@ -10,6 +10,7 @@
 #include <string>
 
 #include "numeric/mp_handles.h"
+#include "tests/support/show.h"
 
 namespace ropecheck {
 namespace {
@@ -29,14 +30,7 @@ struct Q {
       mpq_add(v.v, v.v, eps.v);
     }
   }
-  std::string text() const {
-    char* s = mpq_get_str(nullptr, 10, v.v);
-    std::string out(s);
-    void (*free_fn)(void*, size_t);
-    mp_get_memory_functions(nullptr, nullptr, &free_fn);
-    free_fn(s, out.size() + 1);
-    return out;
-  }
+  std::string text() const { return show(v.v); }
 };
 
 double f32(const Q& q) { return round_rational_to_binary(q.v.v, 24, -126, 127); }

@@ -6,10 +6,12 @@
 //   show(Real)      the same digits, rounded to nearest;
 //   show(double)    C99 hex (%a): exact;
 //   show(float)     %a and the bit pattern (io/printf_string.h's hex_float): exact;
+//   show(mpq_srcptr) "n/d" in decimal: exact;
 //   bits(double)    the IEEE bit pattern, for byte-exact comparisons.
 // Include as "tests/support/show.h" (the project root is on every test target's include path).
 #pragma once
 
+#include <gmp.h>
 #include <mpfi.h>
 #include <mpfr.h>
 
@@ -34,6 +36,15 @@ inline std::string show(const Real& x) { return to_decimal(x, show_digits(mpfr_g
 inline std::string show(double x) { return hex_double(x); }
 
 inline std::string show(float x) { return hex_float(x); }
+
+inline std::string show(mpq_srcptr q) {
+  char* text = mpq_get_str(nullptr, 10, q);
+  std::string out(text);
+  void (*free_fn)(void*, size_t);
+  mp_get_memory_functions(nullptr, nullptr, &free_fn);
+  free_fn(text, out.size() + 1);
+  return out;
+}
 
 inline std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
 

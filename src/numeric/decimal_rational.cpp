@@ -9,6 +9,7 @@ namespace ropecheck {
 
 bool decimal_to_rational(const std::string& text, mpq_ptr q) {
   size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;  // as MPFR's reader
   const bool negative = i < text.size() && text[i] == '-';
   if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
   std::string digits;

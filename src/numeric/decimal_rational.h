@@ -10,8 +10,9 @@
 namespace ropecheck {
 
 // Sets q to the exact value of `text` when it is a plain decimal, [+-]digits[.digits][(e|E)[+-]digits]
-// with at least one digit and digits x 10^n for |n| <= 4096, and returns true; otherwise returns
-// false and leaves q unspecified (hexadecimal, "inf", spaces: the caller keeps its approximation).
+// after leading white space (as MPFR's reader skips it), with at least one digit and digits x 10^n
+// for |n| <= 4096, and returns true; otherwise returns false and leaves q unspecified ("inf",
+// trailing characters, MPFR's '@' exponent: the caller keeps its approximation).
 bool decimal_to_rational(const std::string& text, mpq_ptr q);
 
 }  // namespace ropecheck

@@ -8,6 +8,7 @@
 #include <vector>
 #include <cmath>
 
+#include "kernel/detail/double_double_level.h"
 #include "numeric/decimal_rational.h"
 #include "numeric/mp_handles.h"
 #include "numeric/precision.h"
@@ -20,6 +21,7 @@ namespace ropecheck::kernel {
 
 struct ExactRotation::Factor {
   Mpfr value{320};  // the factor computed at >= 320 bits, rounded to 320
+  DoubleDouble dd;  // value as hi + lo: within 2^-106 of it, 2^-105.9 of the factor
   bool stated = false;  // the config states it as a decimal: `exact` holds it
   Mpq exact;
 };
@@ -63,6 +65,7 @@ struct AngleKey {
 struct Angle {
   AngleKey key;
   Mpfr c{64}, s{64}, delta{64};
+  detail::DoubleDoubleAngle dd;  // c and s as double-doubles, dd.delta >= delta + 2^-105
 };
 // A thread that used the accurate path also holds MPFR's per-thread constant cache (pi, used by
 // sin/cos): the angle cache frees it when the thread ends, whoever made the thread, or it leaks.
@@ -94,13 +97,71 @@ double round_rational_product(OutputFormat f, mpq_srcptr a, double x) {
   return f == OutputFormat::f32 ? round_rational_to_binary(y.v, 24, -126, 127) : round_rational_to_binary(y.v, 8, -126, 127);
 }
 
-// One level: returns true and sets `out` when y - E and y + E round alike; otherwise sets `out` to
-// the rounding of y~ (the caller's value if every level fails).
-bool attempt(OutputFormat format, const AngleKey& key, mpz_srcptr g, unsigned b, bool zero_angle, std::int64_t p,
+// The angle of `key` at level (b, w): c, s (w bits) within delta of cos and sin of p g_k, from the
+// thread's cache or computed (and cached) from the turn integer G = round(2^b g_k / 2pi): `g`, or
+// when null the four 64-bit limbs `limbs` (least significant first; b = 256), imported only then.
+Angle& angle_for(const AngleKey& key, mpz_srcptr g, const std::uint64_t* limbs, unsigned b, std::int64_t p, unsigned w) {
+  Angle& angle = cached_angle(key.k);
+  if (angle.key == key) return angle;
+  Mpz imported;
+  if (g == nullptr) {
+    mpz_import(imported.v, 4, -1, sizeof(std::uint64_t), 0, 0, limbs);
+    g = imported.v;
+  }
+  mpfr_ptr c = angle.c.v, s = angle.s.v, delta = angle.delta.v;
+  angle.key = AngleKey{};  // invalid until complete
+  mpfr_set_prec(c, static_cast<mpfr_prec_t>(w));
+  mpfr_set_prec(s, static_cast<mpfr_prec_t>(w));
+  // T = |p| G mod 2^b, negated mod 2^b for p < 0: exact.
+  const std::uint64_t mag = p < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(p) : static_cast<std::uint64_t>(p);
+  Mpz turn;
+  mpz_mul_ui(turn.v, g, static_cast<unsigned long>(mag));
+  mpz_fdiv_r_2exp(turn.v, turn.v, b);
+  if (p < 0 && mpz_sgn(turn.v) != 0) {
+    Mpz m;
+    mpz_setbit(m.v, b);
+    mpz_sub(turn.v, m.v, turn.v);
+  }
+  Mpfr tau(b), theta(w), two_pi(w + 8);
+  mpfr_set_z_2exp(tau.v, turn.v, -static_cast<mpfr_exp_t>(b), MPFR_RNDN);  // exact: b bits
+  mpfr_const_pi(two_pi.v, MPFR_RNDN);
+  mpfr_mul_2ui(two_pi.v, two_pi.v, 1, MPFR_RNDN);
+  mpfr_mul(theta.v, tau.v, two_pi.v, MPFR_RNDN);
+  mpfr_sin_cos(s, c, theta.v, MPFR_RNDN);
+  // |theta - 2pi frac(p g / 2pi)| <= 2pi ((|p| + 1) 2^-b + 2^-(w+8) + 2^-w) (the turn, 2pi's
+  // rounding, the product's rounding with theta < 2pi); sin and cos add 2^-(w+1) and are
+  // 1-Lipschitz: delta <= 8 ((|p| + 1) 2^-b + 2^-w).
+  mpfr_set_ui(delta, static_cast<unsigned long>(mag), MPFR_RNDU);
+  mpfr_add_ui(delta, delta, 1, MPFR_RNDU);
+  mpfr_mul_2si(delta, delta, -static_cast<long>(b), MPFR_RNDU);
+  Mpfr q(64);
+  mpfr_set_ui_2exp(q.v, 1, -static_cast<mpfr_exp_t>(w), MPFR_RNDU);
+  mpfr_add(delta, delta, q.v, MPFR_RNDU);
+  mpfr_mul_2ui(delta, delta, 3, MPFR_RNDU);
+  // The double-doubles: hi = RN(c), lo = RN(c - hi) (c - hi exact at w bits) are within
+  // 2^-53 |lo| <= 2^-106 of c (|c| <= 1; 2^-1075 more if lo is subnormal): 2^-105 covers both.
+  auto split = [](mpfr_srcptr v, DoubleDouble& out) {
+    Mpfr rest(mpfr_get_prec(v));
+    out.hi = mpfr_get_d(v, MPFR_RNDN);
+    mpfr_sub_d(rest.v, v, out.hi, MPFR_RNDN);
+    out.lo = mpfr_get_d(rest.v, MPFR_RNDN);
+  };
+  split(c, angle.dd.c);
+  split(s, angle.dd.s);
+  mpfr_set_ui_2exp(q.v, 1, -105, MPFR_RNDU);
+  mpfr_add(q.v, q.v, delta, MPFR_RNDU);
+  angle.dd.delta = mpfr_get_d(q.v, MPFR_RNDU);
+  angle.key = key;
+  return angle;
+}
+
+// One MPFR level: returns true and sets `out` when y - E and y + E round alike; otherwise sets `out`
+// to the rounding of y~ (the caller's value if every level fails).
+bool attempt(OutputFormat format, const AngleKey& key, mpz_srcptr g, const std::uint64_t* limbs, unsigned b, bool zero_angle, std::int64_t p,
              mpfr_srcptr a, int a_lost_bits, unsigned w, double xa, double xb, bool second, double& out) {
   const mpfr_prec_t wide = static_cast<mpfr_prec_t>(w) + 40;
   Mpfr y(wide), t(wide), e(64), lo(wide), hi(wide);
-  Angle& angle = cached_angle(key.k);
+  Angle& angle = zero_angle ? cached_angle(key.k) : angle_for(key, g, limbs, b, p, w);
   mpfr_ptr c = angle.c.v, s = angle.s.v, delta = angle.delta.v;  // delta bounds |c - cos|, |s - sin|
   if (zero_angle) {
     angle.key = AngleKey{};
@@ -109,37 +170,6 @@ bool attempt(OutputFormat format, const AngleKey& key, mpz_srcptr g, unsigned b,
     mpfr_set_ui(c, 1, MPFR_RNDN);
     mpfr_set_ui(s, 0, MPFR_RNDN);
     mpfr_set_ui(delta, 0, MPFR_RNDN);
-  } else if (!(angle.key == key)) {
-    angle.key = AngleKey{};  // invalid until complete
-    mpfr_set_prec(c, static_cast<mpfr_prec_t>(w));
-    mpfr_set_prec(s, static_cast<mpfr_prec_t>(w));
-    // T = |p| G mod 2^b, negated mod 2^b for p < 0: exact.
-    const std::uint64_t mag = p < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(p) : static_cast<std::uint64_t>(p);
-    Mpz turn;
-    mpz_mul_ui(turn.v, g, static_cast<unsigned long>(mag));
-    mpz_fdiv_r_2exp(turn.v, turn.v, b);
-    if (p < 0 && mpz_sgn(turn.v) != 0) {
-      Mpz m;
-      mpz_setbit(m.v, b);
-      mpz_sub(turn.v, m.v, turn.v);
-    }
-    Mpfr tau(b), theta(w), two_pi(w + 8);
-    mpfr_set_z_2exp(tau.v, turn.v, -static_cast<mpfr_exp_t>(b), MPFR_RNDN);  // exact: b bits
-    mpfr_const_pi(two_pi.v, MPFR_RNDN);
-    mpfr_mul_2ui(two_pi.v, two_pi.v, 1, MPFR_RNDN);
-    mpfr_mul(theta.v, tau.v, two_pi.v, MPFR_RNDN);
-    mpfr_sin_cos(s, c, theta.v, MPFR_RNDN);
-    // |theta - 2pi frac(p g / 2pi)| <= 2pi ((|p| + 1) 2^-b + 2^-(w+8) + 2^-w) (the turn, 2pi's
-    // rounding, the product's rounding with theta < 2pi); sin and cos add 2^-(w+1) and are
-    // 1-Lipschitz: delta <= 8 ((|p| + 1) 2^-b + 2^-w).
-    mpfr_set_ui(delta, static_cast<unsigned long>(mag), MPFR_RNDU);
-    mpfr_add_ui(delta, delta, 1, MPFR_RNDU);
-    mpfr_mul_2si(delta, delta, -static_cast<long>(b), MPFR_RNDU);
-    Mpfr q(64);
-    mpfr_set_ui_2exp(q.v, 1, -static_cast<mpfr_exp_t>(w), MPFR_RNDU);
-    mpfr_add(delta, delta, q.v, MPFR_RNDU);
-    mpfr_mul_2ui(delta, delta, 3, MPFR_RNDU);
-    angle.key = key;
   }
   // u = x_a c - x_b s (or x_a s + x_b c): both products exact (24 + w bits <= wide), one rounding.
   Mpfr pa(w + 24), pb(w + 24);
@@ -180,6 +210,10 @@ ExactRotation::ExactRotation(const Spectrum& rotary, std::vector<std::array<std:
     : rotary_(rotary), turns_(std::move(turns)), zero_frequency_(std::move(zero_frequency)), factor_(std::make_unique<Factor>()),
       id_(++g_rotation_ids) {
   mpfr_set(factor_->value.v, factor, MPFR_RNDN);
+  Mpfr rest(320);
+  factor_->dd.hi = mpfr_get_d(factor_->value.v, MPFR_RNDN);
+  mpfr_sub_d(rest.v, factor_->value.v, factor_->dd.hi, MPFR_RNDN);  // exact
+  factor_->dd.lo = mpfr_get_d(rest.v, MPFR_RNDN);
   if (const auto stated = stated_attention_factor(rotary_.scaling())) factor_->stated = decimal_to_rational(*stated, factor_->exact.v);
 }
 
@@ -197,12 +231,19 @@ ExactRotation::Rounded ExactRotation::round(OutputFormat format, int k, std::int
     r.level = 1;
     return r;
   }
-  Mpz g;
-  mpz_import(g.v, 4, -1, sizeof(std::uint64_t), 0, 0, turns_[static_cast<size_t>(k)].data());
-  int level = 0;
+  const std::uint64_t* limbs = turns_[static_cast<size_t>(k)].data();
+  // Level 1, double-double (detail/double_double_level.h) from the angle of level 2.
+  if (!zero_angle) {
+    const Angle& angle = angle_for(AngleKey{id_, k, p, 256, 128}, nullptr, limbs, 256, p, 128);
+    if (detail::round_double_double(format == OutputFormat::f32 ? 24 : 8, angle.dd, factor_->dd, x_a, x_b, second, &r.value)) {
+      r.level = 1;
+      return r;
+    }
+  }
+  int level = 1;
   for (unsigned w : {128u, 256u}) {
     ++level;
-    if (attempt(format, AngleKey{id_, k, p, 256, w}, g.v, 256, zero_angle, p, factor_->value.v, kFactorLostBits, w, x_a, x_b, second,
+    if (attempt(format, AngleKey{id_, k, p, 256, w}, nullptr, limbs, 256, zero_angle, p, factor_->value.v, kFactorLostBits, w, x_a, x_b, second,
                 r.value)) {
       r.level = level;
       return r;
@@ -213,7 +254,7 @@ ExactRotation::Rounded ExactRotation::round(OutputFormat format, int k, std::int
     std::vector<Mpz> turns;
     Mpfr a(b + 64);
     recompute(rotary_, b, turns, a.v);
-    if (attempt(format, AngleKey{id_, k, p, b, b - 64}, turns[static_cast<size_t>(k)].v, b, zero_angle, p, a.v, kFactorLostBits, b - 64,
+    if (attempt(format, AngleKey{id_, k, p, b, b - 64}, turns[static_cast<size_t>(k)].v, nullptr, b, zero_angle, p, a.v, kFactorLostBits, b - 64,
                 x_a, x_b, second, r.value)) {
       r.level = level;
       return r;

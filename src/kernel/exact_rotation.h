@@ -5,17 +5,20 @@
 // even, subnormals rounded, overflow to infinity) to binary32 or bfloat16. The fast path
 // (detail/ops.h) calls it only for a component whose rounding test fails.
 //
-// Ziv's strategy, in MPFR with explicit precisions (thread-safe: no Boost default precision below
-// level 3). At level (B, W) the turn is T = p G mod 2^B, G = round(2^B g_k / 2pi) (exact integer
+// Ziv's strategy, with explicit precisions (thread-safe: no Boost default precision below level
+// 4). Level 1 is double-double (detail/double_double_level.h: error a S (delta + 2^-101.2), its
+// own rounding test), from level 2's angle rounded to double-doubles. The levels after it are MPFR.
+// At level (B, W) the turn is T = p G mod 2^B, G = round(2^B g_k / 2pi) (exact integer
 // arithmetic: |T/2^B - frac(p g_k / 2pi)| <= (|p| + 1) 2^-B), the angle 2pi T/2^B and its cos and
 // sin are formed at W bits, the component at W + 40 bits, and the error bound
 //     E = a S 8 ((|p| + 1) 2^-B + 2^-W) + |y~| (2^-(W+38) + r_a),   S = |x_a| + |x_b|,
 // (r_a: the factor's relative error) is evaluated upward. If y~ - E and y~ + E round to the same
-// value, that is the correctly rounded y (rounding is monotone). Levels: (256, 128) and (256, 256)
-// from the plan's turns; then (B, B - 64) for B = 512, 1024, 2048 with g_k and a recomputed at
-// B + 64 bits. At p = 0 or for a zero-frequency pair the angle is exactly 0 (cos 1, sin 0), and
-// the component is a x_a or a x_b: when the config states a as a decimal (stated_attention_factor)
-// that product is rounded exactly in rational arithmetic, since it can be an exact tie.
+// value, that is the correctly rounded y (rounding is monotone). Levels 2 and 3: (256, 128) and
+// (256, 256) from the plan's turns; then (B, B - 64) for B = 512, 1024, 2048 with g_k and a
+// recomputed at B + 64 bits. At p = 0 or for a zero-frequency pair the angle is exactly 0 (cos 1,
+// sin 0), and the component is a x_a or a x_b: when the config states a as a decimal
+// (stated_attention_factor) that product is rounded exactly in rational arithmetic, since it can
+// be an exact tie; otherwise the MPFR levels decide it (level 1 is skipped).
 //
 // Why it stops: a component is decided at the first level whose E is below its distance to the
 // nearest rounding boundary (a midpoint, or the overflow threshold). That distance is never zero
@@ -64,6 +67,7 @@ class ExactRotation {
   // Returns: component b (second) or a of block pair k at position p, correctly rounded to `format`.
   // Preconditions: x_a, x_b finite (binary32 or bfloat16 values) and not both zero; 0 <= k < pairs().
   // Thread-safe; each thread keeps its last angle per pair (exact_rotation.cpp), which changes no bit.
+  // Requires round to nearest (the default mode; apply_rope sets it for its calls).
   Rounded round(OutputFormat format, int k, std::int64_t p, double x_a, double x_b, bool second) const;
 
   int pairs() const { return static_cast<int>(turns_.size()); }

@@ -295,10 +295,11 @@ TEST(CorrectRounding, OutputsWithin2ToTheMinusDOfAMidpoint) {
     const KernelStats st = f32 ? check<float>(plan, {p}, in32, what, &inconclusive) : check<std::uint16_t>(plan, {p}, in16, what, &inconclusive);
     EXPECT_EQ(inconclusive, 0) << what;
     EXPECT_GE(st.slow, 1) << what << ": an output 2^-" << d << " from a midpoint must fail the fast path's test";
-    // The accurate path decides it at the level its working precision allows: 128 bits (level 1)
-    // for d = 60, 256 (level 2) for d = 200, the first recomputation at 512 (level 3) for d = 320.
+    // The accurate path decides it at the level its working precision allows: double-double (level
+    // 1, error ~2^-100 S) for d = 60, MPFR at 256 bits (level 3; level 2's 128 bits cannot) for
+    // d = 200, the first recomputation at 512 (level 4) for d = 320.
     const ExactRotation::Rounded r = plan.exact().round(f32 ? OutputFormat::f32 : OutputFormat::bf16, k, p, ya, yb, false);
-    EXPECT_EQ(r.level, d == 60 ? 1 : d == 200 ? 2 : 3) << what;
+    EXPECT_EQ(r.level, d == 60 ? 1 : d == 200 ? 3 : 4) << what;
     EXPECT_TRUE(r.resolved) << what;
     std::printf("[ boundary ] d=%d %s %s p=%lld k=%d: %lld of %lld outputs took the accurate path\n", d, sign > 0 ? "above" : "below",
                 f32 ? "f32" : "bf16", static_cast<long long>(p), k, static_cast<long long>(st.slow), static_cast<long long>(st.outputs));

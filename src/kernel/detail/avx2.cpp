@@ -127,10 +127,11 @@ inline void pair(const RowShape& sh, const float* x, float* y, int k, int a, int
   }
   const double xa = ea, xb = eb;
   const double ya = __builtin_fma(xa, c, -(xb * s)), yb = __builtin_fma(xb, c, xa * s);
-  const double e = sh.err_scale * (__builtin_fabs(xa) + __builtin_fabs(xb));
+  const double e = sh.err_scale * __builtin_fmax(__builtin_fabs(xa), __builtin_fabs(xb));
+  const bool finite = __builtin_isfinite(xa) && __builtin_isfinite(xb);
   auto finish = [&](double v, bool second) {
     const float lo = static_cast<float>(v - e), hi = static_cast<float>(v + e);
-    if ((bits32(lo) == bits32(hi) || e == 0) && e < __builtin_huge_val()) return static_cast<float>(v);
+    if ((bits32(lo) == bits32(hi) || e == 0) && finite) return static_cast<float>(v);
     return retry_f32(sp, k, ea, eb, second, c, s);
   };
   const float oa = finish(ya, false), ob = finish(yb, true);
@@ -191,17 +192,23 @@ inline __m256 rotates8(const std::uint8_t* flags) {
 
 inline __m256d abs4(__m256d v) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), v); }
 
-// ops.h's binary64 test for 8 components (two halves of 4 doubles): the lanes that pass, with
-// RN32(lo) in *out, which is RN32(y) wherever the test passes.
-inline int test8(__m256d y0, __m256d y1, __m256d e0, __m256d e1, __m256* out) {
+// ops.h's binary64 test for 8 components (two halves of 4 doubles) whose inputs are finite in
+// `finite` (bits 0-7): the lanes that pass, with RN32(lo) in *out, which is RN32(y) wherever the
+// test passes.
+inline int test8(__m256d y0, __m256d y1, __m256d e0, __m256d e1, int finite, __m256* out) {
   const __m256 lo = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(y1, e1)), _mm256_cvtpd_ps(_mm256_sub_pd(y0, e0)));
   const __m256 hi = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_add_pd(y1, e1)), _mm256_cvtpd_ps(_mm256_add_pd(y0, e0)));
-  const __m256d inf = _mm256_set1_pd(__builtin_huge_val()), zero = _mm256_setzero_pd();
-  const int finite = _mm256_movemask_pd(_mm256_cmp_pd(e0, inf, _CMP_LT_OQ)) | (_mm256_movemask_pd(_mm256_cmp_pd(e1, inf, _CMP_LT_OQ)) << 4);
+  const __m256d zero = _mm256_setzero_pd();
   const int zero_pair = _mm256_movemask_pd(_mm256_cmp_pd(e0, zero, _CMP_EQ_OQ)) | (_mm256_movemask_pd(_mm256_cmp_pd(e1, zero, _CMP_EQ_OQ)) << 4);
   *out = lo;
   return finite & (zero_pair | _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_castps_si256(lo), _mm256_castps_si256(hi)))));
 }
+// The lanes of 8 floats that are finite (not inf, not NaN), as bits 0-7.
+inline int finite8(__m256 x) {
+  return _mm256_movemask_ps(_mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(__builtin_huge_valf()), _CMP_LT_OQ));
+}
+// ops.h's M = max(|x_a|, |x_b|) (a NaN may be dropped: the finite masks above fail those lanes).
+inline __m256d max_magnitude(__m256d a, __m256d b) { return _mm256_max_pd(abs4(a), abs4(b)); }
 
 template <bool kIdentity>
 inline void put8(float* p, __m256 v, __m256 in, __m256 rot) {
@@ -232,10 +239,12 @@ void rotate_f32_layout(const RowShape& sh, const double* c, const double* s, con
       const __m256d xls = _mm256_permute_pd(xl, 0x5), xhs = _mm256_permute_pd(xh, 0x5);
       const __m256d yl = _mm256_fmadd_pd(xl, _mm256_loadu_pd(cd + i), _mm256_mul_pd(xls, _mm256_loadu_pd(sd + i)));
       const __m256d yh = _mm256_fmadd_pd(xh, _mm256_loadu_pd(cd + i + 4), _mm256_mul_pd(xhs, _mm256_loadu_pd(sd + i + 4)));
-      const __m256d el = _mm256_mul_pd(k_err, _mm256_add_pd(abs4(xl), abs4(xls)));
-      const __m256d eh = _mm256_mul_pd(k_err, _mm256_add_pd(abs4(xh), abs4(xhs)));
+      const __m256d el = _mm256_mul_pd(k_err, max_magnitude(xl, xls));
+      const __m256d eh = _mm256_mul_pd(k_err, max_magnitude(xh, xhs));
+      // A lane's pair is finite when both its elements are (lanes 2j and 2j + 1).
+      const int f = finite8(xf), both = f & (f >> 1) & 0x55;
       __m256 o;
-      const int pass = test8(yl, yh, el, eh, &o);
+      const int pass = test8(yl, yh, el, eh, both | (both << 1), &o);
       const __m256 rot = kIdentity ? rotates8(sh.element_rotates + i) : __m256();
       put8<kIdentity>(y + i, o, xf, rot);
       return static_cast<std::uint32_t>(~pass & (kIdentity ? _mm256_movemask_ps(rot) : 0xFF));
@@ -253,11 +262,12 @@ void rotate_f32_layout(const RowShape& sh, const double* c, const double* s, con
     const __m256d xb0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xbf)), xb1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xbf, 1));
     const __m256d c0 = _mm256_loadu_pd(c + k), c1 = _mm256_loadu_pd(c + k + 4);
     const __m256d s0 = _mm256_loadu_pd(s + k), s1 = _mm256_loadu_pd(s + k + 4);
-    const __m256d e0 = _mm256_mul_pd(k_err, _mm256_add_pd(abs4(xa0), abs4(xb0)));
-    const __m256d e1 = _mm256_mul_pd(k_err, _mm256_add_pd(abs4(xa1), abs4(xb1)));
+    const __m256d e0 = _mm256_mul_pd(k_err, max_magnitude(xa0, xb0));
+    const __m256d e1 = _mm256_mul_pd(k_err, max_magnitude(xa1, xb1));
+    const int finite = finite8(xaf) & finite8(xbf);
     __m256 oa, ob;
-    const int pa = test8(_mm256_fmsub_pd(xa0, c0, _mm256_mul_pd(xb0, s0)), _mm256_fmsub_pd(xa1, c1, _mm256_mul_pd(xb1, s1)), e0, e1, &oa);
-    const int pb = test8(_mm256_fmadd_pd(xb0, c0, _mm256_mul_pd(xa0, s0)), _mm256_fmadd_pd(xb1, c1, _mm256_mul_pd(xa1, s1)), e0, e1, &ob);
+    const int pa = test8(_mm256_fmsub_pd(xa0, c0, _mm256_mul_pd(xb0, s0)), _mm256_fmsub_pd(xa1, c1, _mm256_mul_pd(xb1, s1)), e0, e1, finite, &oa);
+    const int pb = test8(_mm256_fmadd_pd(xb0, c0, _mm256_mul_pd(xa0, s0)), _mm256_fmadd_pd(xb1, c1, _mm256_mul_pd(xa1, s1)), e0, e1, finite, &ob);
     const __m256 rot = kIdentity ? rotates8(sh.element_rotates + k) : __m256();
     put8<kIdentity>(y + k, oa, xaf, rot);
     put8<kIdentity>(y + r + k, ob, xbf, rot);

@@ -116,21 +116,26 @@ void for_heads(const RowShape& sh, const E* in, std::int64_t in_hs, E* out, std:
 
 // ---- float32: binary64 fast path and test (ops.h), then retry_f32 ------------------------------
 
-// ops.h's binary64 test for 16 components (two halves of 8 doubles): the lanes that pass, with
-// RN32(lo) in *out, which is RN32(y) wherever the test passes (lo <= y <= hi round alike). hi is
-// computed as -RN(-y - e), the same value, so that e = 0 (a zero pair) passes with y = -0 too.
-inline __mmask16 test16(__m512d y0, __m512d y1, __m512d e0, __m512d e1, __m512* out) {
+// ops.h's binary64 test for 16 components (two halves of 8 doubles) whose inputs are finite in
+// `finite`: the lanes that pass, with RN32(lo) in *out, which is RN32(y) wherever the test passes
+// (lo <= y <= hi round alike). hi is computed as -RN(-y - e), the same value, so that e = 0 (a zero
+// pair) passes with y = -0 too.
+inline __mmask16 test16(__m512d y0, __m512d y1, __m512d e0, __m512d e1, __mmask16 finite, __m512* out) {
   auto narrow = [](__m512d a, __m512d b) { return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(a)), _mm512_cvtpd_ps(b), 1); };
   const __m512d one = _mm512_set1_pd(1.0);
   const __m512 lo = narrow(_mm512_sub_pd(y0, e0), _mm512_sub_pd(y1, e1));
   const __m512 minus_hi = narrow(_mm512_fnmsub_pd(y0, one, e0), _mm512_fnmsub_pd(y1, one, e1));
-  const __m512d inf = _mm512_set1_pd(__builtin_huge_val());
-  const __mmask16 finite = static_cast<__mmask16>(_mm512_cmp_pd_mask(e0, inf, _CMP_LT_OQ) |
-                                                  (static_cast<unsigned>(_mm512_cmp_pd_mask(e1, inf, _CMP_LT_OQ)) << 8));
   *out = lo;
   const __m512i hi = _mm512_xor_si512(_mm512_castps_si512(minus_hi), _mm512_set1_epi32(static_cast<int>(0x80000000u)));
   return _mm512_mask_cmpeq_epi32_mask(finite, _mm512_castps_si512(lo), hi);
 }
+// ops.h's M = max(|a|, |b|): VRANGEPD, larger magnitude with the sign cleared (it may drop a NaN:
+// the finite masks fail those lanes).
+inline __m512d max_magnitude(__m512d a, __m512d b) { return _mm512_range_pd(a, b, 0x0B); }
+// The lanes of 16 floats that are finite: VFPCLASSPS for QNaN, SNaN, +inf and -inf, negated.
+inline __mmask16 finite16(__m512 x) { return static_cast<__mmask16>(~_mm512_fpclass_ps_mask(x, 0x99)); }
+// 8 floats widened to binary64 (the load and the conversion are one instruction).
+inline __m512d load8d(const float* p, __mmask8 m, bool full) { return _mm512_cvtps_pd(full ? _mm256_loadu_ps(p) : _mm256_maskz_loadu_ps(m, p)); }
 
 inline __m512 load16(const float* p, __mmask16 m, bool full) { return full ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p); }
 template <bool kIdentity>
@@ -169,10 +174,12 @@ void rotate_interleaved_f32(const RowShape& sh, const double* c, const double* s
     const __m512d sh8 = kFull ? _mm512_load_pd(sd + i + 8) : _mm512_maskz_loadu_pd(mh, sd + i + 8);
     const __m512d yl = _mm512_fmadd_pd(xl, cl, _mm512_mul_pd(xls, sl));
     const __m512d yh = _mm512_fmadd_pd(xh, ch, _mm512_mul_pd(xhs, sh8));
-    const __m512d el = _mm512_mul_pd(k_err, _mm512_add_pd(_mm512_abs_pd(xl), _mm512_abs_pd(xls)));
-    const __m512d eh = _mm512_mul_pd(k_err, _mm512_add_pd(_mm512_abs_pd(xh), _mm512_abs_pd(xhs)));
+    const __m512d el = _mm512_mul_pd(k_err, max_magnitude(xl, xls));
+    const __m512d eh = _mm512_mul_pd(k_err, max_magnitude(xh, xhs));
+    // A lane's pair is finite when both its elements are (lanes 2j and 2j + 1).
+    const unsigned f = finite16(xin), both = f & (f >> 1) & 0x5555u;
     __m512 o;
-    const __mmask16 pass = test16(yl, yh, el, eh, &o);
+    const __mmask16 pass = test16(yl, yh, el, eh, static_cast<__mmask16>(both | (both << 1)), &o);
     const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + i) : __mmask16(0xFFFF);
     put16<kIdentity>(y + i, o, xin, rot, m, kFull);
     return static_cast<std::uint32_t>(~pass & rot & m) & 0xFFFFu;
@@ -191,18 +198,18 @@ void rotate_half_f32(const RowShape& sh, const double* c, const double* s, const
     constexpr bool kFull = decltype(full)::value;
     const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
     const __m512 xa = load16(x + k, m, kFull), xb = load16(x + r + k, m, kFull);
-    const __m512d xa0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xa)), xa1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xa, 1));
-    const __m512d xb0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xb)), xb1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xb, 1));
+    const __m512d xa0 = load8d(x + k, ml, kFull), xa1 = load8d(x + k + 8, mh, kFull);
+    const __m512d xb0 = load8d(x + r + k, ml, kFull), xb1 = load8d(x + r + k + 8, mh, kFull);
     const __m512d c0 = kFull ? _mm512_loadu_pd(c + k) : _mm512_maskz_loadu_pd(ml, c + k);
     const __m512d c1 = kFull ? _mm512_loadu_pd(c + k + 8) : _mm512_maskz_loadu_pd(mh, c + k + 8);
     const __m512d s0 = kFull ? _mm512_loadu_pd(s + k) : _mm512_maskz_loadu_pd(ml, s + k);
     const __m512d s1 = kFull ? _mm512_loadu_pd(s + k + 8) : _mm512_maskz_loadu_pd(mh, s + k + 8);
-    const __m512d e0 = _mm512_mul_pd(k_err, _mm512_add_pd(_mm512_abs_pd(xa0), _mm512_abs_pd(xb0)));
-    const __m512d e1 = _mm512_mul_pd(k_err, _mm512_add_pd(_mm512_abs_pd(xa1), _mm512_abs_pd(xb1)));
+    const __m512d e0 = _mm512_mul_pd(k_err, max_magnitude(xa0, xb0)), e1 = _mm512_mul_pd(k_err, max_magnitude(xa1, xb1));
+    const __mmask16 finite = finite16(xa) & finite16(xb);
     const __m512d ya0 = _mm512_fmsub_pd(xa0, c0, _mm512_mul_pd(xb0, s0)), ya1 = _mm512_fmsub_pd(xa1, c1, _mm512_mul_pd(xb1, s1));
     const __m512d yb0 = _mm512_fmadd_pd(xb0, c0, _mm512_mul_pd(xa0, s0)), yb1 = _mm512_fmadd_pd(xb1, c1, _mm512_mul_pd(xa1, s1));
     __m512 oa, ob;
-    const __mmask16 pa = test16(ya0, ya1, e0, e1, &oa), pb = test16(yb0, yb1, e0, e1, &ob);
+    const __mmask16 pa = test16(ya0, ya1, e0, e1, finite, &oa), pb = test16(yb0, yb1, e0, e1, finite, &ob);
     const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + k) : __mmask16(0xFFFF);
     put16<kIdentity>(y + k, oa, xa, rot, m, kFull);
     put16<kIdentity>(y + r + k, ob, xb, rot, m, kFull);

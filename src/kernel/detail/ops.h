@@ -24,17 +24,21 @@
 // |x_b s~|), the table S a (2^-50 + 2^-52), so |y - y_exact| <= a S (2^-50 + 2^-52 + 2^-52 + 2^-90) <
 // a S 2^-49.41, where y_exact = a (x_a cos - x_b sin). No underflow or overflow: binary64 has
 // ~900 binades of room around binary32 values times a in [2^-64, 2^64) (RopePlan refuses others),
-// so e below is 0 only for a zero pair (S = 0).
-// Binary64 test. e = RN(K RN(S)) with K = a_d 2^-49 (exact scaling) is >= a S 2^-49 (1 - 2^-51),
-// so e exceeds the error above by >= 0.24 a S 2^-49; lo = RN(y - e) and hi = RN(y + e) move by at
-// most 2^-53 (|y| + e) < 0.07 a S 2^-49 each, so lo <= y_exact <= hi. Rounding is monotone:
+// so e below is 0 only for a zero pair (M = 0).
+// Binary64 test. e = RN(K M) with M = max(|x_a|, |x_b|) (exact; S <= 2M) and K = a_d 2^-48 (exact
+// scaling) is >= a S 2^-49 (1 - 2^-52), so e exceeds the error above by >= 0.24 a S 2^-49; lo =
+// RN(y - e) and hi = RN(y + e) move by at most 2^-53 (|y| + e) < 0.07 a S 2^-49 each (e <= a S
+// 2^-48 (1 + 2^-52)), so lo <= y_exact <= hi. (The maximum, one instruction on AVX-512, replaces
+// the sum |x_a| + |x_b|: one operation less per lane, failures at most twice as often, ~2^-24.)
+// Rounding is monotone:
 //   float32: RN32(lo) == RN32(hi) (bit patterns) proves RN32(y) = RN32(lo) = RN32(y_exact).
 //   bfloat16 (level 2): lo and hi of one sign whose magnitudes round half up to the same bf16
 //     pattern (by binary64's bits from 2^-126 on, on the 2^-133 grid below): then no bf16 midpoint
 //     lies in (lo, hi], which holds y_exact (strictly inside: the margin), so RN_bf16(y_exact) is
 //     that pattern with lo's sign (infinity from 2^128 - 2^119 on). No rounding to binary32 on the
 //     way, hence no double rounding.
-//   Both fail when e is not finite (an inf or NaN input). A zero pair (e = 0, the exact value 0)
+//   Both fail when x_a or x_b is not finite (inf or NaN; tested on the inputs, since a maximum may
+//   drop a NaN). A zero pair (e = 0, the exact value 0)
 //   passes: its output is the zero IEEE arithmetic of the formula gives, with that sign (the
 //   float32 SIMD paths compute hi as -RN(-y - e), the same value, so that y = -0 passes too).
 // Binary32 error (bfloat16, level 1; only when RN32(a) is in [2^-60, 2^60], else K' is NaN and
@@ -57,8 +61,8 @@
 // hi - lo >= 2e (1 - 2^-22) > 2^-99.1, so if one end is zero or subnormal the other rounds to a
 // bf16 of magnitude >= 2^-100, unequal to any rounding of the first.
 // Failure rates: a test fails when a rounding boundary of the output format lies within e of y:
-// for outputs of ordinary size (|y| ~ S), about 2^-25 (binary64, float32 outputs), 2^-12 (binary32,
-// bfloat16 outputs) and 2^-40 (binary64, bfloat16 outputs: level 2); near-cancellation outputs
+// for outputs of ordinary size (|y| ~ S), about 2^-24 (binary64, float32 outputs), 2^-12 (binary32,
+// bfloat16 outputs) and 2^-39 (binary64, bfloat16 outputs: level 2); near-cancellation outputs
 // (|y| << S) fail far more often. slow_f32 and slow_bf16 keep the fast result for non-finite or
 // all-zero inputs (IEEE arithmetic of the binary64 formula, NaN canonical) and otherwise return
 // ExactRotation's correctly rounded value.
@@ -82,7 +86,7 @@ struct RowShape {
                                                    // (relative to o; padded with zeros for vector loads)
   bool any_identity = false;
   bool pass_through = false;   // the head has elements outside [o, o + 2R)
-  double err_scale = 0x1p-49;  // K = RN(a) 2^-49, the binary64 test's scale (above)
+  double err_scale = 0x1p-48;  // K = RN(a) 2^-48, the binary64 test's scale (above)
   float err_scale32 = 0x1p-21f;  // K' = RN32(a) 2^-21, the bfloat16 binary32 test's scale (above);
                                  // NaN when RN32(a) is outside [2^-60, 2^60]: every lane retries
 };

@@ -58,11 +58,12 @@ inline float canonical(float y) { return std::isnan(y) ? std::bit_cast<float>(kC
 inline int first(const RowShape& sh, int k) { return sh.layout == Layout::interleaved ? 2 * k : k; }
 inline int second(const RowShape& sh, int k) { return sh.layout == Layout::interleaved ? 2 * k + 1 : k + sh.block; }
 
-// ops.h's output and rounding test for one component y with error scale e (fast path).
-inline bool finish(double y, double e, float* out) {
+// ops.h's output and rounding test for one component y with error scale e, for finite inputs
+// (`finite`; fast path).
+inline bool finish(double y, double e, bool finite, float* out) {
   const float lo = static_cast<float>(y - e), hi = static_cast<float>(y + e);
   *out = canonical(static_cast<float>(y));
-  return (std::bit_cast<std::uint32_t>(lo) == std::bit_cast<std::uint32_t>(hi) || e == 0) && e < HUGE_VAL;
+  return (std::bit_cast<std::uint32_t>(lo) == std::bit_cast<std::uint32_t>(hi) || e == 0) && finite;
 }
 // ops.h's binary32 test (bfloat16, level 1) for one component y with error scale e; on success
 // *out = RN_bf16(lo), which is then RN_bf16 of the exact value.
@@ -91,9 +92,10 @@ void rotate(const RowShape& shape, const double* c, const double* s, const E* in
         const double xa = ea, xb = eb;
         const double ya = std::fma(xa, c[k], -(xb * s[k]));
         const double yb = std::fma(xb, c[k], xa * s[k]);
-        const double e = shape.err_scale * (std::fabs(xa) + std::fabs(xb));
-        if (!finish(ya, e, &oa)) oa = slow_f32(sp, k, ea, eb, false, oa);
-        if (!finish(yb, e, &ob)) ob = slow_f32(sp, k, ea, eb, true, ob);
+        const bool finite = std::isfinite(xa) && std::isfinite(xb);
+        const double e = shape.err_scale * std::fmax(std::fabs(xa), std::fabs(xb));
+        if (!finish(ya, e, finite, &oa)) oa = slow_f32(sp, k, ea, eb, false, oa);
+        if (!finish(yb, e, finite, &ob)) ob = slow_f32(sp, k, ea, eb, true, ob);
       } else {
         // Binary32 from the rounded table entries (ops.h, level 1), then levels 2 and 3.
         const float c32 = static_cast<float>(c[k]), s32 = static_cast<float>(s[k]);

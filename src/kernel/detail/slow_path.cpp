@@ -63,11 +63,11 @@ std::uint16_t retry_bf16(const RowShape& shape, const SlowPath& slow, int k, std
                          bool second, double c, double s) {
   const double a = bf16_to_f32(x_a), b = bf16_to_f32(x_b);
   const double y = second ? std::fma(b, c, a * s) : std::fma(a, c, -(b * s));
-  const double e = shape.err_scale * (std::fabs(a) + std::fabs(b));
+  const double e = shape.err_scale * std::fmax(std::fabs(a), std::fabs(b));
   const double lo = y - e, hi = y + e;
   // ops.h's binary64 test for bfloat16: lo and hi of one sign and one rounded magnitude (no bf16
   // midpoint in (lo, hi]); y_exact lies strictly inside, so it rounds to that value.
-  if (e < HUGE_VAL && std::signbit(lo) == std::signbit(hi)) {
+  if (std::isfinite(a) && std::isfinite(b) && std::signbit(lo) == std::signbit(hi)) {
     const std::uint32_t magnitude = bf16_magnitude(lo);
     if (magnitude == bf16_magnitude(hi)) return static_cast<std::uint16_t>((std::signbit(lo) ? 0x8000u : 0u) | magnitude);
   }

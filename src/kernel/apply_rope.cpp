@@ -73,9 +73,10 @@ detail::RowShape make_shape(const RopePlan& plan, std::vector<std::uint8_t>& ele
   shape.offset = plan.rotary_offset();
   shape.block = plan.block_pairs();
   shape.err_scale = plan.attention_factor() * 0x1p-48;  // ops.h: K = RN(a) 2^-48, exact
-  // ops.h: K' = RN32(a) 2^-21, exact; the binary32 level needs RN32(a) in [2^-60, 2^60].
+  // ops.h: K' = RN32(RN32(a) 4.5 2^-24) (4.5 = 3 for the error, 1 for lo's and hi's roundings, 0.5
+  // of margin); the binary32 level needs RN32(a) in [2^-60, 2^60].
   const float a32 = static_cast<float>(plan.attention_factor());
-  shape.err_scale32 = a32 >= 0x1p-60f && a32 <= 0x1p60f ? a32 * 0x1p-21f : std::numeric_limits<float>::quiet_NaN();
+  shape.err_scale32 = a32 >= 0x1p-60f && a32 <= 0x1p60f ? a32 * 0x1.2p-22f : std::numeric_limits<float>::quiet_NaN();
   shape.layout = plan.layout();
   shape.pair_identity = plan.identity_flags();
   shape.any_identity = plan.any_identity();

@@ -48,20 +48,20 @@
 // at most 2^-150 if it underflows): |u - x_b s'| <= 2^-24 a |x_b| (1 + 2^-23) for u = RN32(x_b s'),
 // the fma 2^-24 a S (1 + 2^-22), the table 2^-24 a (|x_a cos| + |x_b sin|) + a S 2^-49.6, so
 // |y - y_exact| <= 3 * 2^-24 a S (1 + 2^-21) + 2^-149.
-// Binary32 test. e = RN32(K' RN32(S)) with K' = RN32(a) 2^-21 (exact). It passes when 2^-100 <=
+// Binary32 test. e = RN32(K' RN32(S)) with K' = RN32(RN32(a) 4.5 2^-24). It passes when 2^-100 <=
 // e <= 2^100 and RN_bf16(lo) == RN_bf16(hi) for lo = RN32(y - e), hi = RN32(y + e), and for a
 // zero pair (e = S = 0: y is the binary64 formula's zero, the same operations on zeros of the same
 // signs, since c' and c~ are zero together and share their sign), output RN_bf16(lo). With e in that
-// range: no rounding of e underflows (RN32(S) is exact when subnormal), so e >= 8 * 2^-24 a S
-// (1 - 3 * 2^-24); a S >= 2^-79, so 2^-149 < 2^-70 * 2^-24 a S; a S <= 2^121.01, so nothing
-// overflows. Then e - |y - y_exact| >= 4.99 * 2^-24 a S, more than lo's or hi's own rounding
+// range: no rounding of e underflows (RN32(S) is exact when subnormal), so e is within 4 * 2^-24 of
+// 4.5 * 2^-24 a S; a S >= 2^-78.1, so 2^-149 < 2^-46 * 2^-24 a S; a S <= 2^121.9, so nothing
+// overflows. Then e - |y - y_exact| >= 1.49 * 2^-24 a S, more than lo's or hi's own rounding
 // (2^-24 (|y| + e) + 2^-150 <= 1.001 * 2^-24 a S): lo <= y_exact <= hi, and RN_bf16 (monotone)
 // gives RN_bf16(y_exact) = RN_bf16(lo). RN_bf16 is bf16.h's rounding of a binary32 value;
 // VCVTNEPS2BF16 differs from it only on subnormal and NaN inputs, where the test fails either way:
 // hi - lo >= 2e (1 - 2^-22) > 2^-99.1, so if one end is zero or subnormal the other rounds to a
 // bf16 of magnitude >= 2^-100, unequal to any rounding of the first.
 // Failure rates: a test fails when a rounding boundary of the output format lies within e of y:
-// for outputs of ordinary size (|y| ~ S), about 2^-24 (binary64, float32 outputs), 2^-12 (binary32,
+// for outputs of ordinary size (|y| ~ S), about 2^-24 (binary64, float32 outputs), 2^-13 (binary32,
 // bfloat16 outputs) and 2^-39 (binary64, bfloat16 outputs: level 2); near-cancellation outputs
 // (|y| << S) fail far more often. slow_f32 and slow_bf16 keep the fast result for non-finite or
 // all-zero inputs (IEEE arithmetic of the binary64 formula, NaN canonical) and otherwise return
@@ -87,7 +87,7 @@ struct RowShape {
   bool any_identity = false;
   bool pass_through = false;   // the head has elements outside [o, o + 2R)
   double err_scale = 0x1p-48;  // K = RN(a) 2^-48, the binary64 test's scale (above)
-  float err_scale32 = 0x1p-21f;  // K' = RN32(a) 2^-21, the bfloat16 binary32 test's scale (above);
+  float err_scale32 = 0x1.2p-22f;  // K' = RN32(RN32(a) 4.5 2^-24), the bfloat16 binary32 test's scale (above);
                                  // NaN when RN32(a) is outside [2^-60, 2^60]: every lane retries
 };
 

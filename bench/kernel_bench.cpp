@@ -8,7 +8,7 @@
 // pair. The iteration time Google Benchmark reports is the kernel's alone (manual time).
 //
 // Rows, first the shapes (one thread, heads 32, head dim 128, positions 0..L-1, out of
-// place), for f32 and bf16 x interleaved and half x L = 4096 and 32768:
+// place, inputs uniform in (-4, 4): accuracy::fill_uniform), for f32 and bf16 x interleaved and half x L = 4096 and 32768:
 //   rope/DTYPE/LAYOUT/inside/tokens:L       apply_rope(plan, positions, in, out): the sin/cos
 //                                           table built inside the call, as a caller uses it
 //   rope/DTYPE/LAYOUT/precomputed/tokens:L  apply_rope(table, in, out) with a SinCosTable built
@@ -16,8 +16,8 @@
 // then two threads, the naive baselines (scalar, f32 and f64 angles), the input rows, and the
 // sin/cos rows alone. The input rows, rope_inputs/DTYPE/half/INPUT/tokens:256 (in cache, no memcpy
 // pairing: what an input costs, not the memory system), time the kernel on
-//   constant    the rows above' input (every element 0x3C3C...)
-//   random      uniform in (-4, 4) from SplitMix64(seed)
+//   constant    every element 0x3C3C3C3C (0.0115; as bf16 pairs 0.0114): no rounding test fails
+//   random      uniform in (-4, 4) from SplitMix64(seed), the rows above' input
 //   zeros       all zero (padding tokens)
 //   cancelling  adversarial: each pair (x_a, x_b) = (RN(sin~), RN(cos~)) of its own token and pair,
 //               so y_a = x_a cos - x_b sin cancels to about one ulp of the input: the fast tests
@@ -74,19 +74,22 @@ const RopePlan& plan_for(Layout layout) {
   return layout == Layout::interleaved ? interleaved : half;
 }
 
-// The kernel's input and output and the baseline's two buffers, all touched; kept from one run to
-// the next while the size stays (rows of one size are registered together), so that a run does
-// not spend a second on page faults of up to 2 GiB.
+// The kernel's input (accuracy::fill_uniform, seeded by --seed) and output and the baseline's two buffers,
+// all touched; kept from one run to the next while the size and type stay (rows of one size are
+// registered together), so that a run does not spend a second on page faults of up to 2 GiB.
 struct Buffers {
-  explicit Buffers(std::size_t bytes) : in(bytes, 0x3C), out(bytes, 0), baseline(bytes) {}
+  Buffers(std::size_t bytes, std::size_t element_size) : in(bytes, 0), out(bytes, 0), baseline(bytes), element_size(element_size) {}
   accuracy::TouchedBuffer in, out;
   accuracy::MemcpyBaseline baseline;
+  std::size_t element_size;
 };
+template <typename E>
 Buffers& buffers_for(std::size_t bytes) {
   static std::unique_ptr<Buffers> held;
-  if (!held || held->in.size() != bytes) {
+  if (!held || held->in.size() != bytes || held->element_size != sizeof(E)) {
     held.reset();
-    held = std::make_unique<Buffers>(bytes);
+    held = std::make_unique<Buffers>(bytes, sizeof(E));
+    accuracy::fill_uniform(reinterpret_cast<E*>(held->in.data()), bytes / sizeof(E), g_seed);
   }
   return *held;
 }
@@ -99,8 +102,7 @@ void BM_Rope(benchmark::State& state) {
   const std::int64_t tokens = state.range(0);
   const int threads = static_cast<int>(state.range(1));
   const size_t elements = static_cast<size_t>(tokens) * kHeads * kDim, bytes = elements * sizeof(E);
-  // Inputs: small, ordinary values (0x3C3C3C3C as f32 is 0.0115; as bf16 pairs 0.0114).
-  Buffers& b = buffers_for(bytes);
+  Buffers& b = buffers_for<E>(bytes);
   std::vector<std::int64_t> positions(static_cast<size_t>(tokens));
   std::iota(positions.begin(), positions.end(), 0);
   const RopePlan& plan = plan_for(kLayout);
@@ -168,9 +170,7 @@ void BM_Inputs(benchmark::State& state) {
   std::iota(positions.begin(), positions.end(), 1000);
   const size_t elements = static_cast<size_t>(tokens) * kHeads * kDim;
   std::vector<float> x(elements, std::bit_cast<float>(0x3C3C3C3Cu));
-  accuracy::SplitMix64 rng(g_seed);
-  if constexpr (kInput == Input::random)
-    for (float& v : x) v = static_cast<float>(static_cast<double>(rng.next() >> 11) * 0x1p-53 * 8.0 - 4.0);
+  if constexpr (kInput == Input::random) accuracy::fill_uniform(x.data(), x.size(), g_seed);
   if constexpr (kInput == Input::zeros) std::fill(x.begin(), x.end(), 0.0f);
   if constexpr (kInput == Input::cancelling) {
     const SinCosTable table(plan, positions, Path::scalar);

@@ -1,5 +1,7 @@
 #include "accuracy/memory_speed.h"
 
+#include "kernel/bf16.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -76,5 +78,19 @@ SpeedSummary summarize_speed(std::span<const PairTiming> pairs) {
 }
 
 double gb_per_s(double bytes, double seconds) { return seconds > 0 ? bytes / seconds * 1e-9 : std::numeric_limits<double>::infinity(); }
+
+namespace {
+float uniform(SplitMix64& rng) { return static_cast<float>(static_cast<double>(rng.next() >> 11) * 0x1p-53 * 8.0 - 4.0); }
+}  // namespace
+
+void fill_uniform(float* data, std::size_t n, std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  for (std::size_t i = 0; i < n; ++i) data[i] = uniform(rng);
+}
+
+void fill_uniform(std::uint16_t* bf16, std::size_t n, std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  for (std::size_t i = 0; i < n; ++i) bf16[i] = kernel::f32_to_bf16_rne(uniform(rng));
+}
 
 }  // namespace ropecheck::accuracy

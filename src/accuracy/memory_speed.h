@@ -77,6 +77,12 @@ class SplitMix64 {
   std::uint64_t state_;
 };
 
+// Fills `n` elements with values uniform in (-4, 4) from SplitMix64(seed) (53 random bits, then
+// rounded to the type): ordinary activations, on which the kernel's rounding tests fail as often
+// as on a caller's data (a bfloat16 output about once in 2^13; a constant input would hide that).
+void fill_uniform(float* data, std::size_t n, std::uint64_t seed);
+void fill_uniform(std::uint16_t* bf16, std::size_t n, std::uint64_t seed);
+
 enum class PairOrder { memcpy_first, implementation_first };
 
 // The order of each pair: one bit of SplitMix64(seed) per pair (the top bit of each output).

@@ -233,8 +233,9 @@ template <typename E>
 std::vector<SpeedRow> measure_speed(const kernel::RopePlan& plan, std::int64_t tokens, int repetitions, std::uint64_t seed) {
   using namespace kernel;
   const auto bytes = static_cast<std::size_t>(tokens * kSpeedHeads * kSpeedDim) * sizeof(E);
-  // 0x3C3C3C3C as f32 is 0.0115, as bf16 pairs 0.0114: ordinary values, like the benchmark's.
-  accuracy::TouchedBuffer in(bytes, 0x3C), out(bytes, 0);
+  // Ordinary activations, as the benchmark's (accuracy::fill_uniform).
+  accuracy::TouchedBuffer in(bytes, 0), out(bytes, 0);
+  accuracy::fill_uniform(reinterpret_cast<E*>(in.data()), bytes / sizeof(E), seed);
   std::vector<std::int64_t> positions(static_cast<std::size_t>(tokens));
   std::iota(positions.begin(), positions.end(), std::int64_t{0});
   const TensorView<const E> x = dense_view<const E>(reinterpret_cast<const E*>(in.data()), tokens, kSpeedHeads, kSpeedDim);

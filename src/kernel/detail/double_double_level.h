@@ -6,10 +6,11 @@
 //
 // Error (x_a, x_b binary32 or bfloat16 values, S = |x_a| + |x_b|, |c - cos t|, |s - sin t| <=
 // delta for the double-doubles c, s, and |a~ - a| <= 2^-105.9 a):
-//   u = x_1 u_1 + x_2 u_2 (x_2 = -x_b for y_a): the products x_i u_i.hi are exact (two_product) and
-//   so is their sum (two_sum); the rest is x_1 u_1.lo + x_2 u_2.lo (|u.lo| <= 2^-53: two roundings,
-//   <= 2^-105 S) plus the products' errors and the sum's, in three sums (<= 2^-106 S, 2^-105 S and
-//   2^-104.4 S): |u~ - u(c, s)| <= 2^-102.4 S, and |u(c, s) - u| <= S delta. Times a~: one exact
+//   u = x_1 u_1 + x_2 u_2 (x_2 = -x_b for y_a): the products x_i u_i.hi are exact (two_product:
+//   |x_i u_i.hi| >= 2^-149 2^-254 when nonzero, above its 2^-969) and so is their sum (two_sum);
+//   the rest is x_1 u_1.lo + x_2 u_2.lo (|u.lo| <= 2^-53: two roundings, <= 2^-105 S) plus the
+//   products' errors and the sum's, in three sums (<= 2^-106 S, 2^-105 S and 2^-104.4 S):
+//   |u~ - u(c, s)| <= 2^-102.4 S, and |u(c, s) - u| <= S delta. Times a~: one exact
 //   product, then u.lo a.hi, one fma and one sum (<= 2^-103.2 a |u~|, the dropped u.lo a.lo
 //   included), plus a~'s own 2^-105.9. Underflow adds at most 2^-1074 per operation, nothing against
 //   a S 2^-101 >= 2^-314 (a >= 2^-64, S >= 2^-149). In all

@@ -257,12 +257,10 @@ ExactPair RopeReference::rotate(int k, float x_a, float x_b) {
   if (shared_->a_stated && (sc.position == 0 || mpfr_zero_p(shared_->g_mid[i].get()))) {
     const std::pair<float, ExactComponent*> parts[] = {{x_a, &out.a}, {x_b, &out.b}};
     for (const auto& [x, comp] : parts) {
-      Mpq y;
-      mpq_set_d(y.v, x);  // exact
-      mpq_mul(y.v, y.v, shared_->a_exact.v);
-      comp->value = round_rational_to_binary(y.v, 53, -1022, 1023);
-      comp->f32 = static_cast<float>(round_rational_to_binary(y.v, 24, -126, 127));
-      comp->bf16 = kernel::f32_to_bf16_rne(static_cast<float>(round_rational_to_binary(y.v, 8, -126, 127)));  // exact: a bf16 value
+      const mpq_srcptr a = shared_->a_exact.v;
+      comp->value = round_rational_product(a, x, 53, -1022, 1023);
+      comp->f32 = static_cast<float>(round_rational_product(a, x, 24, -126, 127));
+      comp->bf16 = kernel::f32_to_bf16_rne(static_cast<float>(round_rational_product(a, x, 8, -126, 127)));  // exact: a bf16 value
     }
     out.bits = 0;
     return out;

@@ -89,14 +89,6 @@ std::atomic<std::uint64_t> g_rotation_ids{0};
 
 double round_to(OutputFormat f, mpfr_srcptr y) { return f == OutputFormat::f32 ? round_to_binary32(y) : round_to_bfloat16(y); }
 
-// The correctly rounded a x for a rational a, exactly (numeric/round_to_binary.h).
-double round_rational_product(OutputFormat f, mpq_srcptr a, double x) {
-  Mpq y;
-  mpq_set_d(y.v, x);  // exact
-  mpq_mul(y.v, y.v, a);
-  return f == OutputFormat::f32 ? round_rational_to_binary(y.v, 24, -126, 127) : round_rational_to_binary(y.v, 8, -126, 127);
-}
-
 // The angle of `key` at level (b, w): c, s (w bits) within delta of cos and sin of p g_k, from the
 // thread's cache or computed (and cached) from the turn integer G = round(2^b g_k / 2pi): `g`, or
 // when null the four 64-bit limbs `limbs` (least significant first; b = 256), imported only then.
@@ -227,7 +219,7 @@ ExactRotation::Rounded ExactRotation::round(OutputFormat format, int k, std::int
   // exact tie (1.43 x 611250 2^-149), which no enclosure decides: rounded in rational arithmetic.
   // A zero x keeps the levels below (y~ = 0 exactly, E = 0, the formula's signed zero).
   if (const double x = second ? x_b : x_a; zero_angle && factor_->stated && x != 0) {
-    r.value = round_rational_product(format, factor_->exact.v, x);
+    r.value = round_rational_product(factor_->exact.v, x, format == OutputFormat::f32 ? 24 : 8, -126, 127);
     r.level = 1;
     return r;
   }

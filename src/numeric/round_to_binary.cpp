@@ -46,4 +46,11 @@ double round_rational_to_binary(mpq_srcptr q, int precision, int emin_normal, in
   return round_to_binary(t.v, precision, emin_normal, emax);
 }
 
+double round_rational_product(mpq_srcptr a, double x, int precision, int emin_normal, int emax) {
+  Mpq y;
+  mpq_set_d(y.v, x);  // exact
+  mpq_mul(y.v, y.v, a);
+  return round_rational_to_binary(y.v, precision, emin_normal, emax);
+}
+
 }  // namespace ropecheck

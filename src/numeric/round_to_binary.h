@@ -23,6 +23,10 @@ double round_to_binary(mpfr_srcptr y, int precision, int emin_normal, int emax);
 // rounding (Boldo and Melquiond, 2008). Preconditions: precision <= 62.
 double round_rational_to_binary(mpq_srcptr q, int precision, int emin_normal, int emax);
 
+// Returns: a x (x a finite double, taken exactly) rounded as round_rational_to_binary rounds: the
+// correct rounding of the exact product, ties included.
+double round_rational_product(mpq_srcptr a, double x, int precision, int emin_normal, int emax);
+
 // The two formats the kernel writes.
 inline double round_to_binary32(mpfr_srcptr y) { return round_to_binary(y, 24, -126, 127); }
 inline double round_to_bfloat16(mpfr_srcptr y) { return round_to_binary(y, 8, -126, 127); }

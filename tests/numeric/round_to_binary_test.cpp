@@ -69,5 +69,19 @@ TEST(RoundRationalToBinary, SubnormalsAndOverflow) {
   EXPECT_EQ(f32(Q((1L << 25) - 1, 1, 103, -1, 0)), std::ldexp(static_cast<double>((1L << 24) - 1), 104));
 }
 
+TEST(RoundRationalProduct, RoundsTheExactProductOfAStatedFactor) {
+  // a = 1.43 (143/100, a config's attention factor) times binary32 inputs: 1.43 x 11732500 =
+  // 16777475 is a binary32 tie (to 16777476, even); 1.43 x 611250 2^-149 = 874087.5 2^-149 a
+  // subnormal tie (to 874088 2^-149); a double input 11732500 - 2^-20 lands just below the tie.
+  Mpq a;
+  mpq_set_si(a.v, 143, 100);
+  mpq_canonicalize(a.v);
+  EXPECT_EQ(round_rational_product(a.v, 11732500.0, 24, -126, 127), 16777476.0);
+  EXPECT_EQ(round_rational_product(a.v, -11732500.0, 24, -126, 127), -16777476.0);
+  EXPECT_EQ(round_rational_product(a.v, 11732500.0 - 0x1p-20, 24, -126, 127), 16777474.0);
+  EXPECT_EQ(round_rational_product(a.v, std::ldexp(611250.0, -149), 24, -126, 127), std::ldexp(874088.0, -149));
+  EXPECT_EQ(round_rational_product(a.v, 11732500.0, 53, -1022, 1023), 16777475.0);  // exact in binary64
+}
+
 }  // namespace
 }  // namespace ropecheck

@@ -38,6 +38,7 @@
 #include "random/counter_rng.h"
 #include "spectrum/attention_factor.h"
 #include "spectrum/frequencies.h"
+#include "tests/support/random_floats.h"
 
 namespace ropecheck::kernel {
 namespace {
@@ -197,12 +198,6 @@ Scaling generated_scaling(const CounterRng& rng, std::uint64_t i, int pairs) {
   }
 }
 
-float moderate(const CounterRng& rng, std::uint64_t i) {
-  const std::uint64_t b = rng.bits(i);
-  const std::uint32_t exponent = 119 + static_cast<std::uint32_t>((b >> 8) % 16);
-  return std::bit_cast<float>((static_cast<std::uint32_t>(b >> 32) & 0x807FFFFFu) | (exponent << 23));
-}
-
 std::int64_t position(const CounterRng& rng, std::uint64_t i) {
   const std::uint64_t b = rng.bits(i);
   static const std::int64_t edges[] = {0, 1, (1LL << 24) + 1, (1LL << 31) + 7, -3, (1LL << 62) + 12345, INT64_MIN, INT64_MAX};
@@ -230,9 +225,9 @@ TEST(CorrectRounding, GeneratedLayerTypesEveryPathEveryOutput) {
     const std::int64_t tokens = 6;
     for (std::int64_t t = 0; t < tokens; ++t) pos.push_back(position(rng, base + 500 + static_cast<std::uint64_t>(t)));
     for (std::int64_t i = 0; i < tokens * head; ++i) {
-      const float v = moderate(rng, base + 600 + static_cast<std::uint64_t>(i));
+      const float v = moderate_float(rng, base + 600 + static_cast<std::uint64_t>(i));
       in32.push_back(v);
-      in16.push_back(f32_to_bf16_rne(moderate(rng, base + 900 + static_cast<std::uint64_t>(i))));
+      in16.push_back(f32_to_bf16_rne(moderate_float(rng, base + 900 + static_cast<std::uint64_t>(i))));
     }
     const std::string what = "generated model " + std::to_string(m);
     const KernelStats a = check<float>(plan, pos, in32, what, &inconclusive);
@@ -278,7 +273,7 @@ TEST(CorrectRounding, OutputsWithin2ToTheMinusDOfAMidpoint) {
     yarn.original_context = 32768;
     yarn.attention_factor = "1";
     const Spectrum base = Spectrum(64, "1000000").with_scaling(yarn);
-    const float xa = moderate(rng, 100 + static_cast<std::uint64_t>(i)), xb = moderate(rng, 200 + static_cast<std::uint64_t>(i));
+    const float xa = moderate_float(rng, 100 + static_cast<std::uint64_t>(i)), xb = moderate_float(rng, 200 + static_cast<std::uint64_t>(i));
     const float ya = f32 ? xa : bf16_to_f32(f32_to_bf16_rne(xa)), yb = f32 ? xb : bf16_to_f32(f32_to_bf16_rne(xb));
     Real target;
     Scaling scaled = yarn;
@@ -448,7 +443,7 @@ TEST(CorrectRounding, BfloatInputsOutsideTheBinary32LevelTakeTheBinary64Level) {
       std::vector<std::uint16_t> in(pos.size() * 32);
       for (size_t i = 0; i < in.size(); ++i) {
         const double scale = scales[(i / 2) % 5];
-        in[i] = f32_to_bf16_rne(static_cast<float>(moderate(rng, i) * scale));
+        in[i] = f32_to_bf16_rne(static_cast<float>(moderate_float(rng, i) * scale));
       }
       long inconclusive = 0;
       check<std::uint16_t>(plan, pos, in, std::string("factor ") + factor, &inconclusive);

@@ -16,6 +16,7 @@
 #include "numeric/mp_handles.h"
 #include "numeric/round_to_binary.h"
 #include "random/counter_rng.h"
+#include "tests/support/random_floats.h"
 #include "tests/support/show.h"
 
 namespace ropecheck::kernel::detail {
@@ -86,14 +87,6 @@ int check(const Case& c) {
   return decided;
 }
 
-float moderate(const CounterRng& rng, std::uint64_t i) {
-  // Uniform sign and magnitude in [2^-8, 2^8): 24 random bits of mantissa.
-  const std::uint64_t b = rng.bits(i);
-  const double m = 1.0 + static_cast<double>(b & 0x7FFFFF) * 0x1p-23;
-  const int e = static_cast<int>((b >> 23) % 16) - 8;
-  return static_cast<float>(std::ldexp((b >> 40) & 1 ? -m : m, e));
-}
-
 TEST(DoubleDoubleLevel, DecidesOrdinaryOutputsCorrectly) {
   const CounterRng rng(kSeed, 1);
   int decided = 0, total = 0;
@@ -101,8 +94,8 @@ TEST(DoubleDoubleLevel, DecidesOrdinaryOutputsCorrectly) {
     Case c;
     c.t = static_cast<double>(rng.bits(4 * i) >> 11) * 0x1p-53 * 12.0 - 6.0;
     c.a = {1.0 + static_cast<double>(rng.bits(4 * i + 1) >> 11) * 0x1p-53, 0.0};
-    c.xa = moderate(rng, 4 * i + 2);
-    c.xb = moderate(rng, 4 * i + 3);
+    c.xa = moderate_float(rng, 4 * i + 2);
+    c.xb = moderate_float(rng, 4 * i + 3);
     c.second = (i & 1) != 0;
     decided += std::popcount(static_cast<unsigned>(check(c)));
     total += 2;
@@ -137,21 +130,17 @@ TEST(DoubleDoubleLevel, DecidesNearCancellationOutputsCorrectly) {
 Case near_midpoint(const CounterRng& rng, std::uint64_t i, int precision, int d, int sign) {
   Case c;
   c.t = static_cast<double>(rng.bits(3 * i) >> 11) * 0x1p-53 * 6.0 - 3.0;
-  c.xa = moderate(rng, 3 * i + 1);
-  c.xb = moderate(rng, 3 * i + 2);
+  c.xa = moderate_float(rng, 3 * i + 1);
+  c.xb = moderate_float(rng, 3 * i + 2);
   const Exact one(c);
   const double r = precision == 24 ? round_to_binary32(one.y.v) : round_to_bfloat16(one.y.v);
   const double spacing = std::ldexp(1.0, std::ilogb(r) - (precision - 1));
-  Mpfr target(kBits), a(kBits);
-  mpfr_set_d(target.v, r + (r > 0 ? spacing : -spacing) / 2, MPFR_RNDN);  // exact: a midpoint
-  mpfr_mul_d(target.v, target.v, 1.0 + sign * std::ldexp(1.0, -d), MPFR_RNDN);  // 1 +- 2^-d exact for d <= 52
-  if (d > 52) {  // m (1 + sign 2^-d) at 640 bits
-    Mpfr m(kBits);
-    mpfr_set_d(m.v, r + (r > 0 ? spacing : -spacing) / 2, MPFR_RNDN);
-    mpfr_mul_2si(target.v, m.v, -d, MPFR_RNDN);
-    if (sign > 0) mpfr_add(target.v, m.v, target.v, MPFR_RNDN);
-    else mpfr_sub(target.v, m.v, target.v, MPFR_RNDN);
-  }
+  // target = m (1 + sign 2^-d) exactly at 640 bits, m = r + spacing / 2 (a midpoint, exact).
+  Mpfr m(kBits), target(kBits), a(kBits);
+  mpfr_set_d(m.v, r + (r > 0 ? spacing : -spacing) / 2, MPFR_RNDN);
+  mpfr_mul_2si(target.v, m.v, -d, MPFR_RNDN);
+  if (sign > 0) mpfr_add(target.v, m.v, target.v, MPFR_RNDN);
+  else mpfr_sub(target.v, m.v, target.v, MPFR_RNDN);
   mpfr_div(a.v, target.v, one.y.v, MPFR_RNDN);
   c.a = split(a.v);
   return c;

@@ -25,7 +25,7 @@ bool round_double_double(int precision, const DoubleDoubleAngle& angle, DoubleDo
   const double s = std::fabs(x_a) + std::fabs(x_b);
   const double bound = ((s * (angle.delta + 0x1p-100)) * a.hi) * (1 + 0x1p-50);
   const double mag = std::fabs(y.hi);
-  if (!(mag >= 0x1p-126 && mag < 0x1p128) || !(bound < HUGE_VAL)) return false;
+  if (!(mag >= 0x1p-126 && mag < 0x1p128)) return false;
   const double l = y.hi < 0 ? -y.lo : y.lo;
   const int e = std::ilogb(mag);
   const double spacing = std::ldexp(1.0, e - (precision - 1));

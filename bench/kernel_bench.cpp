@@ -8,7 +8,8 @@
 // pair. The iteration time Google Benchmark reports is the kernel's alone (manual time).
 //
 // Rows, first the shapes (one thread, heads 32, head dim 128, positions 0..L-1, out of
-// place, inputs uniform in (-4, 4): accuracy::fill_uniform), for f32 and bf16 x interleaved and half x L = 4096 and 32768:
+// place, inputs uniform in (-4, 4): accuracy::fill_uniform), for f32 and bf16 x interleaved and
+// half x L = 4096 and 32768:
 //   rope/DTYPE/LAYOUT/inside/tokens:L       apply_rope(plan, positions, in, out): the sin/cos
 //                                           table built inside the call, as a caller uses it
 //   rope/DTYPE/LAYOUT/precomputed/tokens:L  apply_rope(table, in, out) with a SinCosTable built
@@ -74,9 +75,9 @@ const RopePlan& plan_for(Layout layout) {
   return layout == Layout::interleaved ? interleaved : half;
 }
 
-// The kernel's input (accuracy::fill_uniform, seeded by --seed) and output and the baseline's two buffers,
-// all touched; kept from one run to the next while the size and type stay (rows of one size are
-// registered together), so that a run does not spend a second on page faults of up to 2 GiB.
+// The kernel's input (accuracy::fill_uniform, seeded by --seed) and output and the baseline's two
+// buffers, all touched; kept from one run to the next while the size and type stay (rows of one
+// size are registered together), so that a run does not spend a second on page faults of up to 2 GiB.
 struct Buffers {
   Buffers(std::size_t bytes, std::size_t element_size) : in(bytes, 0), out(bytes, 0), baseline(bytes), element_size(element_size) {}
   accuracy::TouchedBuffer in, out;

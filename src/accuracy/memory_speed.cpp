@@ -1,7 +1,5 @@
 #include "accuracy/memory_speed.h"
 
-#include "kernel/bf16.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -10,6 +8,8 @@
 #include <new>
 #include <stdexcept>
 #include <vector>
+
+#include "kernel/bf16.h"
 
 namespace ropecheck::accuracy {
 

@@ -182,35 +182,36 @@ kernel::RopePlan plan_for_request(const ResolvedSpectrum& rs, const std::optiona
 
 namespace {
 
+// n elements of type T from bytes that are not T objects (a file's, a Python buffer's): copied,
+// since reading them through a T* would break strict aliasing.
 template <typename T>
-std::vector<T> typed_copy(const NpyArray& a) {
-  std::vector<T> v(a.bytes.size() / sizeof(T));
-  std::memcpy(v.data(), a.bytes.data(), v.size() * sizeof(T));
+std::vector<T> typed_copy(const void* bytes, std::size_t n) {
+  std::vector<T> v(n);
+  if (n > 0) std::memcpy(v.data(), bytes, n * sizeof(T));
   return v;
 }
 
 }  // namespace
 
-AuditResult audit_files(const AuditRequest& request) {
-  require_kernel_dtype(request.format, "audit_files");
-  const std::string dtype = request.format == Dtype::f32 ? "<f4" : "<u2";
-  const NpyArray input = read_npy(request.input_path, "--input", {dtype});
-  const std::vector<std::int64_t>& file_shape = input.shape;
-  // The shape as far as the file alone says (sd: one head of the whole last dimension); a model or
+AuditResult audit_tensors(const AuditRequest& request, const AuditTensors& t, const AuditNames& names) {
+  require_kernel_dtype(request.format, "audit_tensors");
+  const std::vector<std::int64_t>& file_shape = t.shape;
+  // The shape as far as the tensor alone says (sd: one head of the whole last dimension); a model or
   // --dim then fixes head_dim, which --axes sd needs to split the heads.
-  const RopeTensorShape file_read = rope_tensor_shape(file_shape, request.axes, 0, "--input");
+  const RopeTensorShape file_read = rope_tensor_shape(file_shape, request.axes, 0, names.input);
   SpectrumRequest sr = request.spectrum;
   if (!sr.model && !sr.config && !sr.dim) sr.dim = static_cast<int>(file_read.head_dim);
   const ResolvedSpectrum rs = resolve(sr);
   const kernel::RopePlan plan = plan_for_request(rs, request.layout);
   const RopeTensorShape shape =
-      request.axes == TensorAxes::sd ? rope_tensor_shape(file_shape, request.axes, plan.dim(), "--input") : file_read;
+      request.axes == TensorAxes::sd ? rope_tensor_shape(file_shape, request.axes, plan.dim(), names.input) : file_read;
   if (shape.head_dim != plan.dim()) {
     if (rs.layer)
-      throw InputError("--input", "a tensor whose head_dim is " + std::to_string(plan.dim()) + " (the head width of " + rs.name + ")",
+      throw InputError(names.input, "a tensor whose head_dim is " + std::to_string(plan.dim()) + " (the head width of " + rs.name + ")",
                        "shape " + shape_text(file_shape) + ", head_dim " + std::to_string(shape.head_dim));
     throw InputError(request.spectrum.dim ? "--dim" : "--config",
-                     "the input's head_dim " + std::to_string(shape.head_dim) + " (last dimension of --input)", std::to_string(plan.dim()));
+                     "the input's head_dim " + std::to_string(shape.head_dim) + " (last dimension of " + names.input + ")",
+                     std::to_string(plan.dim()));
   }
 
   AuditResult result;
@@ -225,21 +226,20 @@ AuditResult audit_files(const AuditRequest& request) {
   result.model = rs.layer ? rs.name : "";
   result.attention_factor = attention_factor_text(plan.spectrum().scaling());
 
-  const NpyArray output = read_npy(request.output_path, "--output", {dtype});
-  if (output.shape != file_shape)
-    throw InputError("--output", "an array of the input's shape " + shape_text(file_shape), "shape " + shape_text(output.shape));
+  if (t.output_shape != file_shape)
+    throw InputError(names.output, "an array of the input's shape " + shape_text(file_shape), "shape " + shape_text(t.output_shape));
 
   // Positions: one per token, shared by every batch row ([seq]: vLLM's positions, a shared
   // position_ids), or one per (batch, token) ([batch, seq]: Hugging Face's position_ids).
-  const NpyArray pos = read_npy(request.positions_path, "--positions", {"<i8", "<i4", "<f8", "<f4"});
+  const auto given = static_cast<std::int64_t>(t.positions.size());
   const std::int64_t rows = shape.batch * shape.tokens;
-  const bool per_row = shape.batch > 1 && pos.elements() == rows && pos.elements() != shape.tokens;
-  if (pos.elements() != shape.tokens && !per_row)
-    throw InputError("--positions",
-                     std::to_string(shape.tokens) + " positions (one per token of --input" +
+  const bool per_row = shape.batch > 1 && given == rows && given != shape.tokens;
+  if (given != shape.tokens && !per_row)
+    throw InputError(names.positions,
+                     std::to_string(shape.tokens) + " positions (one per token of " + names.input +
                          (shape.batch > 1 ? ", shared by the batch) or " + std::to_string(rows) + " (one per batch row and token)" : ")"),
-                     std::to_string(pos.elements()) + " positions, shape " + shape_text(pos.shape));
-  const std::vector<std::int64_t> read = positions_from_npy(pos, pos.elements(), "--positions");
+                     std::to_string(given) + " positions, shape " + shape_text(t.positions_shape));
+  const std::vector<std::int64_t>& read = t.positions;
   std::vector<std::int64_t> positions;
   if (per_row) {
     positions = read;
@@ -258,18 +258,36 @@ AuditResult audit_files(const AuditRequest& request) {
   result.format = request.format;
   result.precision_bits = request.measure.precision_bits;
   result.threads = request.measure.threads;
-  // Typed copies in the kernel's [batch * tokens][heads][head_dim] order (the .npy buffers are
-  // bytes; bhsd and hsd files are permuted into token-major order, rope_tensor_shape.h).
+  // Typed copies in the kernel's [batch * tokens][heads][head_dim] order (the callers' buffers are
+  // bytes; bhsd and hsd tensors are permuted into token-major order, rope_tensor_shape.h).
+  const auto n = static_cast<std::size_t>(shape.batch * shape.slice_elements());
   if (request.format == Dtype::f32) {
-    const std::vector<float> in = to_token_major(shape, typed_copy<float>(input));
-    const std::vector<float> out = to_token_major(shape, typed_copy<float>(output));
+    const std::vector<float> in = to_token_major(shape, typed_copy<float>(t.input, n));
+    const std::vector<float> out = to_token_major(shape, typed_copy<float>(t.output, n));
     result.errors = measure_outputs(plan, request.format, positions, result.heads, in.data(), {out.data()}, request.measure).front();
   } else {
-    const std::vector<std::uint16_t> in = to_token_major(shape, typed_copy<std::uint16_t>(input));
-    const std::vector<std::uint16_t> out = to_token_major(shape, typed_copy<std::uint16_t>(output));
+    const std::vector<std::uint16_t> in = to_token_major(shape, typed_copy<std::uint16_t>(t.input, n));
+    const std::vector<std::uint16_t> out = to_token_major(shape, typed_copy<std::uint16_t>(t.output, n));
     result.errors = measure_outputs(plan, request.format, positions, result.heads, in.data(), {out.data()}, request.measure).front();
   }
   return result;
+}
+
+AuditResult audit_files(const AuditRequest& request) {
+  require_kernel_dtype(request.format, "audit_files");
+  const std::string dtype = request.format == Dtype::f32 ? "<f4" : "<u2";
+  const NpyArray input = read_npy(request.input_path, "--input", {dtype});
+  const NpyArray output = read_npy(request.output_path, "--output", {dtype});
+  const NpyArray pos = read_npy(request.positions_path, "--positions", {"<i8", "<i4", "<f8", "<f4"});
+  AuditTensors t;
+  t.shape = input.shape;
+  t.output_shape = output.shape;
+  t.input = input.bytes.data();
+  // A mismatched output is refused by its shape before it is read.
+  t.output = output.bytes.data();
+  t.positions_shape = pos.shape;
+  t.positions = positions_from_npy(pos, pos.elements(), "--positions");
+  return audit_tensors(request, t, AuditNames{});
 }
 
 std::string format_decade_table(const ErrorAccumulator& e) {

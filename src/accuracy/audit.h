@@ -97,6 +97,24 @@ kernel::RopePlan plan_for_request(const ResolvedSpectrum& rs, const std::optiona
 // the model lacks or whose geometry or attention factor the plan refuses.
 AuditResult audit_files(const AuditRequest& request);
 
+// The tensors of one audit held in memory (the Python module's ropecheck.audit): dense C-order
+// arrays of the request's format (float, or bf16 bit patterns), read with request.axes.
+struct AuditTensors {
+  std::vector<std::int64_t> shape, output_shape;
+  const void* input = nullptr;   // shape's elements
+  const void* output = nullptr;  // output_shape's elements (read only when it equals shape)
+  std::vector<std::int64_t> positions_shape;
+  std::vector<std::int64_t> positions;  // one per token (shared by the batch) or per batch row and token
+};
+// The names errors give the three tensors.
+struct AuditNames {
+  std::string input = "--input", output = "--output", positions = "--positions";
+};
+
+// audit_files on tensors in memory (request's paths unused). Throws InputError as audit_files does,
+// naming the tensors by `names`.
+AuditResult audit_tensors(const AuditRequest& request, const AuditTensors& tensors, const AuditNames& names);
+
 // The report: the metric's definition, max and median ulp, share correctly rounded, specials,
 // the per-decade table (elements, max ulp, max absolute and phase error), the worst element.
 std::string format_audit(const AuditResult& result);

@@ -146,7 +146,7 @@ KernelBlock KernelCandidates::block(long long b) const {
   return out;
 }
 
-KernelCandidate KernelCandidates::candidate(long long index, const CosSin& cos_sin) const {
+KernelCandidate KernelCandidates::candidate(long long index, const CosSin& cos_sin, std::optional<Dtype> format) const {
   using accuracy::detail::finite_bf16;
   using accuracy::detail::finite_f32;
   using accuracy::detail::kEdgeBf16;
@@ -163,7 +163,7 @@ KernelCandidate KernelCandidates::candidate(long long index, const CosSin& cos_s
   const CounterRng rng(seed_, kCandidateStream);
   const auto w = [&](std::uint64_t j) { return rng.bits(static_cast<std::uint64_t>(index) * 8 + j); };
   const std::uint64_t w0 = w(0);
-  c.format = (w0 >> 8) % 2 ? Dtype::bf16 : Dtype::f32;
+  c.format = format ? *format : (w0 >> 8) % 2 ? Dtype::bf16 : Dtype::f32;
   c.layout = (w0 >> 9) % 2 ? kernel::Layout::half : kernel::Layout::interleaved;
   const std::uint64_t sel = (w0 >> 16) % 100;
   const bool f32 = c.format == Dtype::f32;

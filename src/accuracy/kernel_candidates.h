@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,8 +74,9 @@ class KernelCandidates {
   int block_size() const { return block_pairs_; }
   long long block_of(long long index) const { return index / block_pairs_; }
   KernelBlock block(long long b) const;
-  // Returns: candidate `index` (its block's position and subject included).
-  KernelCandidate candidate(long long index, const CosSin& cos_sin) const;
+  // Returns: candidate `index` (its block's position and subject included). format: the dtype to
+  // draw its inputs in, instead of the one the seed picks (a caller testing one format).
+  KernelCandidate candidate(long long index, const CosSin& cos_sin, std::optional<Dtype> format = std::nullopt) const;
 
  private:
   std::uint64_t seed_;

@@ -3,9 +3,7 @@
 #include <iostream>
 
 #include "numeric/precision.h"
-#include "spectrum/model_table.h"
-#include "spectrum/model_zoo.h"
-#include "spectrum/table.h"
+#include "spectrum/listing.h"
 
 namespace ropecheck::cli {
 
@@ -19,23 +17,8 @@ void SpectrumCommand::attach(CLI::App& app) {
 int SpectrumCommand::run() {
   const SpectrumRequest request = to_request(flags);
   ScopedPrecision scoped(parse_precision(precision));
-  if (request.model && !request.variant && !request.scaling) {
-    // Every layer type of the model (or the one --layer-type names), each with its geometry.
-    if (request.config) throw InputError("model", "not given together with config (each names a spectrum)", *request.model);
-    if (request.dim || request.theta) throw InputError(request.dim ? "dim" : "theta", "not given with a model (the model fixes it)", "");
-    ModelOptions options;
-    options.sequence_length = request.sequence_length;
-    options.vllm_dynamic = request.vllm_dynamic;
-    const ModelDescription m = load_model(*request.model, options);
-    const std::string layer = request.layer_type.value_or("");
-    if (json) std::cout << model_spectrum_json(m, layer, request.context).dump(2) << "\n";
-    else std::cout << model_spectrum_text(m, layer, request.context);
-    return 0;
-  }
-  const ResolvedSpectrum rs = resolve(request);
-  const std::vector<SpectrumRow> rows = spectrum_rows(rs.spectrum, rs.context);
-  if (json) std::cout << spectrum_json(rs.spectrum, rs.name, rs.context, rows).dump(2) << "\n";
-  else std::cout << spectrum_text(rs.spectrum, rs.name, rs.context, rows);
+  if (json) std::cout << spectrum_listing_json(request).dump(2) << "\n";
+  else std::cout << spectrum_listing_text(request);
   return 0;
 }
 

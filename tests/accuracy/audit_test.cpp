@@ -8,9 +8,11 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 #include "io/input_error.h"
+#include "io/npy.h"
 #include "kernel/apply_rope.h"
 #include "accuracy/baselines.h"
 #include "kernel/bf16.h"
@@ -298,6 +300,60 @@ TEST(Audit, F32AngleBaselineOfAYarnModelAppliesTheFactor) {
   // < 1024. A missing factor would be off by (a - 1) ||x||, 0.347 * 2^24 = 5.8e6 floored ulps.
   EXPECT_LT(e.decade(0).max_ulps, 1024) << describe(e.worst(), Dtype::f32);
   EXPECT_GT(e.decade(6).max_ulps, 100 * e.decade(0).max_ulps);
+}
+
+}  // namespace
+}  // namespace ropecheck::accuracy
+
+namespace ropecheck::accuracy {
+namespace {
+
+// audit_tensors (the Python module's audit) is audit_files without the files: the same result for
+// the same arrays, and errors naming the tensors as the caller names them.
+TEST(Audit, TensorsInMemoryGiveTheFilesResult) {
+  SpectrumRequest request;
+  request.model = "gpt-oss-20b";
+  const kernel::RopePlan plan = plan_for_request(resolve(request), std::nullopt);
+  const int d = plan.dim();
+  const std::vector<std::int64_t> positions = {0, 9, 1 << 24, (std::int64_t{1} << 40) + 1};
+  const std::vector<float> x = moderate_inputs(positions.size() * 2 * static_cast<std::size_t>(d), 51);
+  std::vector<float> y(x.size());
+  apply_rope_baseline(Baseline::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), 4, 2, d),
+                      kernel::dense_view<float>(y.data(), 4, 2, d));
+  AuditRequest r;
+  r.spectrum = request;
+  AuditTensors t;
+  t.shape = t.output_shape = {4, 2, d};
+  t.input = x.data();
+  t.output = y.data();
+  t.positions_shape = {4};
+  t.positions = positions;
+  const AuditResult mem = audit_tensors(r, t, AuditNames{"x", "y", "positions"});
+
+  const std::string dir = ::testing::TempDir();
+  const auto save = [&](const std::string& name, const std::string& dtype, std::vector<std::int64_t> shape, const void* data, std::size_t n) {
+    NpyArray a;
+    a.dtype = dtype;
+    a.shape = std::move(shape);
+    a.bytes.resize(n);
+    std::memcpy(a.bytes.data(), data, n);
+    write_npy(dir + name, a, name);
+    return dir + name;
+  };
+  r.input_path = save("audit_x.npy", "<f4", t.shape, x.data(), x.size() * 4);
+  r.output_path = save("audit_y.npy", "<f4", t.shape, y.data(), y.size() * 4);
+  r.positions_path = save("audit_p.npy", "<i8", {4}, positions.data(), positions.size() * 8);
+  const AuditResult files = audit_files(r);
+  EXPECT_EQ(audit_json(mem), audit_json(files));
+  EXPECT_GT(mem.errors.max_ulps(), 1000);  // the float32 angle at 2^40
+
+  t.output_shape = {3, 2, d};
+  try {
+    audit_tensors(r, t, AuditNames{"x", "y", "positions"});
+    FAIL() << "a y of another shape was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.input(), "y");
+  }
 }
 
 }  // namespace

@@ -1,0 +1,108 @@
+#include "accuracy/element_check.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+#include "accuracy/kernel_output_check.h"
+#include "accuracy/rope_reference.h"
+#include "io/input_error.h"
+
+namespace ropecheck::accuracy {
+
+namespace {
+
+bool is_nan_bits(std::uint32_t bits, Dtype f) {
+  return f == Dtype::f32 ? (bits & 0x7FFFFFFFu) > 0x7F800000u : (bits & 0x7FFFu) > 0x7F80u;
+}
+
+}  // namespace
+
+ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<const std::int64_t> positions, std::int64_t heads,
+                            const void* input, const void* output, const ElementCheckOptions& options) {
+  if (f == Dtype::f64) throw std::invalid_argument("check_elements: format f64 is not a kernel dtype");
+  if (!(options.max_ulp >= 0.5 && options.max_ulp <= 0x1p30)) throw InputError("max_ulp", "a number in [0.5, 2^30]", std::to_string(options.max_ulp));
+  const std::int64_t tokens = static_cast<std::int64_t>(positions.size());
+  const int dim = plan.dim();
+  const std::size_t width = f == Dtype::f32 ? 4 : 2;
+  const auto bits_at = [&](const void* base, std::int64_t i) -> std::uint32_t {
+    if (width == 4) {
+      std::uint32_t v;
+      std::memcpy(&v, static_cast<const unsigned char*>(base) + i * 4, 4);
+      return v;
+    }
+    std::uint16_t v;
+    std::memcpy(&v, static_cast<const unsigned char*>(base) + i * 2, 2);
+    return v;
+  };
+  // Which pair (and side) owns each element: pass-through elements own none.
+  std::vector<int> pair_of(static_cast<std::size_t>(dim), -1);
+  for (int k = 0; k < plan.block_pairs(); ++k) {
+    pair_of[static_cast<std::size_t>(plan.first_element(k))] = k;
+    pair_of[static_cast<std::size_t>(plan.second_element(k))] = k;
+  }
+  ElementCheck out;
+  RopeReference ref(plan);
+  const auto fail = [&](ElementFailure e) {
+    ++out.failed;
+    if (!out.worst || (!std::isnan(e.ulps) && (std::isnan(out.worst->ulps) || e.ulps > out.worst->ulps))) out.worst = e;
+    if (out.failures.size() < options.keep) out.failures.push_back(std::move(e));
+  };
+  for (std::int64_t t = 0; t < tokens; ++t) {
+    const std::int64_t p = positions[static_cast<std::size_t>(t)];
+    ref.set_position(p);
+    for (std::int64_t h = 0; h < heads; ++h) {
+      const std::int64_t row = (t * heads + h) * dim;
+      for (int j = 0; j < dim; ++j) {
+        if (pair_of[static_cast<std::size_t>(j)] >= 0) continue;
+        ++out.checked;
+        const std::uint32_t in = bits_at(input, row + j), got = bits_at(output, row + j);
+        if (got == in) continue;
+        ElementFailure e{t, h, p, j, -1, 0, {in, 0}, in, got, std::numeric_limits<double>::quiet_NaN(), "copy (pass-through)"};
+        fail(std::move(e));
+      }
+      for (int k = 0; k < plan.block_pairs(); ++k) {
+        const int ia = plan.first_element(k), ib = plan.second_element(k);
+        const std::uint32_t in[2] = {bits_at(input, row + ia), bits_at(input, row + ib)};
+        const std::uint32_t got[2] = {bits_at(output, row + ia), bits_at(output, row + ib)};
+        out.checked += 2;
+        const auto failure = [&](int comp, std::uint32_t expected, double ulps, const std::string& rule) {
+          return ElementFailure{t, h, p, comp == 0 ? ia : ib, k, comp, {in[0], in[1]}, expected, got[comp], ulps, rule};
+        };
+        const SpecialExpectation special = special_expectation(plan, &ref, k, p, in, f);
+        if (special.applies) {
+          if (!special.decided) {
+            out.undecided += 2;
+            continue;
+          }
+          const std::string rule = plan.identity(k) ? "copy (identity pair)" : "IEEE result";
+          for (int comp = 0; comp < 2; ++comp) {
+            const std::uint32_t want = special.bits[comp];
+            const bool nan_ok = !plan.identity(k) && !options.canonical_nan && is_nan_bits(want, f) && is_nan_bits(got[comp], f);
+            if (got[comp] != want && !nan_ok) fail(failure(comp, want, std::numeric_limits<double>::quiet_NaN(), rule));
+          }
+          continue;
+        }
+        const double xa = value_of(in[0], f), xb = value_of(in[1], f);
+        const ExactPair exact = plan.identity(k) ? identity_pair(xa, xb) : ref.rotate(k, static_cast<float>(xa), static_cast<float>(xb));
+        const BoundCheck check = check_bound(exact, got, f);
+        out.undecided += check.undecided;
+        for (int comp = 0; comp < 2; ++comp) {
+          const ExactComponent& e = comp == 0 ? exact.a : exact.b;
+          const bool decided = f == Dtype::f32 ? e.f32_decided : e.bf16_decided;
+          if (!decided) continue;
+          const double ulps = check.error[comp].ulps;
+          if (!std::isnan(ulps)) out.max_ulps = std::max(out.max_ulps, ulps);
+          const std::uint32_t want = format_bits(correctly_rounded(e, f), f);
+          const bool ok = options.max_ulp <= 0.5 ? check.error[comp].correctly_rounded : ulps <= options.max_ulp;
+          if (!ok) fail(failure(comp, want, ulps, options.max_ulp <= 0.5 ? "correctly rounded" : "within max_ulp"));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace ropecheck::accuracy

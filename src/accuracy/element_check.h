@@ -1,0 +1,59 @@
+// File: element_check.h
+// Every element of one RoPE output tensor checked against the exact map and located: the check
+// behind ropecheck.testing.check_rope (the Python module), which runs it on anyone's RoPE.
+//
+// Rules, per element (the kernel's contract, apply_rope.h, with its strictness as options):
+//   rotary pair, finite inputs    the correctly rounded value of the exact map (kernel_output_check.h:
+//                                 check_bound), or within max_ulp of it in the floored metric of
+//                                 ulp_error.h when max_ulp > 0.5;
+//   two signed zeros, non-finite  the IEEE result of the formula, bit for bit (the sign of a zero
+//   inputs                        output included); a NaN matches any NaN unless canonical_nan;
+//   identity pair, pass-through   a bit-for-bit copy of the input.
+// A component whose expected result the reference leaves undecided (never seen in practice) is
+// counted in `undecided`, not as a failure. Exhaustive over the tensor; single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "accuracy/ulp_error.h"
+#include "kernel/rope_plan.h"
+
+namespace ropecheck::accuracy {
+
+struct ElementFailure {
+  std::int64_t token = 0, head = 0, position = 0;
+  int element = 0;     // index in head_dim
+  int pair = -1;       // block pair k, or -1 for a pass-through element
+  int component = 0;   // 0: y_a, 1: y_b (pass-through: 0)
+  std::uint32_t in_bits[2] = {0, 0};  // (x_a, x_b); pass-through: the element's input in [0]
+  std::uint32_t expected_bits = 0, got_bits = 0;
+  double ulps = 0;     // the floored-metric figure (finite inputs), else NaN
+  std::string rule;    // "correctly rounded", "within max_ulp", "IEEE result", "copy (identity pair)", "copy (pass-through)"
+};
+
+struct ElementCheckOptions {
+  double max_ulp = 0.5;        // > 0; 0.5 means correctly rounded (the expected bits exactly)
+  bool canonical_nan = false;  // a NaN output must be the canonical quiet NaN, as the kernel's
+  std::size_t keep = 16;       // failures kept (the first ones in tensor order)
+};
+
+struct ElementCheck {
+  std::int64_t checked = 0, failed = 0, undecided = 0;
+  double max_ulps = 0;  // largest figure over finite-input rotary components
+  std::vector<ElementFailure> failures;  // the first options.keep, in [token][head][element] order
+  // The failure to report: the largest ulp figure among all failures (the first one attaining it),
+  // or the first failure when none has a figure (specials, copies). Unset when nothing failed.
+  std::optional<ElementFailure> worst;
+};
+
+// input and output: dense [tokens][heads][plan.dim()] arrays of float (f32) or bf16 bit patterns
+// (std::uint16_t), positions one per token. Throws InputError for a positions count other than
+// tokens or max_ulp not in [0.5, 2^30]; std::invalid_argument for format f64.
+ElementCheck check_elements(const kernel::RopePlan& plan, Dtype format, std::span<const std::int64_t> positions, std::int64_t heads,
+                            const void* input, const void* output, const ElementCheckOptions& options = {});
+
+}  // namespace ropecheck::accuracy

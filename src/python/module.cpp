@@ -1,0 +1,305 @@
+// File: module.cpp
+// The extension module ropecheck._ropecheck: a thin layer over the library for the Python package
+// (ropecheck/__init__.py, ropecheck/testing.py), which checks argument types and ranges and shapes
+// the results. Every function takes NumPy arrays the package has already validated (dtype float32
+// or uint16, kernel_readable where the kernel reads them in place) and releases the GIL while the
+// library computes. Errors: InputError as ropecheck.InputError naming the Python parameter
+// (requests.h).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+#include "accuracy/audit.h"
+#include "accuracy/baselines.h"
+#include "accuracy/element_check.h"
+#include "accuracy/fuzz_tensor.h"
+#include "accuracy/kernel_output_check.h"
+#include "certificate/certificate.h"
+#include "certificate/environment.h"
+#include "io/input_error.h"
+#include "io/npy.h"
+#include "kernel/apply_rope.h"
+#include "numeric/precision.h"
+#include "proofs/registry.h"
+#include "python/dlpack.h"
+#include "python/requests.h"
+#include "python/tensor_views.h"
+#include "spectrum/attention_factor.h"
+#include "spectrum/listing.h"
+
+namespace py = pybind11;
+
+namespace ropecheck::python {
+
+namespace {
+
+Dtype format_of(const py::array& a) { return a.dtype().is(py::dtype("float32")) ? Dtype::f32 : Dtype::bf16; }
+
+Dtype parse_format(const std::string& dtype) {
+  if (dtype == "float32") return Dtype::f32;
+  if (dtype == "bfloat16") return Dtype::bf16;
+  throw InputError("dtype", "float32 or bfloat16", dtype);
+}
+
+TensorAxes axes_of(const std::string& axes) { return axes == "auto" ? TensorAxes::automatic : parse_axes(axes, "axes"); }
+
+// Returns: the positions array (contiguous, dtype <i8, <i4, <f8 or <f4) as int64s, with the CLI's
+// rules (io/npy.h: positions_from_npy), naming "positions".
+std::vector<std::int64_t> positions_of(const py::array& p) {
+  NpyArray a;
+  a.dtype = std::string(py::str(p.dtype().attr("str")));
+  for (py::ssize_t i = 0; i < p.ndim(); ++i) a.shape.push_back(p.shape(i));
+  a.bytes.resize(static_cast<std::size_t>(p.nbytes()));
+  if (!a.bytes.empty()) std::memcpy(a.bytes.data(), p.data(), a.bytes.size());
+  return positions_from_npy(a, a.elements(), "positions");
+}
+
+// The plan of a request (accuracy::plan_for_request: a model's layer type, or a bare spectrum in
+// `layout`); a bare request without config, dim or model takes the tensor's head_dim.
+kernel::RopePlan plan_of(const py::dict& request, const std::optional<std::string>& layout, std::int64_t head_dim, std::string* name = nullptr) {
+  SpectrumRequest r = spectrum_request(request);
+  if (!r.dim && !r.config && !r.model && head_dim > 0) r.dim = static_cast<int>(head_dim);
+  const ResolvedSpectrum rs = resolve(r);
+  if (name) *name = rs.name;
+  std::optional<kernel::Layout> l;
+  if (layout) l = kernel::parse_layout(*layout, "layout");
+  return accuracy::plan_for_request(rs, l);
+}
+
+py::dict plan_info(const kernel::RopePlan& plan) {
+  py::dict d;
+  d["head_dim"] = plan.dim();
+  d["rotary_offset"] = plan.rotary_offset();
+  d["rotary_dims"] = 2 * plan.block_pairs();
+  d["layout"] = kernel::layout_name(plan.layout());
+  d["attention_factor"] = attention_factor_text(plan.spectrum().scaling());
+  d["description"] = plan.describe();
+  std::vector<int> identity;
+  for (int k = 0; k < plan.block_pairs(); ++k)
+    if (plan.identity(k)) identity.push_back(k);
+  d["identity_pairs"] = identity;
+  return d;
+}
+
+template <typename T>
+void rotate(const kernel::RopePlan& plan, const std::vector<std::int64_t>& positions, bool per_row, const BatchedTensor& in_t, const T* in,
+            const BatchedTensor& out_t, T* out, int threads, const std::string& impl, kernel::KernelStats& stats) {
+  const kernel::KernelOptions options{cpu::default_path(), threads, &stats};
+  const std::int64_t tokens = in_t.shape.tokens;
+  const bool kernel_impl = impl == "kernel";
+  std::optional<kernel::SinCosTable> table;
+  if (kernel_impl && !per_row) table.emplace(plan, positions, options.path, threads);
+  for (std::size_t b = 0; b < in_t.slice_offsets.size(); ++b) {
+    const auto x = slice_view<const T>(in, in_t, b);
+    const auto y = slice_view<T>(out, out_t, b);
+    const std::span<const std::int64_t> p = per_row ? std::span<const std::int64_t>(positions).subspan(b * static_cast<std::size_t>(tokens), static_cast<std::size_t>(tokens))
+                                                    : std::span<const std::int64_t>(positions);
+    if (!kernel_impl)
+      accuracy::apply_rope_baseline(impl == "f32-angle" ? accuracy::Baseline::f32_angle : accuracy::Baseline::f64_angle, plan, p, x, y);
+    else if (table)
+      kernel::apply_rope(*table, x, y, options);
+    else
+      kernel::apply_rope(plan, p, x, y, options);
+  }
+}
+
+// ropecheck.apply / apply_: rotates x into out (the same array for apply_), both kernel_readable
+// and of one dtype and shape. Returns the kernel's counts and the plan.
+py::dict apply(const py::array& x, py::array out, const py::array& positions_array, const py::dict& request,
+               const std::optional<std::string>& layout, const std::string& axes_text, int threads, const std::string& impl) {
+  if (impl != "kernel" && impl != "f32-angle" && impl != "f64-angle") throw InputError("impl", "kernel, f32-angle or f64-angle", impl);
+  const TensorAxes axes = axes_of(axes_text);
+  const RopeTensorShape read = rope_tensor_shape(std::vector<std::int64_t>(x.shape(), x.shape() + x.ndim()), axes, 0, "x");
+  std::string name;
+  const kernel::RopePlan plan = plan_of(request, layout, read.head_dim, &name);
+  const BatchedTensor in_t = batched(x, axes, plan.dim(), "x");
+  if (in_t.shape.head_dim != plan.dim())
+    throw InputError("x", "a tensor whose head_dim is " + std::to_string(plan.dim()) + " (the head width of " + name + ")",
+                     "head_dim " + std::to_string(in_t.shape.head_dim));
+  const BatchedTensor out_t = batched(out, axes, plan.dim(), "out");
+  const std::vector<std::int64_t> positions = positions_of(positions_array);
+  const auto count = static_cast<std::int64_t>(positions.size());
+  const std::int64_t batch = in_t.shape.batch, tokens = in_t.shape.tokens;
+  const bool per_row = batch > 1 && count == batch * tokens && count != tokens;
+  if (count != tokens && !per_row)
+    throw InputError("positions",
+                     std::to_string(tokens) + " positions (one per token of x" +
+                         (batch > 1 ? ", shared by the batch) or " + std::to_string(batch * tokens) + " (one per batch row and token)" : ")"),
+                     std::to_string(count));
+  kernel::KernelStats stats;
+  const Dtype format = format_of(x);
+  {
+    py::gil_scoped_release release;
+    if (format == Dtype::f32)
+      rotate(plan, positions, per_row, in_t, static_cast<const float*>(x.data()), out_t, static_cast<float*>(out.mutable_data()), threads, impl, stats);
+    else
+      rotate(plan, positions, per_row, in_t, static_cast<const std::uint16_t*>(x.data()), out_t, static_cast<std::uint16_t*>(out.mutable_data()),
+             threads, impl, stats);
+  }
+  py::dict d = plan_info(plan);
+  d["path"] = cpu::path_name(cpu::default_path());
+  d["outputs"] = stats.outputs;
+  d["slow"] = stats.slow;
+  d["unresolved"] = stats.unresolved;
+  return d;
+}
+
+// ropecheck.audit: x and y dense C-order arrays of one dtype. Returns (text, JSON).
+py::tuple audit(const py::array& x, const py::array& positions, const py::array& y, const py::dict& request,
+                const std::optional<std::string>& layout, const std::string& axes, int threads, unsigned precision) {
+  accuracy::AuditRequest r;
+  if (layout) r.layout = kernel::parse_layout(*layout, "layout");
+  r.axes = axes_of(axes);
+  r.format = format_of(x);
+  r.spectrum = spectrum_request(request);
+  r.measure.threads = threads;
+  r.measure.precision_bits = precision;
+  accuracy::AuditTensors t;
+  t.shape.assign(x.shape(), x.shape() + x.ndim());
+  t.output_shape.assign(y.shape(), y.shape() + y.ndim());
+  t.input = x.data();
+  t.output = y.data();
+  t.positions_shape.assign(positions.shape(), positions.shape() + positions.ndim());
+  t.positions = positions_of(positions);
+  accuracy::AuditResult result;
+  {
+    py::gil_scoped_release release;
+    result = accuracy::audit_tensors(r, t, accuracy::AuditNames{"x", "y", "positions"});
+  }
+  return py::make_tuple(accuracy::format_audit(result), accuracy::audit_json(result).dump());
+}
+
+// ropecheck.verify: one claim's certificates. Returns (table text, JSON text of the certificates).
+py::tuple verify(const std::string& claim, const py::dict& options) {
+  const Claim& c = proofs::find_claim(claim);
+  const ClaimOptions o = claim_options(options);
+  std::vector<Certificate> got;
+  {
+    py::gil_scoped_release release;
+    got = c.check(o);
+  }
+  nlohmann::json certificates = nlohmann::json::array();
+  for (const Certificate& x : got) certificates.push_back(to_json(x));
+  nlohmann::json out = {{"claim", c.id}, {"title", c.title}, {"arithmetic", arithmetic_environment()}, {"certificates", certificates}};
+  return py::make_tuple(format_table(got), out.dump());
+}
+
+py::tuple fuzz_tensor(const py::dict& request, const std::optional<std::string>& layout, const std::string& dtype, std::uint64_t seed,
+                      std::int64_t tokens, std::int64_t heads, std::int64_t min_position, std::int64_t max_position) {
+  const Dtype f = parse_format(dtype);
+  const kernel::RopePlan plan = plan_of(request, layout, 0);
+  accuracy::FuzzTensor t;
+  {
+    py::gil_scoped_release release;
+    t = accuracy::fuzz_tensor(plan, f, seed, tokens, heads, min_position, max_position);
+  }
+  py::array_t<std::int64_t> positions(static_cast<py::ssize_t>(t.positions.size()));
+  std::memcpy(positions.mutable_data(), t.positions.data(), t.positions.size() * sizeof(std::int64_t));
+  const std::vector<py::ssize_t> shape = {tokens, heads, plan.dim()};
+  py::array x;
+  if (f == Dtype::f32) {
+    py::array_t<float> a(shape);
+    std::memcpy(a.mutable_data(), t.bits.data(), t.bits.size() * 4);
+    x = a;
+  } else {
+    py::array_t<std::uint16_t> a(shape);
+    auto* p = a.mutable_data();
+    for (std::size_t i = 0; i < t.bits.size(); ++i) p[i] = static_cast<std::uint16_t>(t.bits[i]);
+    x = a;
+  }
+  return py::make_tuple(positions, x, plan_info(plan));
+}
+
+std::string hex_value(double v) {
+  char s[64];
+  std::snprintf(s, sizeof s, "%a", v);
+  return s;
+}
+
+// ropecheck.testing: every element of y = fn(x) checked (accuracy/element_check.h). x, y: dense
+// [tokens][heads][head_dim] arrays of `dtype`; positions: int64, one per token.
+py::dict check_elements(const py::dict& request, const std::optional<std::string>& layout, const std::string& dtype,
+                        const py::array_t<std::int64_t>& positions, const py::array& x, const py::array& y, double max_ulp, bool canonical_nan,
+                        int keep) {
+  const Dtype f = parse_format(dtype);
+  const kernel::RopePlan plan = plan_of(request, layout, 0);
+  accuracy::ElementCheckOptions o;
+  o.max_ulp = max_ulp;
+  o.canonical_nan = canonical_nan;
+  o.keep = static_cast<std::size_t>(keep);
+  const std::span<const std::int64_t> p(positions.data(), static_cast<std::size_t>(positions.size()));
+  accuracy::ElementCheck c;
+  {
+    py::gil_scoped_release release;
+    c = accuracy::check_elements(plan, f, p, x.shape(1), x.data(), y.data(), o);
+  }
+  const auto as_dict = [f](const accuracy::ElementFailure& e) {
+    py::dict d;
+    d["token"] = e.token;
+    d["head"] = e.head;
+    d["position"] = e.position;
+    d["element"] = e.element;
+    d["pair"] = e.pair;
+    d["component"] = e.component;
+    d["inputs"] = e.pair >= 0 ? py::make_tuple(accuracy::bits_hex(e.in_bits[0], f), accuracy::bits_hex(e.in_bits[1], f))
+                              : py::make_tuple(accuracy::bits_hex(e.in_bits[0], f));
+    d["input_values"] = e.pair >= 0 ? py::make_tuple(hex_value(accuracy::value_of(e.in_bits[0], f)), hex_value(accuracy::value_of(e.in_bits[1], f)))
+                                    : py::make_tuple(hex_value(accuracy::value_of(e.in_bits[0], f)));
+    d["expected"] = accuracy::bits_hex(e.expected_bits, f);
+    d["expected_value"] = hex_value(accuracy::value_of(e.expected_bits, f));
+    d["got"] = accuracy::bits_hex(e.got_bits, f);
+    d["got_value"] = hex_value(accuracy::value_of(e.got_bits, f));
+    d["ulps"] = e.ulps;
+    d["rule"] = e.rule;
+    return d;
+  };
+  py::list failures;
+  for (const accuracy::ElementFailure& e : c.failures) failures.append(as_dict(e));
+  py::dict d;
+  d["worst"] = c.worst ? py::object(as_dict(*c.worst)) : py::object(py::none());
+  d["checked"] = c.checked;
+  d["failed"] = c.failed;
+  d["undecided"] = c.undecided;
+  d["max_ulps"] = c.max_ulps;
+  d["failures"] = failures;
+  return d;
+}
+
+}  // namespace
+
+}  // namespace ropecheck::python
+
+PYBIND11_MODULE(_ropecheck, m) {
+  using namespace ropecheck;
+  using namespace ropecheck::python;
+  m.doc() = "ropecheck's library, for the ropecheck package (import ropecheck, not this module)";
+  register_errors(py::module_::import("ropecheck._errors").attr("InputError"));
+  m.attr("VERSION") = "0.1.0";
+  m.attr("MIN_PRECISION_BITS") = kMinPrecisionBits;
+  m.attr("MAX_PRECISION_BITS") = kMaxPrecisionBits;
+  m.attr("DEFAULT_PRECISION_BITS") = kDefaultPrecisionBits;
+  m.def("zoo", [](bool sources) { return py::make_tuple(zoo_text(sources), zoo_json().dump()); });
+  m.def("spectrum", [](const py::dict& request, unsigned precision) {
+    ScopedPrecision scoped(precision);
+    const SpectrumRequest r = spectrum_request(request);
+    return py::make_tuple(spectrum_listing_text(r), spectrum_listing_json(r).dump());
+  });
+  m.def("plan", [](const py::dict& request, const std::optional<std::string>& layout) { return plan_info(plan_of(request, layout, 0)); });
+  m.def("apply", &python::apply);
+  m.def("kernel_readable", &kernel_readable);
+  m.def("audit", &python::audit);
+  m.def("claims", [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const Claim& c : proofs::registered_claims()) out.emplace_back(c.id, c.title);
+    return out;
+  });
+  m.def("verify", &python::verify);
+  m.def("fuzz_tensor", &python::fuzz_tensor);
+  m.def("check_elements", &python::check_elements);
+  m.def("dlpack_to_numpy", &dlpack_to_numpy);
+  m.def("bfloat16_capsule", &bfloat16_capsule);
+}

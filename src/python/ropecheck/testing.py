@@ -1,0 +1,231 @@
+"""ropecheck.testing: fuzz anyone's RoPE against the exact map, from pytest.
+
+    from ropecheck.testing import check_rope
+
+    def test_my_rope():
+        check_rope(my_rope, model="llama-3.1-8b", dtype="bfloat16", layout="half")
+
+check_rope calls ``fn(x, positions)`` on tensors ropecheck generates (the kernel fuzz's adversarial
+inputs: positions at 2^24 +- 1, 2^31, 2^40, near-returns of the model's own frequencies where an
+angle comes closest to a multiple of pi/2, log-uniform magnitudes; inputs near cancellation for the
+exact angle, edge values of the format, signed zeros, infinities and NaNs, bit patterns; p-RoPE
+identity pairs and pass-through channels whenever the RoPE has them), checks every output element
+against the exact map (accuracy/element_check.h), shrinks a failure to the smallest tensor that
+still fails, and raises AssertionError giving the position, pair, inputs, expected and got in hex
+and the seed that replays it. The same seed gives the same inputs on every machine.
+"""
+
+import numbers as _numbers
+
+from . import InputError, _as_array, _choice, _core, _integer, _layout_arg, _np, _spectrum_request, _Call
+
+__all__ = ["check_rope", "fuzz_inputs", "CheckResult"]
+
+_DTYPES = ("float32", "bfloat16")
+_CHECK_AXES = ("shd", "bshd", "bhsd", "hsd", "sd")
+
+
+def _round_seed(seed, round_index):
+    """The seed of round r: SplitMix64 of seed + r * golden ratio (every round its own stream)."""
+    z = (seed + (round_index + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return z ^ (z >> 31)
+
+
+def fuzz_inputs(*, seed=0, round=0, dtype="float32", tokens=32, heads=2, min_position=0, max_position=1 << 40,
+                model=None, layer_type=None, layout=None, **spectrum_options):
+    """The inputs check_rope gives fn in round `round`: (positions int64 [tokens], x [tokens, heads,
+    head_dim] float32 or uint16 bfloat16 bits)."""
+    request, variant = _spectrum_request(model=model, layer_type=layer_type, **spectrum_options)
+    seed = _integer("seed", seed, 0, (1 << 64) - 1)
+    round = _integer("round", round, 0, 1 << 40)
+    with _Call(variant):
+        positions, x, _ = _core.fuzz_tensor(request, _layout_arg(layout), _choice("dtype", dtype, _DTYPES), _round_seed(seed, round),
+                                            _integer("tokens", tokens, 1, 1 << 20), _integer("heads", heads, 1, 1 << 20),
+                                            _integer("min_position", min_position, -(1 << 63), (1 << 63) - 1),
+                                            _integer("max_position", max_position, -(1 << 63), (1 << 63) - 1))
+    return positions, x
+
+
+class CheckResult:
+    """What a passing check_rope did: rounds, elements checked, the largest error seen (ulp, floored
+    metric; a LOWER bound of fn's error, sampled), undecided components (never expected)."""
+
+    def __init__(self, rounds, checked, max_ulps, undecided, seed):
+        self.rounds, self.checked, self.max_ulps, self.undecided, self.seed = rounds, checked, max_ulps, undecided, seed
+
+    def __repr__(self):
+        return (f"check_rope: {self.checked} elements in {self.rounds} rounds, all within the bound; largest error "
+                f"{self.max_ulps:.4g} ulp (sampled: a lower bound); {self.undecided} undecided; seed {self.seed}")
+
+
+def _to_fn_layout(x, positions, axes):
+    """x [tokens, heads, dim] and positions as fn receives them under `axes`."""
+    np = _np()
+    if axes == "shd":
+        return np.ascontiguousarray(x), positions.copy()
+    if axes == "bshd":
+        return np.ascontiguousarray(x[None]), positions[None].copy()
+    if axes == "bhsd":
+        return np.ascontiguousarray(x.transpose(1, 0, 2)[None]), positions[None].copy()
+    if axes == "hsd":
+        return np.ascontiguousarray(x.transpose(1, 0, 2)), positions.copy()
+    return np.ascontiguousarray(x.reshape(x.shape[0], -1)), positions.copy()  # sd
+
+
+def _from_fn_layout(y, shape, axes):
+    """fn's output back in [tokens, heads, dim] order."""
+    np = _np()
+    tokens, heads, dim = shape
+    if axes in ("shd",):
+        return np.ascontiguousarray(y)
+    if axes == "bshd":
+        return np.ascontiguousarray(y[0])
+    if axes == "bhsd":
+        return np.ascontiguousarray(y[0].transpose(1, 0, 2))
+    if axes == "hsd":
+        return np.ascontiguousarray(y.transpose(1, 0, 2))
+    return np.ascontiguousarray(y.reshape(tokens, heads, dim))
+
+
+class _Runner:
+    def __init__(self, fn, request, layout, dtype, axes, max_ulp, canonical_nan, variant):
+        self.fn, self.request, self.layout, self.dtype, self.axes = fn, request, layout, dtype, axes
+        self.max_ulp, self.canonical_nan, self.variant = max_ulp, canonical_nan, variant
+
+    def run(self, positions, x):
+        """Calls fn on (positions, x [tokens, heads, dim]); returns the element check of its output."""
+        np = _np()
+        x_in, p_in = _to_fn_layout(x, positions, self.axes)
+        given = x_in.copy()
+        y = self.fn(given, p_in)
+        if y is None:  # an in-place RoPE: its output is the tensor it was given
+            y = given
+        try:
+            y = _as_array(y, "fn's output")
+        except InputError as e:
+            raise AssertionError(f"check_rope: fn returned {type(y).__name__}, not an array or DLPack tensor ({e})") from None
+        want = np.float32 if self.dtype == "float32" else np.uint16
+        if y.shape != x_in.shape or y.dtype != want:
+            raise AssertionError(f"check_rope: fn returned shape {tuple(y.shape)} dtype {y.dtype} for an input of shape "
+                                 f"{tuple(x_in.shape)} dtype {np.dtype(want)}")
+        y = _from_fn_layout(y, x.shape, self.axes)
+        with _Call(self.variant):
+            return _core.check_elements(self.request, self.layout, self.dtype, np.ascontiguousarray(positions, dtype=np.int64),
+                                        np.ascontiguousarray(x), y, float(self.max_ulp), bool(self.canonical_nan), 4)
+
+
+def _shrink(runner, positions, x, failure):
+    """The smallest (positions, x, check) that still fails, starting from a failing tensor and the
+    failure to report (the largest error): its token and head alone, then every other element
+    zeroed; the report is the shrunk tensor's own worst failure."""
+    np = _np()
+    t, h = failure["token"], failure["head"]
+    best = None
+    for tok, hd in (((t, t + 1), (h, h + 1)), ((t, t + 1), (0, x.shape[1])), ((0, x.shape[0]), (h, h + 1))):
+        p1 = positions[tok[0]:tok[1]].copy()
+        x1 = x[tok[0]:tok[1], hd[0]:hd[1]].copy()
+        c1 = runner.run(p1, x1)
+        if c1["failed"]:
+            best = (p1, x1, c1)
+            break
+    if best is None:
+        return positions, x, runner.run(positions, x)
+    p1, x1, c1 = best
+    f = c1["worst"]
+    # Keep only the failing pair (or pass-through element); the rest +0.
+    x2 = np.zeros_like(x1)
+    keep = [f["element"]]
+    if f["pair"] >= 0:
+        info = runner.plan
+        k = f["pair"]
+        offset, block = info["rotary_offset"], info["rotary_dims"] // 2
+        keep = [offset + 2 * k, offset + 2 * k + 1] if info["layout"] == "interleaved" else [offset + k, offset + k + block]
+    for j in keep:
+        x2[f["token"], f["head"], j] = x1[f["token"], f["head"], j]
+    c2 = runner.run(p1, x2)
+    if c2["failed"]:
+        return p1, x2, c2
+    return p1, x1, c1
+
+
+def _describe(f, dtype):
+    lines = []
+    where = f"position {f['position']}, head {f['head']}"
+    if f["pair"] >= 0:
+        comp = "y_a = a(x_a cos - x_b sin)" if f["component"] == 0 else "y_b = a(x_a sin + x_b cos)"
+        lines.append(f"  {where}, pair {f['pair']} (element {f['element']}), component {comp}")
+        lines.append(f"  inputs x_a = {f['input_values'][0]} ({f['inputs'][0]}), x_b = {f['input_values'][1]} ({f['inputs'][1]})")
+    else:
+        lines.append(f"  {where}, pass-through element {f['element']}")
+        lines.append(f"  input x = {f['input_values'][0]} ({f['inputs'][0]})")
+    err = "" if f["ulps"] != f["ulps"] else f", error {f['ulps']:.6g} ulp"
+    lines.append(f"  expected {f['expected_value']} ({f['expected']}), got {f['got_value']} ({f['got']}){err}")
+    lines.append(f"  rule: {f['rule']}")
+    return "\n".join(lines)
+
+
+def check_rope(fn, *, model=None, layer_type=None, dtype="float32", layout=None, axes="shd", max_ulp=0.5, seed=0,
+               budget=16, tokens=32, heads=2, min_position=0, max_position=1 << 40, canonical_nan=False,
+               **spectrum_options):
+    """Fuzzes fn, a RoPE implementation, against the exact map; raises AssertionError on the first
+    failing round (shrunk), returns a CheckResult otherwise.
+
+    fn(x, positions) returns the rotated tensor (a NumPy array or DLPack tensor of x's shape and
+    dtype), or None after rotating x in place. x: float32, or uint16 bfloat16 bit patterns for
+    dtype="bfloat16"; shape by axes: "shd" [tokens, heads, head_dim] (default), "bshd" and "bhsd"
+    (batch 1; positions then [1, tokens], as Hugging Face's position_ids), "hsd", "sd"
+    ([tokens, heads * head_dim], vLLM's). positions: int64, one per token, in [min_position,
+    max_position].
+
+    The RoPE: model (a zoo name or config.json path) and layer_type, or config, dim, theta, p_rope,
+    scaling, ... with layout ("interleaved" or "half"). max_ulp: 0.5 (default) demands the correctly
+    rounded value; larger, the error bound in ulp (floored metric, ropecheck.audit's). Non-finite
+    inputs and two signed zeros must give the IEEE result of the formula (a NaN may be any NaN
+    unless canonical_nan); identity pairs and pass-through elements must be copied bit for bit.
+    budget: rounds (calls of fn), each a fresh tensor of tokens x heads rows from seed."""
+    np = _np()
+    request, variant = _spectrum_request(model=model, layer_type=layer_type, **spectrum_options)
+    dtype = _choice("dtype", dtype, _DTYPES)
+    layout = _layout_arg(layout)
+    axes = _choice("axes", axes, _CHECK_AXES)
+    if isinstance(max_ulp, bool) or not isinstance(max_ulp, _numbers.Real) or not 0.5 <= float(max_ulp) <= 2.0 ** 30:
+        raise InputError("max_ulp", "a number in [0.5, 2^30]", repr(max_ulp))
+    seed = _integer("seed", seed, 0, (1 << 64) - 1)
+    budget = _integer("budget", budget, 1, 1 << 20)
+    tokens = _integer("tokens", tokens, 1, 1 << 16)
+    heads = _integer("heads", heads, 1, 1 << 10)
+    min_position = _integer("min_position", min_position, -(1 << 63), (1 << 63) - 1)
+    max_position = _integer("max_position", max_position, min_position, (1 << 63) - 1)
+    if not callable(fn):
+        raise InputError("fn", "a callable fn(x, positions)", type(fn).__name__)
+    runner = _Runner(fn, request, layout, dtype, axes, max_ulp, canonical_nan, variant)
+    with _Call(variant):
+        runner.plan = _core.plan(request, layout)
+    checked = undecided = 0
+    worst = 0.0
+    for r in range(budget):
+        with _Call(variant):
+            positions, x, _ = _core.fuzz_tensor(request, layout, dtype, _round_seed(seed, r), tokens, heads, min_position, max_position)
+        c = runner.run(positions, x)
+        checked += c["checked"]
+        undecided += c["undecided"]
+        worst = max(worst, c["max_ulps"])
+        if not c["failed"]:
+            continue
+        failed, total = c["failed"], c["checked"]
+        p1, x1, c1 = _shrink(runner, positions, x, c["worst"])
+        f = c1["worst"]
+        name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
+        what = "correctly rounded" if float(max_ulp) <= 0.5 else f"within {max_ulp} ulp"
+        spec = ", ".join(f"{k}={v!r}" for k, v in request.items())
+        lines = [f"check_rope: {name} is not {what} ({runner.plan['description']}; {dtype}, layout {runner.plan['layout']})",
+                 f"  round {r}: {failed} of {total} elements failed; shrunk to positions {p1.tolist()}, x of shape {list(x1.shape)} "
+                 f"([tokens, heads, head_dim]; {c1['failed']} failing)",
+                 _describe(f, dtype),
+                 f"  replay: check_rope(fn, {spec}, dtype={dtype!r}, axes={axes!r}, max_ulp={max_ulp!r}, seed={seed}, "
+                 f"budget={r + 1}, tokens={tokens}, heads={heads}, min_position={min_position}, max_position={max_position}); "
+                 f"inputs: ropecheck.testing.fuzz_inputs(seed={seed}, round={r}, ...)"]
+        raise AssertionError("\n".join(lines))
+    return CheckResult(budget, checked, worst, undecided, seed)

@@ -1,0 +1,57 @@
+"""ropecheck.models() and ropecheck.spectrum(): the CLI's rows, as objects and arrays."""
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import ropecheck
+from conftest import run_cli, run_cli_json
+
+
+def test_models_are_the_cli_zoo():
+    m = ropecheck.models()
+    assert list(m) == run_cli_json("models", "--json")
+    assert repr(m) + "\n" == run_cli("models")
+    assert "llama-3.1-8b" in m.names()
+
+
+@pytest.mark.parametrize("model", ["llama-3.1-8b", "gpt-oss-20b", "deepseek-v3", "gemma-3-27b"])
+def test_model_spectrum_equals_the_cli(model):
+    s = ropecheck.spectrum(model=model)
+    assert s.to_dict() == run_cli_json("spectrum", "--model", model, "--json")
+    assert repr(s) + "\n" == run_cli("spectrum", "--model", model)
+
+
+def test_spectrum_rows_as_floats_strings_and_arrays():
+    s = ropecheck.spectrum(model="llama-3.1-8b", context=131072)
+    first = s.layer_types[0]["spectrum"]
+    assert first.context == 131072
+    assert isinstance(s.frequencies, np.ndarray) and s.frequencies.dtype == np.float64
+    assert len(s.frequencies) == 64
+    assert s.frequency_floats == [float(r["g_float64"]) for r in s.rows]
+    assert all(isinstance(g, str) for g in s.frequencies_exact)
+    # The exact decimal and the float agree to the float's rounding (g_float64 is g rounded to nearest).
+    for g, f in zip(s.frequencies_exact, s.frequency_floats):
+        assert abs(Fraction(g) - Fraction(f)) <= Fraction(f) * Fraction(1, 2 ** 52)
+    assert np.all(np.diff(s.frequencies) < 0)
+
+
+def test_bare_spectrum_and_variants_equal_the_cli():
+    s = ropecheck.spectrum(dim=64, theta=10000, p_rope=0.75, context=4096)
+    cli = run_cli_json("spectrum", "--dim", 64, "--theta", 10000, "--p-rope", "0.75", "--context", 4096, "--json")
+    assert s.to_dict() == cli
+    assert s.rotated_pairs == cli["rotated_pairs"]
+    assert repr(s) + "\n" == run_cli("spectrum", "--dim", 64, "--theta", 10000, "--p-rope", "0.75", "--context", 4096)
+    # A float fraction is the binary value it holds: 0.75 is exact.
+    assert ropecheck.spectrum(dim=64, p_rope="0.75", context=4096).to_dict() == cli
+    assert ropecheck.spectrum(config="gemma-7b").to_dict() == run_cli_json("spectrum", "--config", "gemma-7b", "--json")
+
+
+def test_plan_describes_the_geometry():
+    p = ropecheck.plan(model="deepseek-v3")
+    assert p["rotary_dims"] == 64 and p["head_dim"] > 64
+    assert p["rotary_offset"] + p["rotary_dims"] <= p["head_dim"]
+    # YaRN's attention factor 0.1 ln(32) + 1: the shortest decimal of the double the kernel uses.
+    assert float(ropecheck.plan(model="gpt-oss-20b")["attention_factor"]) == 0.1 * __import__("math").log(32) + 1

@@ -1,0 +1,127 @@
+"""ropecheck.testing.check_rope: finds a planted 1-ulp fault, a fault only beyond position 2^24, a
+lost -0, a rotated identity pair, a bfloat16 fault; shrinks to one token and head; replays from its
+seed; passes on ropecheck's own kernel."""
+
+import re
+
+import numpy as np
+import pytest
+
+import ropecheck
+from ropecheck.testing import check_rope, fuzz_inputs
+
+
+def kernel_for(**spec):
+    def rope(x, positions):
+        return ropecheck.apply(x, positions, **spec)
+    return rope
+
+
+def failure(fn, **kwargs):
+    with pytest.raises(AssertionError) as info:
+        check_rope(fn, **kwargs)
+    return str(info.value)
+
+
+def bump(y, where):
+    """Adds one ulp to the finite nonzero float32 elements selected by `where` (a boolean mask)."""
+    bits = y.view(np.uint32)
+    ok = where & np.isfinite(y) & (y != 0)
+    bits[ok] += 1
+    return y
+
+
+def test_passes_on_ropecheck_kernel():
+    for spec in ({"model": "llama-3.1-8b"}, {"model": "gpt-oss-20b"}, {"model": "deepseek-v3"}, {"model": "gpt-neox-20b"}):
+        r = check_rope(kernel_for(**spec), budget=4, **spec)
+        assert r.checked > 0 and r.max_ulps <= 0.5
+    r = check_rope(kernel_for(model="llama-3.1-8b"), model="llama-3.1-8b", dtype="bfloat16", budget=4)
+    assert r.max_ulps <= 0.5
+    r = check_rope(kernel_for(dim=64, p_rope=0.5, layout="interleaved"), dim=64, p_rope=0.5, layout="interleaved", budget=4)
+    assert r.checked > 0
+
+
+def test_finds_a_planted_one_ulp_fault_and_shrinks_it():
+    def faulty(x, positions):
+        y = ropecheck.apply(x, positions, model="llama-3.1-8b")
+        mask = np.zeros(y.shape, dtype=bool)
+        mask[..., 70] = True  # pair 6, component y_b (half layout: elements 6 and 70)
+        return bump(y, mask)
+
+    message = failure(faulty, model="llama-3.1-8b")
+    assert "pair 6 (element 70)" in message and "y_b" in message
+    assert "x of shape [1, 1, 128]" in message
+    assert re.search(r"expected \S+ \(0x[0-9a-f]{8}\), got \S+ \(0x[0-9a-f]{8}\)", message)
+    assert "seed=0" in message
+
+
+def test_finds_a_fault_only_beyond_position_2_24():
+    def faulty(x, positions):
+        y = ropecheck.apply(x, positions, model="llama-3.1-8b")
+        far = (np.abs(positions) > 2 ** 24)[:, None, None] & np.ones(y.shape, dtype=bool)
+        return bump(y, far)
+
+    # Below 2^24 it passes; with the default range it fails at a position beyond 2^24.
+    check_rope(faulty, model="llama-3.1-8b", max_position=2 ** 24, budget=4)
+    message = failure(faulty, model="llama-3.1-8b")
+    position = int(re.search(r"position (\d+)", message).group(1))
+    assert position > 2 ** 24
+
+
+def test_finds_a_lost_negative_zero():
+    def loses_sign(x, positions):
+        return ropecheck.apply(x, positions, model="llama-3.1-8b") + np.float32(0)  # -0 + 0 = +0
+
+    message = failure(loses_sign, model="llama-3.1-8b")
+    assert "expected -0x0p+0 (0x80000000), got 0x0p+0 (0x00000000)" in message
+    assert "rule: IEEE result" in message
+
+
+def test_finds_a_rotated_identity_pair():
+    spec = {"dim": 64, "p_rope": 0.5, "layout": "interleaved"}
+
+    def rotates_everything(x, positions):
+        # The full RoPE where p-RoPE keeps the low half of the pairs unrotated.
+        return ropecheck.apply(x, positions, dim=64, layout="interleaved")
+
+    message = failure(rotates_everything, **spec)
+    assert "copy (identity pair)" in message or "correctly rounded" in message
+    assert ropecheck.plan(**spec)["identity_pairs"]
+
+
+def test_finds_a_bfloat16_fault_through_torch_style_layouts():
+    def faulty(x, positions):  # x: [1, heads, tokens, d] uint16 (axes bhsd)
+        y = ropecheck.apply(x, positions, model="llama-3.1-8b", axes="bhsd")
+        y[..., 3] ^= 1  # flips the last mantissa bit of element 3
+        return y
+
+    message = failure(faulty, model="llama-3.1-8b", dtype="bfloat16", axes="bhsd")
+    assert "(element 3)" in message and re.search(r"\(0x[0-9a-f]{4}\)", message)
+
+
+def test_in_place_functions_and_replay():
+    def in_place(x, positions):
+        ropecheck.apply_(x, positions, model="llama-3.1-8b")
+
+    assert check_rope(in_place, model="llama-3.1-8b", budget=2).checked > 0
+
+    def faulty(x, positions):
+        y = ropecheck.apply(x, positions, model="llama-3.1-8b")
+        return bump(y, np.random.default_rng(5).random(y.shape) < 0.01)
+
+    first = failure(faulty, model="llama-3.1-8b", seed=7)
+    assert first == failure(faulty, model="llama-3.1-8b", seed=7)  # same seed, same report
+    p1, x1 = fuzz_inputs(seed=7, round=0, model="llama-3.1-8b")
+    p2, x2 = fuzz_inputs(seed=7, round=0, model="llama-3.1-8b")
+    assert p1.tobytes() == p2.tobytes() and x1.tobytes() == x2.tobytes()
+    p3, _ = fuzz_inputs(seed=8, round=0, model="llama-3.1-8b")
+    assert p3.tobytes() != p1.tobytes()
+
+
+def test_generated_inputs_are_adversarial():
+    positions, x = fuzz_inputs(seed=1, tokens=256, heads=2, model="llama-3.1-8b")
+    assert positions.min() >= 0 and positions.max() <= 2 ** 40
+    assert (positions > 2 ** 24).any() and (positions < 2 ** 24).any()
+    assert np.isnan(x).any() and np.isinf(x).any()
+    assert (np.signbit(x) & (x == 0)).any()  # negative zeros
+    assert (np.abs(x[np.isfinite(x) & (x != 0)]) < 2.0 ** -126).any()  # subnormals

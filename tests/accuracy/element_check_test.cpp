@@ -14,15 +14,10 @@
 #include "io/input_error.h"
 #include "kernel/apply_rope.h"
 #include "spectrum/request.h"
+#include "tests/support/zoo_plans.h"
 
 namespace ropecheck::accuracy {
 namespace {
-
-kernel::RopePlan checked_model_plan(const std::string& model) {
-  SpectrumRequest r;
-  r.model = model;
-  return kernel::plan_for(resolve(r), std::nullopt);
-}
 
 struct OutputCase {
   FuzzTensor in;
@@ -53,7 +48,7 @@ std::uint32_t float_bits(float v) {
 
 TEST(ElementCheck, KernelOutputPassesOnEveryPlanShape) {
   for (const char* model : {"llama-3.1-8b", "gpt-oss-20b", "deepseek-v3", "gpt-neox-20b", "glm-4-9b"}) {
-    const kernel::RopePlan plan = checked_model_plan(model);
+    const kernel::RopePlan plan = zoo_plan(model);
     const OutputCase c = kernel_output_case(plan, 5);
     const ElementCheck r = check_case(plan, c);
     EXPECT_EQ(r.failed, 0) << model << ": " << (r.worst ? r.worst->rule : "");
@@ -65,7 +60,7 @@ TEST(ElementCheck, KernelOutputPassesOnEveryPlanShape) {
 }
 
 TEST(ElementCheck, OneUlpSlipIsLocatedWithItsBits) {
-  const kernel::RopePlan plan = checked_model_plan("llama-3.1-8b");
+  const kernel::RopePlan plan = zoo_plan("llama-3.1-8b");
   OutputCase c = kernel_output_case(plan, 7);
   // Token 3, head 1, pair 9's y_b (half layout: element 64 + 9), nudged by one ulp when finite.
   const std::size_t at = (3 * 2 + 1) * 128 + 73;
@@ -95,7 +90,7 @@ TEST(ElementCheck, OneUlpSlipIsLocatedWithItsBits) {
 }
 
 TEST(ElementCheck, LostNegativeZeroAndChangedCopiesAreFound) {
-  const kernel::RopePlan plan = checked_model_plan("gpt-neox-20b");  // partial: pass-through channels
+  const kernel::RopePlan plan = zoo_plan("gpt-neox-20b");  // partial: pass-through channels
   OutputCase c = kernel_output_case(plan, 8);
   bool zero = false, pass = false;
   for (std::size_t i = 0; i < c.y.size() && !(zero && pass); ++i) {
@@ -131,7 +126,7 @@ TEST(ElementCheck, RotatedIdentityPairIsNotACopy) {
 }
 
 TEST(ElementCheck, NanPayloadsAreFreeUnlessCanonicalIsAsked) {
-  const kernel::RopePlan plan = checked_model_plan("llama-3.1-8b");
+  const kernel::RopePlan plan = zoo_plan("llama-3.1-8b");
   OutputCase c = kernel_output_case(plan, 10);
   int changed = 0;
   for (std::size_t i = 0; i < c.y.size(); ++i)
@@ -148,7 +143,7 @@ TEST(ElementCheck, NanPayloadsAreFreeUnlessCanonicalIsAsked) {
 }
 
 TEST(ElementCheck, RefusesABoundBelowHalfAnUlp) {
-  const kernel::RopePlan plan = checked_model_plan("llama-3.1-8b");
+  const kernel::RopePlan plan = zoo_plan("llama-3.1-8b");
   const OutputCase c = kernel_output_case(plan, 11, 2);
   ElementCheckOptions o;
   o.max_ulp = 0.25;

@@ -12,18 +12,13 @@
 
 #include "io/input_error.h"
 #include "spectrum/request.h"
+#include "tests/support/zoo_plans.h"
 
 namespace ropecheck::accuracy {
 namespace {
 
-kernel::RopePlan fuzz_model_plan(const std::string& model) {
-  SpectrumRequest r;
-  r.model = model;
-  return kernel::plan_for(resolve(r), std::nullopt);
-}
-
 TEST(FuzzTensor, SameSeedSameBytes) {
-  const kernel::RopePlan plan = fuzz_model_plan("llama-3.1-8b");
+  const kernel::RopePlan plan = zoo_plan("llama-3.1-8b");
   const FuzzTensor a = fuzz_tensor(plan, Dtype::f32, 42, 32, 2, 0, std::int64_t{1} << 40);
   const FuzzTensor b = fuzz_tensor(plan, Dtype::f32, 42, 32, 2, 0, std::int64_t{1} << 40);
   const FuzzTensor c = fuzz_tensor(plan, Dtype::f32, 43, 32, 2, 0, std::int64_t{1} << 40);
@@ -34,7 +29,7 @@ TEST(FuzzTensor, SameSeedSameBytes) {
 }
 
 TEST(FuzzTensor, PositionsStayInTheRangeAndReachBeyond2To24) {
-  const kernel::RopePlan plan = fuzz_model_plan("llama-3.1-8b");
+  const kernel::RopePlan plan = zoo_plan("llama-3.1-8b");
   const FuzzTensor t = fuzz_tensor(plan, Dtype::f32, 1, 512, 1, 0, std::int64_t{1} << 40);
   std::set<std::int64_t> distinct(t.positions.begin(), t.positions.end());
   bool beyond = false, below = false, edge = false;
@@ -56,7 +51,7 @@ TEST(FuzzTensor, PositionsStayInTheRangeAndReachBeyond2To24) {
 }
 
 TEST(FuzzTensor, EveryInputKindIsDrawn) {
-  const kernel::RopePlan plan = fuzz_model_plan("gpt-neox-20b");  // 25% rotary: pass-through elements
+  const kernel::RopePlan plan = zoo_plan("gpt-neox-20b");  // 25% rotary: pass-through elements
   const FuzzTensor t = fuzz_tensor(plan, Dtype::f32, 3, 128, 2, 0, std::int64_t{1} << 40);
   bool nan = false, inf = false, negative_zero = false, subnormal = false, pass_through_set = false;
   const int d = plan.dim();
@@ -79,7 +74,7 @@ TEST(FuzzTensor, EveryInputKindIsDrawn) {
 }
 
 TEST(FuzzTensor, BadSizesAndRangesNameTheirParameter) {
-  const kernel::RopePlan plan = fuzz_model_plan("llama-3.1-8b");
+  const kernel::RopePlan plan = zoo_plan("llama-3.1-8b");
   const auto input_of = [&](std::int64_t tokens, std::int64_t heads, std::int64_t lo, std::int64_t hi) {
     try {
       fuzz_tensor(plan, Dtype::f32, 1, tokens, heads, lo, hi);

@@ -167,8 +167,8 @@ const std::vector<std::string>& dependency_packages() {
       "libmpfr-dev",   "libgmp-dev",      "libmpfi-dev", "librapidcheck-dev", "libeigen3-dev",
       "libgtest-dev",  "libgmock-dev",    "libbenchmark-dev", "librandom123-dev", "libcli11-dev",
       "nlohmann-json3-dev", "gnuplot-nox",
-      "pybind11-dev",  "python3-dev",     "python3-numpy", "python3-pytest",  "python3-setuptools",
-      "python3-pip",   "python3-venv"};
+      "pybind11-dev",  "python3-dev",     "python3-numpy", "python3-pytest",  "python3-pip",
+      "python3-venv"};
   return packages;
 }
 

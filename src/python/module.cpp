@@ -231,6 +231,15 @@ py::dict check_elements(const py::dict& request, const std::optional<std::string
   o.max_ulp = max_ulp;
   o.canonical_nan = canonical_nan;
   o.keep = static_cast<std::size_t>(keep);
+  const std::string shape = "[tokens, heads, " + std::to_string(plan.dim()) + "] array of " + dtype;
+  if (x.ndim() != 3 || x.shape(2) != plan.dim() || !x.dtype().is(py::dtype(f == Dtype::f32 ? "float32" : "uint16")) ||
+      !(x.flags() & py::array::c_style))
+    throw InputError("x", "a C-contiguous " + shape, "another array");
+  if (y.ndim() != 3 || y.shape(0) != x.shape(0) || y.shape(1) != x.shape(1) || y.shape(2) != x.shape(2) || !y.dtype().is(x.dtype()) ||
+      !(y.flags() & py::array::c_style))
+    throw InputError("y", "a C-contiguous array of x's shape and dtype", "another array");
+  if (positions.ndim() != 1 || positions.shape(0) != x.shape(0))
+    throw InputError("positions", "one int64 per token of x (" + std::to_string(x.shape(0)) + ")", std::to_string(positions.size()));
   const std::span<const std::int64_t> p(positions.data(), static_cast<std::size_t>(positions.size()));
   accuracy::ElementCheck c;
   {

@@ -232,13 +232,9 @@ AuditResult audit_tensors(const AuditRequest& request, const AuditTensors& t, co
   // Positions: one per token, shared by every batch row ([seq]: vLLM's positions, a shared
   // position_ids), or one per (batch, token) ([batch, seq]: Hugging Face's position_ids).
   const auto given = static_cast<std::int64_t>(t.positions.size());
+  const bool per_row = positions_per_row(shape, given, names.input, names.positions,
+                                         std::to_string(given) + " positions, shape " + shape_text(t.positions_shape));
   const std::int64_t rows = shape.batch * shape.tokens;
-  const bool per_row = shape.batch > 1 && given == rows && given != shape.tokens;
-  if (given != shape.tokens && !per_row)
-    throw InputError(names.positions,
-                     std::to_string(shape.tokens) + " positions (one per token of " + names.input +
-                         (shape.batch > 1 ? ", shared by the batch) or " + std::to_string(rows) + " (one per batch row and token)" : ")"),
-                     std::to_string(given) + " positions, shape " + shape_text(t.positions_shape));
   const std::vector<std::int64_t>& read = t.positions;
   std::vector<std::int64_t> positions;
   if (per_row) {

@@ -84,4 +84,16 @@ RopeTensorShape rope_tensor_shape(const std::vector<std::int64_t>& shape, Tensor
   return s;
 }
 
+bool positions_per_row(const RopeTensorShape& shape, std::int64_t count, const std::string& tensor, const std::string& positions,
+                       const std::string& got) {
+  const std::int64_t rows = shape.batch * shape.tokens;
+  const bool per_row = shape.batch > 1 && count == rows && count != shape.tokens;
+  if (count != shape.tokens && !per_row)
+    throw InputError(positions,
+                     std::to_string(shape.tokens) + " positions (one per token of " + tensor +
+                         (shape.batch > 1 ? ", shared by the batch) or " + std::to_string(rows) + " (one per batch row and token)" : ")"),
+                     got);
+  return per_row;
+}
+
 }  // namespace ropecheck

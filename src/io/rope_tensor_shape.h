@@ -57,6 +57,13 @@ RopeTensorShape rope_tensor_shape(const std::vector<std::int64_t>& shape, const 
 RopeTensorShape rope_tensor_shape(const std::vector<std::int64_t>& shape, TensorAxes axes, std::int64_t head_dim,
                                   const std::string& input);
 
+// Returns: whether `count` positions are one per (batch row, token) ([batch, seq]: Hugging Face's
+// position_ids) rather than one per token shared by the batch ([seq]: vLLM's positions). Throws
+// InputError naming `positions` for any other count; `tensor` names the tensor in the message, and
+// `got` is what the message says was given.
+bool positions_per_row(const RopeTensorShape& shape, std::int64_t count, const std::string& tensor, const std::string& positions,
+                       const std::string& got);
+
 namespace rope_tensor_detail {
 
 // Copies every head_dim row between the [batch][heads][tokens] order (heads_outer) and the

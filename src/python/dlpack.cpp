@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "io/input_error.h"
+#include "python/tensor_views.h"
 
 namespace py = pybind11;
 
@@ -115,7 +116,7 @@ py::array dlpack_to_numpy(const py::object& tensor, const std::string& parameter
 }
 
 py::capsule bfloat16_capsule(const py::array& bits) {
-  if (!bits.dtype().is(py::dtype("uint16")))
+  if (!has_element_type(bits, 'u', 2))
     throw InputError("bits", "a uint16 array of bfloat16 bit patterns", "dtype " + std::string(py::str(bits.dtype())));
   auto* e = new Export;
   e->array = bits.ptr();

@@ -37,7 +37,8 @@ namespace ropecheck::python {
 
 namespace {
 
-Dtype format_of(const py::array& a) { return a.dtype().is(py::dtype("float32")) ? Dtype::f32 : Dtype::bf16; }
+// The package passes float32 or uint16 (bfloat16 bits) arrays only.
+Dtype format_of(const py::array& a) { return has_element_type(a, 'f', 4) ? Dtype::f32 : Dtype::bf16; }
 
 Dtype parse_format(const std::string& dtype) {
   if (dtype == "float32") return Dtype::f32;
@@ -87,8 +88,8 @@ py::dict plan_info(const kernel::RopePlan& plan) {
 
 template <typename T>
 void rotate(const kernel::RopePlan& plan, const std::vector<std::int64_t>& positions, bool per_row, const BatchedTensor& in_t, const T* in,
-            const BatchedTensor& out_t, T* out, int threads, const std::string& impl, kernel::KernelStats& stats) {
-  const kernel::KernelOptions options{cpu::default_path(), threads, &stats};
+            const BatchedTensor& out_t, T* out, int threads, const std::string& impl) {
+  const kernel::KernelOptions options{cpu::default_path(), threads};
   const std::int64_t tokens = in_t.shape.tokens;
   const bool kernel_impl = impl == "kernel";
   std::optional<kernel::SinCosTable> table;
@@ -108,9 +109,9 @@ void rotate(const kernel::RopePlan& plan, const std::vector<std::int64_t>& posit
 }
 
 // ropecheck.apply / apply_: rotates x into out (the same array for apply_), both kernel_readable
-// and of one dtype and shape. Returns the kernel's counts and the plan.
-py::dict apply(const py::array& x, py::array out, const py::array& positions_array, const py::dict& request,
-               const std::optional<std::string>& layout, const std::string& axes_text, int threads, const std::string& impl) {
+// and of one dtype and shape.
+void apply(const py::array& x, py::array out, const py::array& positions_array, const py::dict& request, const std::optional<std::string>& layout,
+           const std::string& axes_text, int threads, const std::string& impl) {
   if (impl != "kernel" && impl != "f32-angle" && impl != "f64-angle") throw InputError("impl", "kernel, f32-angle or f64-angle", impl);
   const TensorAxes axes = axes_of(axes_text);
   const RopeTensorShape read = rope_tensor_shape(std::vector<std::int64_t>(x.shape(), x.shape() + x.ndim()), axes, 0, "x");
@@ -123,29 +124,15 @@ py::dict apply(const py::array& x, py::array out, const py::array& positions_arr
   const BatchedTensor out_t = batched(out, axes, plan.dim(), "out");
   const std::vector<std::int64_t> positions = positions_of(positions_array);
   const auto count = static_cast<std::int64_t>(positions.size());
-  const std::int64_t batch = in_t.shape.batch, tokens = in_t.shape.tokens;
-  const bool per_row = batch > 1 && count == batch * tokens && count != tokens;
-  if (count != tokens && !per_row)
-    throw InputError("positions",
-                     std::to_string(tokens) + " positions (one per token of x" +
-                         (batch > 1 ? ", shared by the batch) or " + std::to_string(batch * tokens) + " (one per batch row and token)" : ")"),
-                     std::to_string(count));
-  kernel::KernelStats stats;
+  const bool per_row = positions_per_row(in_t.shape, count, "x", "positions", std::to_string(count));
   const Dtype format = format_of(x);
-  {
-    py::gil_scoped_release release;
-    if (format == Dtype::f32)
-      rotate(plan, positions, per_row, in_t, static_cast<const float*>(x.data()), out_t, static_cast<float*>(out.mutable_data()), threads, impl, stats);
-    else
-      rotate(plan, positions, per_row, in_t, static_cast<const std::uint16_t*>(x.data()), out_t, static_cast<std::uint16_t*>(out.mutable_data()),
-             threads, impl, stats);
-  }
-  py::dict d = plan_info(plan);
-  d["path"] = cpu::path_name(cpu::default_path());
-  d["outputs"] = stats.outputs;
-  d["slow"] = stats.slow;
-  d["unresolved"] = stats.unresolved;
-  return d;
+  const void* in = x.data();
+  void* dst = out.mutable_data();  // pointers taken while the GIL is held
+  py::gil_scoped_release release;
+  if (format == Dtype::f32)
+    rotate(plan, positions, per_row, in_t, static_cast<const float*>(in), out_t, static_cast<float*>(dst), threads, impl);
+  else
+    rotate(plan, positions, per_row, in_t, static_cast<const std::uint16_t*>(in), out_t, static_cast<std::uint16_t*>(dst), threads, impl);
 }
 
 // ropecheck.audit: x and y dense C-order arrays of one dtype. Returns (text, JSON).
@@ -232,10 +219,11 @@ py::dict check_elements(const py::dict& request, const std::optional<std::string
   o.canonical_nan = canonical_nan;
   o.keep = static_cast<std::size_t>(keep);
   const std::string shape = "[tokens, heads, " + std::to_string(plan.dim()) + "] array of " + dtype;
-  if (x.ndim() != 3 || x.shape(2) != plan.dim() || !x.dtype().is(py::dtype(f == Dtype::f32 ? "float32" : "uint16")) ||
-      !(x.flags() & py::array::c_style))
+  const char kind = f == Dtype::f32 ? 'f' : 'u';
+  const py::ssize_t size = f == Dtype::f32 ? 4 : 2;
+  if (x.ndim() != 3 || x.shape(2) != plan.dim() || !has_element_type(x, kind, size) || !(x.flags() & py::array::c_style))
     throw InputError("x", "a C-contiguous " + shape, "another array");
-  if (y.ndim() != 3 || y.shape(0) != x.shape(0) || y.shape(1) != x.shape(1) || y.shape(2) != x.shape(2) || !y.dtype().is(x.dtype()) ||
+  if (y.ndim() != 3 || y.shape(0) != x.shape(0) || y.shape(1) != x.shape(1) || y.shape(2) != x.shape(2) || !has_element_type(y, kind, size) ||
       !(y.flags() & py::array::c_style))
     throw InputError("y", "a C-contiguous array of x's shape and dtype", "another array");
   if (positions.ndim() != 1 || positions.shape(0) != x.shape(0))
@@ -246,13 +234,15 @@ py::dict check_elements(const py::dict& request, const std::optional<std::string
     py::gil_scoped_release release;
     c = accuracy::check_elements(plan, f, p, x.shape(1), x.data(), y.data(), o);
   }
-  const auto as_dict = [f](const accuracy::ElementFailure& e) {
+  const auto as_dict = [f, &plan](const accuracy::ElementFailure& e) {
     py::dict d;
     d["token"] = e.token;
     d["head"] = e.head;
     d["position"] = e.position;
     d["element"] = e.element;
     d["pair"] = e.pair;
+    // The elements of the failing pair (or the pass-through element alone): what shrinking keeps.
+    d["elements"] = e.pair >= 0 ? py::make_tuple(plan.first_element(e.pair), plan.second_element(e.pair)) : py::make_tuple(e.element);
     d["component"] = e.component;
     d["inputs"] = e.pair >= 0 ? py::make_tuple(accuracy::bits_hex(e.in_bits[0], f), accuracy::bits_hex(e.in_bits[1], f))
                               : py::make_tuple(accuracy::bits_hex(e.in_bits[0], f));

@@ -6,11 +6,15 @@ namespace py = pybind11;
 
 namespace ropecheck::python {
 
+bool has_element_type(const py::array& a, char kind, py::ssize_t size) {
+  const py::dtype d = a.dtype();
+  return d.kind() == kind && d.itemsize() == size && d.byteorder() != '>';
+}
+
 bool kernel_readable(const py::array& a) {
   const auto item = static_cast<py::ssize_t>(a.itemsize());
   if (a.ndim() < 1 || !a.attr("flags").attr("aligned").cast<bool>()) return false;
-  const char order = a.dtype().byteorder();
-  if (order == '>') return false;
+  if (a.dtype().byteorder() == '>') return false;
   if (a.shape(a.ndim() - 1) > 1 && a.strides(a.ndim() - 1) != item) return false;
   for (py::ssize_t i = 0; i < a.ndim(); ++i)
     if (a.strides(i) < 0 || a.strides(i) % item != 0) return false;

@@ -23,6 +23,11 @@ struct BatchedTensor {
   std::int64_t token_stride = 0, head_stride = 0;  // elements
 };
 
+// Returns: whether a's elements are of NumPy kind `kind` ('f', 'u', ...) and `size` bytes, in
+// native byte order: float32 is ('f', 4), bfloat16 bits ('u', 2). (A dtype's identity says nothing:
+// a float32 descriptor with metadata is another object.)
+bool has_element_type(const pybind11::array& a, char kind, pybind11::ssize_t size);
+
 // Returns: whether the kernel can read `a` in place: native byte order, element-aligned strides,
 // the last axis contiguous, no negative stride.
 bool kernel_readable(const pybind11::array& a);

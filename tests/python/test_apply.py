@@ -75,6 +75,21 @@ def test_unreadable_strides_go_through_a_copy():
     assert same_bits(np.ascontiguousarray(view), expected)
 
 
+def test_any_float32_descriptor_and_byte_order():
+    # A float32 whose descriptor is another object (NumPy metadata), and big-endian arrays: the
+    # same values, the same result (big-endian ones through a native copy, written back by apply_).
+    x = uniform((len(POSITIONS), 2, 128), seed=23)
+    expected = ropecheck.apply(x, POSITIONS, model="llama-3.1-8b")
+    tagged = x.astype(np.dtype("f4", metadata={"source": "test"}))
+    assert same_bits(ropecheck.apply(tagged, POSITIONS, model="llama-3.1-8b").view(np.float32), expected)
+    big = x.astype(">f4")
+    assert np.array_equal(ropecheck.apply(big, POSITIONS, model="llama-3.1-8b").view(np.uint32), expected.view(np.uint32))
+    ropecheck.apply_(big, POSITIONS, model="llama-3.1-8b")
+    assert big.dtype == np.dtype(">f4") and same_bits(big.astype(np.float32), expected)
+    a = ropecheck.audit(x.astype(">f4"), POSITIONS, big, model="llama-3.1-8b")
+    assert a.correctly_rounded and a.elements == x.size
+
+
 def test_axes_orders_agree():
     x = uniform((2, len(POSITIONS), 3, 128), seed=16)  # bshd
     y = ropecheck.apply(x, POSITIONS, model="llama-3.1-8b", axes="bshd")

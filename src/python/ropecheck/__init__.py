@@ -69,8 +69,8 @@ def _decimal(name, value, accepted):
             raise InputError(name, accepted + " (a Fraction whose decimal expansion ends)", str(value))
         value = _dec.Decimal(value.numerator) / _dec.Decimal(value.denominator)
         return format(value, "f")
-    if isinstance(value, (float, _dec.Decimal)) or isinstance(value, _numbers.Real):
-        x = _dec.Decimal(value) if not isinstance(value, _dec.Decimal) else value
+    if isinstance(value, (_numbers.Real, _dec.Decimal)):
+        x = value if isinstance(value, _dec.Decimal) else _dec.Decimal(float(value))  # a float is exact in decimal
         if not x.is_finite():
             raise InputError(name, accepted, repr(value))
         return format(x, "f")
@@ -334,14 +334,16 @@ def _as_array(x, name):
 
 
 def _tensor(x, name):
-    """A float32 or uint16 (bfloat16 bits) array, native byte order."""
-    np = _np()
+    """x as a float32 or uint16 (bfloat16 bits) array of either byte order, viewing x's memory."""
     a = _as_array(x, name)
-    if a.dtype.kind == "f" and a.dtype.itemsize == 4:
-        return a if a.dtype.isnative else a.astype(np.float32)
-    if a.dtype.kind == "u" and a.dtype.itemsize == 2:
-        return a if a.dtype.isnative else a.astype(np.uint16)
+    if (a.dtype.kind, a.dtype.itemsize) in (("f", 4), ("u", 2)):
+        return a
     raise InputError(name, "float32, or uint16 holding bfloat16 bit patterns, or a DLPack bfloat16 tensor", str(a.dtype))
+
+
+def _native_copy(a):
+    """A C-contiguous copy of a in native byte order (no copy when a already is one)."""
+    return _np().ascontiguousarray(a, dtype=a.dtype.newbyteorder("="))
 
 
 def _positions(positions):
@@ -396,8 +398,8 @@ def apply(x, positions, *, model=None, layer_type=None, layout=None, axes="auto"
     and sin/cos as most inference engines; "f64-angle"). The GIL is released while it runs."""
     np = _np()
     a = _tensor(x, "x")
-    if not _core.kernel_readable(a):
-        a = np.ascontiguousarray(a)
+    if not _core.kernel_readable(a):  # a negative stride, a strided last axis, another byte order
+        a = _native_copy(a)
     out = np.empty(a.shape, dtype=a.dtype)
     _rotate(a, positions, out, layout, axes, threads, impl,
             dict(model=model, layer_type=layer_type, **spectrum_options))
@@ -407,15 +409,15 @@ def apply(x, positions, *, model=None, layer_type=None, layout=None, axes="auto"
 def apply_(x, positions, *, model=None, layer_type=None, layout=None, axes="auto", threads=1, **spectrum_options):
     """apply() in place: rotates x's own memory (a NumPy array, or a DLPack tensor such as a
     torch.bfloat16 tensor) and returns x. An array the kernel cannot read in place (a negative
-    stride, a non-contiguous last axis) is rotated through a copy and written back."""
-    np = _np()
+    stride, a non-contiguous last axis, another byte order) is rotated through a copy and written
+    back."""
     a = _tensor(x, "x")
     if not a.flags.writeable:
         raise InputError("x", "a writeable array (apply_ rotates in place)", "a read-only array")
     if _core.kernel_readable(a):
         _rotate(a, positions, a, layout, axes, threads, "kernel", dict(model=model, layer_type=layer_type, **spectrum_options))
     else:
-        c = np.ascontiguousarray(a)
+        c = _native_copy(a)
         _rotate(c, positions, c, layout, axes, threads, "kernel", dict(model=model, layer_type=layer_type, **spectrum_options))
         a[...] = c
     return x
@@ -469,9 +471,8 @@ def audit(x, positions, y, *, model=None, layer_type=None, layout=None, axes="au
     bfloat16 (uint16 bits, or DLPack bfloat16), same shape and dtype; axes as for apply; a model's
     layer type, or a spectrum with layout. threads split the tokens (same result); precision: the
     reference's working precision in bits (default 200)."""
-    np = _np()
-    a = np.ascontiguousarray(_tensor(x, "x"))
-    b = np.ascontiguousarray(_tensor(y, "y"))
+    a = _native_copy(_tensor(x, "x"))
+    b = _native_copy(_tensor(y, "y"))
     if a.dtype != b.dtype:
         raise InputError("y", f"an array of x's dtype {a.dtype}", str(b.dtype))
     request, variant = _spectrum_request(model=model, layer_type=layer_type, **spectrum_options)

@@ -67,15 +67,12 @@ FuzzTensor fuzz_tensor(const kernel::RopePlan& plan, Dtype format, std::uint64_t
     ++b;
     out.positions.push_back(p);
     ref.set_position(p);
-    const CosSin cos_sin = [&](int k, double& c, double& s) {
-      if (k < block) ref.cos_sin_double(k, c, s);
-      else c = 1, s = 0;
-    };
     for (std::int64_t h = 0; h < heads; ++h) {
       const auto base = static_cast<std::size_t>((t * heads + h) * dim);
       const long long first = static_cast<long long>(t) * row + static_cast<long long>(h) * (block + pass_pairs);
       for (int k = 0; k < block; ++k) {
-        const KernelCandidate c = gen.candidate(first + k, [&](int, double& co, double& si) { cos_sin(k, co, si); }, format);
+        // The candidate's own pair index is its place in the row: the angle is pair k's.
+        const KernelCandidate c = gen.candidate(first + k, [&](int, double& co, double& si) { ref.cos_sin_double(k, co, si); }, format);
         out.bits[base + static_cast<std::size_t>(plan.first_element(k))] = c.input[0];
         out.bits[base + static_cast<std::size_t>(plan.second_element(k))] = c.input[1];
       }

@@ -77,8 +77,7 @@ def _to_fn_layout(x, positions, axes):
 def _from_fn_layout(y, shape, axes):
     """fn's output back in [tokens, heads, dim] order."""
     np = _np()
-    tokens, heads, dim = shape
-    if axes in ("shd",):
+    if axes == "shd":
         return np.ascontiguousarray(y)
     if axes == "bshd":
         return np.ascontiguousarray(y[0])
@@ -86,13 +85,15 @@ def _from_fn_layout(y, shape, axes):
         return np.ascontiguousarray(y[0].transpose(1, 0, 2))
     if axes == "hsd":
         return np.ascontiguousarray(y.transpose(1, 0, 2))
-    return np.ascontiguousarray(y.reshape(tokens, heads, dim))
+    return np.ascontiguousarray(y.reshape(shape))  # sd
 
 
 class _Runner:
     def __init__(self, fn, request, layout, dtype, axes, max_ulp, canonical_nan, variant):
         self.fn, self.request, self.layout, self.dtype, self.axes = fn, request, layout, dtype, axes
         self.max_ulp, self.canonical_nan, self.variant = max_ulp, canonical_nan, variant
+        with _Call(variant):
+            self.plan = _core.plan(request, layout)
 
     def run(self, positions, x):
         """Calls fn on (positions, x [tokens, heads, dim]); returns the element check of its output."""
@@ -136,13 +137,7 @@ def _shrink(runner, positions, x, failure):
     f = c1["worst"]
     # Keep only the failing pair (or pass-through element); the rest +0.
     x2 = np.zeros_like(x1)
-    keep = [f["element"]]
-    if f["pair"] >= 0:
-        info = runner.plan
-        k = f["pair"]
-        offset, block = info["rotary_offset"], info["rotary_dims"] // 2
-        keep = [offset + 2 * k, offset + 2 * k + 1] if info["layout"] == "interleaved" else [offset + k, offset + k + block]
-    for j in keep:
+    for j in f["elements"]:
         x2[f["token"], f["head"], j] = x1[f["token"], f["head"], j]
     c2 = runner.run(p1, x2)
     if c2["failed"]:
@@ -150,7 +145,7 @@ def _shrink(runner, positions, x, failure):
     return p1, x1, c1
 
 
-def _describe(f, dtype):
+def _describe(f):
     lines = []
     where = f"position {f['position']}, head {f['head']}"
     if f["pair"] >= 0:
@@ -201,8 +196,6 @@ def check_rope(fn, *, model=None, layer_type=None, dtype="float32", layout=None,
     if not callable(fn):
         raise InputError("fn", "a callable fn(x, positions)", type(fn).__name__)
     runner = _Runner(fn, request, layout, dtype, axes, max_ulp, canonical_nan, variant)
-    with _Call(variant):
-        runner.plan = _core.plan(request, layout)
     checked = undecided = 0
     worst = 0.0
     for r in range(budget):
@@ -223,7 +216,7 @@ def check_rope(fn, *, model=None, layer_type=None, dtype="float32", layout=None,
         lines = [f"check_rope: {name} is not {what} ({runner.plan['description']}; {dtype}, layout {runner.plan['layout']})",
                  f"  round {r}: {failed} of {total} elements failed; shrunk to positions {p1.tolist()}, x of shape {list(x1.shape)} "
                  f"([tokens, heads, head_dim]; {c1['failed']} failing)",
-                 _describe(f, dtype),
+                 _describe(f),
                  f"  replay: check_rope(fn, {spec}, dtype={dtype!r}, axes={axes!r}, max_ulp={max_ulp!r}, seed={seed}, "
                  f"budget={r + 1}, tokens={tokens}, heads={heads}, min_position={min_position}, max_position={max_position}); "
                  f"inputs: ropecheck.testing.fuzz_inputs(seed={seed}, round={r}, ...)"]

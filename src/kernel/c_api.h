@@ -1,6 +1,6 @@
 /* File: c_api.h
  * The stable C ABI of ropecheck's RoPE kernel (libropecheck.so, CMake target ropecheck_c), for
- * ctypes, cffi or any C caller (example: scripts/rope_ctypes.py).
+ * ctypes, cffi or any C caller (example: examples/rope_ctypes.py).
  * Semantics and accuracy: exactly those of kernel/apply_rope.h: every output is the correctly
  * rounded (round to nearest even) float32 or bfloat16 value of the exact map at any int64 position
  * (bf16 passed as uint16 bit patterns); within the version-1 documented bound of 0.5 + 2^-25 ulp

@@ -5,7 +5,7 @@ No NumPy needed: tensors are `array.array` buffers (with NumPy, pass `x.ctypes.d
 C-contiguous float32 or uint16 array instead). Build the library first:
 
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build --target ropecheck_c
-    python3 scripts/rope_ctypes.py --library build/libropecheck.so
+    python3 examples/rope_ctypes.py --library build/libropecheck.so
 
 The script rotates a small float32 tensor, checks the result against a double-precision reference
 within the kernel's documented bound, rotates a bfloat16 tensor, shows an error being reported,

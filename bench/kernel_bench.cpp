@@ -58,7 +58,7 @@ namespace ropecheck::kernel {
 namespace {
 
 using accuracy::apply_rope_baseline;
-using accuracy::Baseline;
+using accuracy::Implementation;
 using cpu::available_paths;
 using cpu::default_path;
 using cpu::Path;
@@ -115,8 +115,8 @@ void BM_Rope(benchmark::State& state) {
   const std::function<void()> run = [&] {
     if constexpr (kImpl == Impl::kernel) apply_rope(plan, positions, x, y, options);
     if constexpr (kImpl == Impl::kernel_table) apply_rope(*table, x, y, options);
-    if constexpr (kImpl == Impl::f32_angle) apply_rope_baseline(Baseline::f32_angle, plan, positions, x, y);
-    if constexpr (kImpl == Impl::f64_angle) apply_rope_baseline(Baseline::f64_angle, plan, positions, x, y);
+    if constexpr (kImpl == Impl::f32_angle) apply_rope_baseline(Implementation::f32_angle, plan, positions, x, y);
+    if constexpr (kImpl == Impl::f64_angle) apply_rope_baseline(Implementation::f64_angle, plan, positions, x, y);
     accuracy::clobber_memory(y.data);
   };
   accuracy::PairOrders orders(accuracy::SplitMix64(g_seed + g_runs++).next());

@@ -1,6 +1,5 @@
 // The Monte Carlo engine's inner costs. BM_normal_fill: standard normal deviates per second on one
-// thread, per kernel path (Arg = index into cpu::Path: 0 scalar, 1 avx2, 2 avx512,
-// 3 avx512-bf16), 4096 deviates per call into an L1-resident buffer, so the figure is the sampler's
+// thread, per kernel path (Arg = index into cpu::kPaths, labelled with the path's name), 4096 deviates per call into an L1-resident buffer, so the figure is the sampler's
 // arithmetic, not memory bandwidth. Rates use CPU time (Google Benchmark's default), which the
 // other tenants of this shared machine do not inflate. Goal: >= 4e8 deviates/s on avx512.
 // Run:
@@ -9,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "cpu/path.h"
@@ -18,7 +18,7 @@ namespace ropecheck {
 namespace {
 
 void BM_normal_fill(benchmark::State& state) {
-  const auto path = static_cast<cpu::Path>(state.range(0));
+  const auto path = cpu::kPaths[static_cast<std::size_t>(state.range(0))].value;
   const auto paths = cpu::available_paths();
   if (std::find(paths.begin(), paths.end(), path) == paths.end()) {
     state.SkipWithError("path not available on this CPU");
@@ -36,7 +36,7 @@ void BM_normal_fill(benchmark::State& state) {
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(kChunk));
 }
-BENCHMARK(BM_normal_fill)->DenseRange(0, 3)->ArgName("path");
+BENCHMARK(BM_normal_fill)->DenseRange(0, static_cast<int>(std::size(ropecheck::cpu::kPaths)) - 1)->ArgName("path");
 
 }  // namespace
 }  // namespace ropecheck

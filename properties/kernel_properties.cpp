@@ -333,8 +333,8 @@ RC_GTEST_PROP(KernelProperties, RelativePositionInvarianceWithinTheBound, ()) {
     std::vector<float> q2(qt), k2(kt);
     q2.insert(q2.end(), qt.begin(), qt.end());
     k2.insert(k2.end(), kt.begin(), kt.end());
-    const std::vector<float> rq = finite::rotate(finite::Rotator::kernel, t, plan, pq, q2, 1, cpu::default_path());
-    const std::vector<float> rk = finite::rotate(finite::Rotator::kernel, t, plan, pk, k2, 1, cpu::default_path());
+    const std::vector<float> rq = finite::rotate(finite::Implementation::kernel, t, plan, pq, q2, 1, cpu::default_path());
+    const std::vector<float> rk = finite::rotate(finite::Implementation::kernel, t, plan, pk, k2, 1, cpu::default_path());
     const float a0 = dot_f32_sequential(rq.data(), rk.data(), d), a1 = dot_f32_sequential(rq.data() + d, rk.data() + d, d);
     const double bound = accuracy::shift_invariance_bound(t, qt, kt);
     if (!(std::abs(static_cast<double>(a1) - a0) <= bound))
@@ -356,7 +356,7 @@ RC_GTEST_PROP(KernelProperties, NormPreservedWithinTheBound, ()) {
     for (float& v : xt) v = finite::round_to(t, v);
     const double c = t == Dtype::f32 ? (0.5 + 0x1p-25) * 0x1p-23 : (0.5 + 0x1p-14) * 0x1p-7;
     const double eps = c / (1 - c);
-    const std::vector<float> y = finite::rotate(finite::Rotator::kernel, t, plan, pos, xt, 1, cpu::default_path());
+    const std::vector<float> y = finite::rotate(finite::Implementation::kernel, t, plan, pos, xt, 1, cpu::default_path());
     for (int k = 0; k < plan.block_pairs(); ++k) {
       const int a = plan.first_element(k), b = plan.second_element(k);
       const double before = std::hypot(static_cast<double>(xt[static_cast<size_t>(a)]), static_cast<double>(xt[static_cast<size_t>(b)]));

@@ -7,15 +7,29 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "io/input_error.h"
+#include "io/named_values.h"
 #include "kernel/bf16.h"
 #include "spectrum/frequencies.h"
 
 namespace ropecheck::accuracy {
 
-std::string baseline_name(Baseline b) { return b == Baseline::f32_angle ? "f32-angle" : "f64-angle"; }
+std::vector<Implementation> all_implementations() { return values_in(kImplementations); }
+
+std::vector<Implementation> baselines() {
+  std::vector<Implementation> b = all_implementations();
+  std::erase(b, Implementation::kernel);
+  return b;
+}
+
+std::string implementation_name(Implementation i) { return name_in(kImplementations, i); }
+
+Implementation parse_implementation(const std::string& name, const std::string& input) {
+  return parse_name_in(kImplementations, name, input);
+}
 
 namespace {
 
@@ -85,8 +99,9 @@ void store(float& dst, float y) { dst = std::isnan(y) ? std::bit_cast<float>(ker
 void store(std::uint16_t& dst, float y) { dst = kernel::f32_to_bf16_rne(y); }
 
 template <typename T>
-void run(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions, kernel::TensorView<const T> in,
+void run(Implementation b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions, kernel::TensorView<const T> in,
          kernel::TensorView<T> out) {
+  if (b == Implementation::kernel) throw std::invalid_argument("apply_rope_baseline: the kernel is not a baseline (apply_rope_with runs it)");
   check_views(plan, positions, in, out);
   const int dim = plan.dim();
   const int pairs = plan.block_pairs();
@@ -109,7 +124,7 @@ void run(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t>
         const int ia = plan.first_element(k), ib = plan.second_element(k);
         const float xa = load(row[static_cast<size_t>(ia)]), xb = load(row[static_cast<size_t>(ib)]);
         const int sk = plan.spectrum_pair(k);
-        if (b == Baseline::f32_angle) {
+        if (b == Implementation::f32_angle) {
           const float angle = static_cast<float>(p) * g32[static_cast<size_t>(sk)];
           const float c0 = std::cos(angle), s0 = std::sin(angle);
           const float c = c0 * a32, s = s0 * a32;  // exact for a = 1
@@ -131,14 +146,27 @@ void run(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t>
 
 }  // namespace
 
-void apply_rope_baseline(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+void apply_rope_baseline(Implementation b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
                          kernel::TensorView<const float> in, kernel::TensorView<float> out) {
   run<float>(b, plan, positions, in, out);
 }
 
-void apply_rope_baseline(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+void apply_rope_baseline(Implementation b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
                          kernel::TensorView<const std::uint16_t> in, kernel::TensorView<std::uint16_t> out) {
   run<std::uint16_t>(b, plan, positions, in, out);
+}
+
+void apply_rope_with(Implementation i, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+                     kernel::TensorView<const float> in, kernel::TensorView<float> out, const kernel::KernelOptions& options) {
+  if (i == Implementation::kernel) kernel::apply_rope(plan, positions, in, out, options);
+  else run<float>(i, plan, positions, in, out);
+}
+
+void apply_rope_with(Implementation i, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+                     kernel::TensorView<const std::uint16_t> in, kernel::TensorView<std::uint16_t> out,
+                     const kernel::KernelOptions& options) {
+  if (i == Implementation::kernel) kernel::apply_rope(plan, positions, in, out, options);
+  else run<std::uint16_t>(i, plan, positions, in, out);
 }
 
 }  // namespace ropecheck::accuracy

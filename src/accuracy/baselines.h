@@ -21,20 +21,52 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "kernel/apply_rope.h"
 
 namespace ropecheck::accuracy {
 
-enum class Baseline { f32_angle, f64_angle };
+// What rotates a tensor where a caller chooses (`ropecheck apply --impl`, Python's impl=,
+// kernel-check's rows, the finite verdicts, the report): the production kernel or a baseline.
+// kImplementations is the one list of them and of their names; a new baseline is an entry here and
+// its arithmetic in baselines.cpp.
+enum class Implementation { kernel, f32_angle, f64_angle };
 
-// Returns: "f32-angle" or "f64-angle".
-std::string baseline_name(Baseline b);
+struct ImplementationInfo {
+  Implementation value;
+  std::string_view name;  // the --impl / impl= spelling
+};
+inline constexpr ImplementationInfo kImplementations[] = {
+    {Implementation::kernel, "kernel"},
+    {Implementation::f32_angle, "f32-angle"},
+    {Implementation::f64_angle, "f64-angle"},
+};
 
-// Same contract for arguments and errors as apply_rope (single thread, scalar code).
-void apply_rope_baseline(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+// Returns: every implementation, the kernel first (kImplementations' order).
+std::vector<Implementation> all_implementations();
+// Returns: every baseline: all_implementations() without the kernel.
+std::vector<Implementation> baselines();
+// Returns: "kernel", "f32-angle" or "f64-angle".
+std::string implementation_name(Implementation i);
+// Returns: the implementation `name` names. Throws InputError(input, "kernel, f32-angle or
+// f64-angle", name) for anything else.
+Implementation parse_implementation(const std::string& name, const std::string& input);
+
+// Rotates with baseline b (not Implementation::kernel: std::invalid_argument). Same contract for
+// arguments and errors as apply_rope (single thread, scalar code).
+void apply_rope_baseline(Implementation b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
                          kernel::TensorView<const float> in, kernel::TensorView<float> out);
-void apply_rope_baseline(Baseline b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+void apply_rope_baseline(Implementation b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
                          kernel::TensorView<const std::uint16_t> in, kernel::TensorView<std::uint16_t> out);
+
+// Rotates with implementation i: apply_rope(plan, positions, in, out, options) for the kernel,
+// apply_rope_baseline otherwise (which runs on one thread, whatever options say).
+void apply_rope_with(Implementation i, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+                     kernel::TensorView<const float> in, kernel::TensorView<float> out, const kernel::KernelOptions& options);
+void apply_rope_with(Implementation i, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+                     kernel::TensorView<const std::uint16_t> in, kernel::TensorView<std::uint16_t> out,
+                     const kernel::KernelOptions& options);
 
 }  // namespace ropecheck::accuracy

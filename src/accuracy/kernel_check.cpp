@@ -182,10 +182,10 @@ void check_format(const kernel::RopePlan& plan, const KernelCheckOptions& o, Dty
     path_names.push_back(path_name(p));
   }
   const std::size_t kernel_rows = outs.size();
-  for (Baseline b : {Baseline::f32_angle, Baseline::f64_angle}) {
+  for (Implementation b : baselines()) {
     outs.emplace_back(in.size());
     apply_rope_baseline(b, plan, s.positions, in_view, kernel::dense_view<T>(outs.back().data(), tokens, kH, dim));
-    names.push_back("baseline " + baseline_name(b));
+    names.push_back("baseline " + implementation_name(b));
   }
   std::vector<const void*> ptrs;
   for (const std::vector<T>& v : outs) ptrs.push_back(v.data());

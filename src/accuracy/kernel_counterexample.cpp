@@ -11,6 +11,7 @@
 #include "accuracy/kernel_output_check.h"
 #include "accuracy/rope_reference.h"
 #include "io/input_error.h"
+#include "io/named_values.h"
 #include "io/json_fields.h"
 #include "io/printf_string.h"
 #include "spectrum/spectrum_json.h"
@@ -90,15 +91,8 @@ ParsedDocument parse_document(const nlohmann::json& doc, const std::string& wher
   }
   d.layout = kernel::parse_layout(text_field(doc, root, "layout", "\"interleaved\" or \"half\""), root.member("layout").name());
   d.format = parse_dtype(text_field(doc, root, "dtype", "\"f32\" or \"bf16\""), root.member("dtype").name(), kKernelDtypes);
-  const std::string path_accepted = "scalar, avx2, avx512 or avx512-bf16";
-  const std::string path = text_field(doc, root, "path", path_accepted);
-  bool known = false;
-  for (Path p : {Path::scalar, Path::avx2, Path::avx512, Path::avx512_bf16})
-    if (cpu::path_name(p) == path) {
-      d.path = p;
-      known = true;
-    }
-  if (!known) throw InputError(root.member("path").name(), path_accepted, path);
+  const std::string path_accepted = or_list(names_in(cpu::kPaths));
+  d.path = cpu::parse_any_path(text_field(doc, root, "path", path_accepted), root.member("path").name());
   d.position = parse_position(required(doc, root, "position", "an int64 as a decimal string"), root.member("position"));
   const std::string claim_accepted = "\"bound\", \"paths\" or \"special\"";
   const std::string claim = text_field(doc, root, "claim", claim_accepted);

@@ -85,7 +85,7 @@ MinimalityCheck certify_no_shorter_break_mpfi(const Head& head, long long contex
 struct PositionFreeCertificate {
   Decision holds = Decision::undecided;
   std::vector<Interval> activation;  // per type, in the order target, d0, d1, ..., bos
-  std::string reason;                // one line for the fuzz summary and the README
+  std::string reason;                // one line for the fuzz summary and the docs
 };
 PositionFreeCertificate certify_position_free(const Head& head, long long probe, unsigned bits = kCertifyBits);
 

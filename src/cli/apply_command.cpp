@@ -25,7 +25,7 @@ namespace {
 template <typename T>
 std::vector<unsigned char> rotate(const kernel::SinCosTable& table, const RopeTensorShape& shape,
                                   const std::vector<unsigned char>& bytes, const kernel::KernelOptions& options,
-                                  const std::string& impl, std::span<const std::int64_t> positions) {
+                                  accuracy::Implementation impl, std::span<const std::int64_t> positions) {
   // Copied into typed vectors: the file's bytes are not float objects, and reading them through a
   // float* would break strict aliasing.
   std::vector<T> in(bytes.size() / sizeof(T)), out(in.size());
@@ -35,9 +35,8 @@ std::vector<unsigned char> rotate(const kernel::SinCosTable& table, const RopeTe
     const std::int64_t offset = b * shape.slice_elements();
     const auto x = kernel::dense_view<const T>(in.data() + offset, shape.tokens, shape.heads, dim);
     const auto y = kernel::dense_view<T>(out.data() + offset, shape.tokens, shape.heads, dim);
-    if (impl == "kernel") kernel::apply_rope(table, x, y, options);
-    else accuracy::apply_rope_baseline(impl == "f32-angle" ? accuracy::Baseline::f32_angle : accuracy::Baseline::f64_angle,
-                                     table.plan(), positions, x, y);
+    if (impl == accuracy::Implementation::kernel) kernel::apply_rope(table, x, y, options);
+    else accuracy::apply_rope_baseline(impl, table.plan(), positions, x, y);
   }
   std::vector<unsigned char> result(bytes.size());
   std::memcpy(result.data(), out.data(), result.size());
@@ -60,7 +59,7 @@ void ApplyCommand::attach(CLI::App& app) {
       ->required();
   command->add_option("--input", input, ".npy tensor to rotate; --dim defaults to its last dimension")->required();
   command->add_option("--output", output, ".npy file to write (atomically; same shape and dtype)")->required();
-  command->add_option("--threads", threads, "threads splitting the tokens, in [1, 256] (default 1; results bit-identical)");
+  command->add_option("--threads", threads, "threads splitting the tokens, " + threads_range() + " (default 1; results bit-identical)");
   command->add_option("--impl", impl,
                       "kernel (default), or a baseline strategy for comparison: f32-angle (float32 angle p*inv_freq, "
                       "sinf/cosf, as most inference engines) or f64-angle (double angle and sin/cos)");
@@ -69,14 +68,14 @@ void ApplyCommand::attach(CLI::App& app) {
 
 int ApplyCommand::run() {
   const auto start = std::chrono::steady_clock::now();
-  if (dtype != "f32" && dtype != "bf16") throw InputError("--dtype", "f32 or bf16", dtype);
-  if (impl != "kernel" && impl != "f32-angle" && impl != "f64-angle") throw InputError("--impl", "kernel, f32-angle or f64-angle", impl);
+  const Dtype format = parse_dtype(dtype, "--dtype", kKernelDtypes);
+  const accuracy::Implementation implementation = accuracy::parse_implementation(impl, "--impl");
   std::optional<kernel::Layout> kernel_layout;
   if (!layout.empty()) kernel_layout = kernel::parse_layout(layout, "--layout");
-  const int thread_count = threads.empty() ? 1 : static_cast<int>(parse_integer("--threads", threads, 1, 256));
+  const int thread_count = threads.empty() ? 1 : parse_threads("--threads", threads);
   check_writable_target(output, "--output");
 
-  const NpyArray x = read_npy(input, "--input", {dtype == "f32" ? "<f4" : "<u2"});
+  const NpyArray x = read_npy(input, "--input", {format == Dtype::f32 ? "<f4" : "<u2"});
   const RopeTensorShape shape = rope_tensor_shape(x.shape, "--input");
 
   SpectrumRequest request = to_request(flags);
@@ -104,16 +103,16 @@ int ApplyCommand::run() {
   NpyArray y;
   y.dtype = x.dtype;
   y.shape = x.shape;
-  y.bytes = dtype == "f32" ? rotate<float>(table, shape, x.bytes, options, impl, pos)
-                           : rotate<std::uint16_t>(table, shape, x.bytes, options, impl, pos);
+  y.bytes = format == Dtype::f32 ? rotate<float>(table, shape, x.bytes, options, implementation, pos)
+                                 : rotate<std::uint16_t>(table, shape, x.bytes, options, implementation, pos);
   write_npy(output, y, "--output");
 
   if (verbose) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cout << "apply: " << (impl == "kernel" ? "path " + cpu::path_name(options.path) : "baseline " + impl) << ", " << plan.describe() << ", " << dtype << " batch "
+    std::cout << "apply: " << (implementation == accuracy::Implementation::kernel ? "path " + cpu::path_name(options.path) : "baseline " + impl) << ", " << plan.describe() << ", " << dtype << " batch "
               << shape.batch << " x tokens " << shape.tokens << " x heads " << shape.heads << ", threads " << thread_count
               << ", " << seconds << " s\n";
-    if (impl == "kernel")
+    if (implementation == accuracy::Implementation::kernel)
       std::cout << "apply: " << stats.slow << " of " << stats.outputs << " outputs took the accurate path (their fast rounding test failed), "
                 << stats.unresolved << " unresolved\n";
   }

@@ -24,7 +24,7 @@ void AuditCommand::attach(CLI::App& app) {
   command->add_option("--dtype", dtype, "f32 or bf16 (default f32)");
   add_spectrum_flags(command, flags);
   command->add_option("--json", json_path, "also write the report as JSON to this file");
-  command->add_option("--threads", threads, "worker threads, integer in [1, 256] (default 1; same result for any count)");
+  command->add_option("--threads", threads, "worker threads, an integer " + threads_range() + " (default 1; same result for any count)");
   command->add_option("--max-ulp", max_ulp, "exit 1 when the maximum error exceeds this many ulps (decimal > 0)");
   command->add_option("--precision", precision, "the reference's working precision in bits, [64, 1024] (default 200)");
 }
@@ -39,7 +39,7 @@ int AuditCommand::run() {
   if (!axes.empty()) request.axes = parse_axes(axes, "--axes");
   request.format = dtype.empty() ? Dtype::f32 : parse_dtype(dtype, "--dtype", kKernelDtypes);
   request.spectrum = to_request(flags);
-  if (!threads.empty()) request.measure.threads = static_cast<int>(parse_integer("--threads", threads, 1, 256));
+  if (!threads.empty()) request.measure.threads = parse_threads("--threads", threads);
   if (!precision.empty())
     request.measure.precision_bits = static_cast<unsigned>(parse_integer("--precision", precision, 64, accuracy::kReferenceMaxPrecisionBits));
   double limit = -1;

@@ -3,8 +3,10 @@
 #include <charconv>
 #include <limits>
 
+#include "cpu/split_tokens.h"
 #include "io/input_error.h"
 #include "numeric/precision.h"
+#include "spectrum/config.h"
 
 namespace ropecheck::cli {
 namespace {
@@ -25,7 +27,7 @@ std::string cli_message(const InputError& e) {
 }
 
 void add_spectrum_flags(CLI::App* cmd, SpectrumFlags& f) {
-  cmd->add_option("--config", f.config, "named configuration: gemma-7b, gemma-2b, llama-3.1-8b, llama-3.1-8b-unscaled, roformer");
+  cmd->add_option("--config", f.config, "named configuration: " + config_names());
   cmd->add_option("--dim", f.dim, "head dimension d (even, >= 2)");
   cmd->add_option("--theta", f.theta, "base wavelength theta (decimal > 1; default 10000)");
   auto* nope = cmd->add_flag("--nope", f.nope, "no positional encoding (every frequency 0)");
@@ -56,6 +58,12 @@ long long parse_integer(const std::string& flag, const std::string& text, long l
   return v;
 }
 
+int parse_threads(const std::string& flag, const std::string& text) {
+  return static_cast<int>(parse_integer(flag, text, 1, cpu::kMaxThreads));
+}
+
+std::string threads_range() { return "in [1, " + std::to_string(cpu::kMaxThreads) + "]"; }
+
 std::uint64_t parse_seed(const std::string& text) {
   std::uint64_t v = 0;
   const char* last = text.data() + text.size();
@@ -79,10 +87,10 @@ SpectrumRequest to_request(const SpectrumFlags& f) {
   if (!f.reversed.empty()) r.variant = Variant::reversed, r.fraction = f.reversed, fraction_flag = "--reversed";
   if (!f.partial.empty()) r.variant = Variant::partial, r.fraction = f.partial, fraction_flag = "--partial";
   if (!f.scaling.empty()) r.scaling = parse_scaling(f.scaling);
-  if (!f.context.empty()) r.context = parse_integer("--context", f.context, 1, std::int64_t{1} << 40);
+  if (!f.context.empty()) r.context = parse_integer("--context", f.context, 1, kMaxLengthArgument);
   if (!f.model.empty()) r.model = f.model;
   if (!f.layer_type.empty()) r.layer_type = f.layer_type;
-  if (!f.sequence_length.empty()) r.sequence_length = parse_integer("--sequence-length", f.sequence_length, 1, std::int64_t{1} << 40);
+  if (!f.sequence_length.empty()) r.sequence_length = parse_integer("--sequence-length", f.sequence_length, 1, kMaxLengthArgument);
   r.vllm_dynamic = f.vllm_dynamic;
   return r;
 }

@@ -20,7 +20,7 @@ void KernelCheckCommand::attach(CLI::App& app) {
   command->add_option("--layout", layout, "interleaved or half (default interleaved; with --model, the model's own)");
   add_spectrum_flags(command, flags);
   command->add_option("--json", json_path, "also write the report as JSON to this file");
-  command->add_option("--threads", threads, "worker threads, integer in [1, 256] (default 1; same samples and figures for any count)");
+  command->add_option("--threads", threads, "worker threads, an integer " + threads_range() + " (default 1; same samples and figures for any count)");
 }
 
 int KernelCheckCommand::run() {
@@ -30,7 +30,7 @@ int KernelCheckCommand::run() {
   if (!samples.empty()) o.samples = parse_integer("--samples", samples, 1, 10000000);
   if (!max_position.empty()) o.max_position = parse_integer("--max-position", max_position, 0, std::numeric_limits<long long>::max());
   if (!seed.empty()) o.seed = parse_seed(seed);
-  if (!threads.empty()) o.threads = static_cast<int>(parse_integer("--threads", threads, 1, 256));
+  if (!threads.empty()) o.threads = parse_threads("--threads", threads);
   SpectrumRequest request = to_request(flags);
   if (!request.config && !request.dim && !request.model) request.dim = accuracy::kKernelCheckDefaultDim;
   const ResolvedSpectrum rs = resolve(request);

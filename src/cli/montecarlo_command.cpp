@@ -28,7 +28,7 @@ void MontecarloCommand::attach(CLI::App& app) {
   command->add_option("--seed", seed, "seed, integer in [0, 2^64) (default 1)");
   command->add_option("--arith", arith, "f64 (default), f32 or bf16: f32/bf16 rotate with the production kernel and dot in float");
   command->add_option("--base-position", base_position, "f32/bf16: the key's position (query at base + distance), integer in [0, 2^62] (default 0)");
-  command->add_option("--threads", threads, "worker threads, integer in [1, 256] (default: every core; the result is the same for any count)");
+  command->add_option("--threads", threads, "worker threads, an integer " + threads_range() + " (default: every core; the result is the same for any count)");
   command->add_option("--shard", shard, "K/N: compute only shard K (0-based) of N and write a partial to --out (combine with `ropecheck merge`)");
   command->add_option("--out", out, "write the result JSON (with --shard: the partial) to this file");
   command->add_option("--csv", csv, "write the per-distance series as CSV to this file");
@@ -79,7 +79,7 @@ int MontecarloCommand::run() {
   if (fig8 && !max_distance.empty()) throw InputError("--max-distance", "not used by fig8 (its distances are 0..n-1: use --fig8-n)", max_distance);
   if (choice.experiment == Experiment::fig2a && !trials.empty() && trials != "1") throw InputError("--trials", "1 for the deterministic fig2a (or omitted)", trials);
   const int thread_count = threads.empty() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
-                                           : static_cast<int>(parse_integer("--threads", threads, 1, 256));
+                                           : parse_threads("--threads", threads);
   const Shard sh = shard.empty() ? Shard{} : parse_shard(shard);
   if (!shard.empty() && out.empty()) throw InputError("--out", "a file for the partial that --shard writes", "nothing");
   if (!shard.empty() && !csv.empty()) throw InputError("--csv", "given to `ropecheck merge` (a shard's partial has no series yet)", csv);

@@ -17,7 +17,7 @@ void ReportCommand::attach(CLI::App& app) {
   command->add_flag("--smoke", smoke, "CI's size: the fast claims and tiny samples (seconds; the reproducibility test)");
   command->add_option("--seed", seed, "seed of every random part, integer in [0, 2^64) (default 1)");
   command->add_flag("--force", force, "replace an existing report directory");
-  command->add_option("--threads", threads, "worker threads, integer in [1, 256] (default: every core; results do not depend on it)");
+  command->add_option("--threads", threads, "worker threads, an integer " + threads_range() + " (default: every core; results do not depend on it)");
   command->add_option("--compare", compare, "OLD NEW: compare two report directories instead of running")->expected(2);
   command->add_option("--timing-tolerance", timing_tolerance,
                       "--compare: relative tolerance of timings, decimal in [0, 1000] (default 3: within a factor 4; wall times within 1 s always agree)");
@@ -46,7 +46,7 @@ int ReportCommand::run() {
   report::ReportOptions options;
   options.mode = full ? report::Mode::full : smoke ? report::Mode::smoke : report::Mode::quick;
   if (!seed.empty()) options.seed = parse_seed(seed);
-  if (!threads.empty()) options.threads = static_cast<int>(parse_integer("--threads", threads, 1, 256));
+  if (!threads.empty()) options.threads = parse_threads("--threads", threads);
   options.out_dir = out;
   options.force = force;
   options.command_line = command_line;

@@ -53,11 +53,11 @@ int VerifyCommand::run() {
   if (!frequency.empty()) options.frequency = frequency;
   if (!phase.empty()) options.phase = phase;
   if (!tolerance.empty()) options.tolerance = tolerance;
-  if (!max_n.empty()) options.max_n = parse_integer("--max-n", max_n, 1, std::int64_t{1} << 40);
+  if (!max_n.empty()) options.max_n = parse_integer("--max-n", max_n, 1, kMaxLengthArgument);
   if (!ledger.empty()) options.ledger = ledger;
   if (!trials.empty()) options.trials = parse_integer("--trials", trials, 1, 1000000);
-  for (const std::string& d : distances) options.distances.push_back(parse_integer("--distance", d, 0, std::int64_t{1} << 40));
-  for (const std::string& s : query_lengths) options.query_lengths.push_back(parse_integer("--query-length", s, 1, std::int64_t{1} << 40));
+  for (const std::string& d : distances) options.distances.push_back(parse_integer("--distance", d, 0, kMaxLengthArgument));
+  for (const std::string& s : query_lengths) options.query_lengths.push_back(parse_integer("--query-length", s, 1, kMaxLengthArgument));
   if (!query.empty()) {
     std::stringstream ss(query);
     std::string item;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "io/input_error.h"
+#include "io/named_values.h"
 
 namespace ropecheck::cpu {
 namespace {
@@ -49,42 +50,48 @@ const CpuFeatures& features() {
   return f;
 }
 
-}  // namespace
-
-std::string path_name(Path p) {
+// The probe of each path: what kPaths' `needs` says, read off CPUID and XCR0.
+bool runs(Path p) {
+  const CpuFeatures& f = features();
   switch (p) {
-    case Path::scalar: return "scalar";
-    case Path::avx2: return "avx2";
-    case Path::avx512: return "avx512";
-    case Path::avx512_bf16: return "avx512-bf16";
+    case Path::scalar: return true;
+    case Path::avx2: return f.avx2;
+    case Path::avx512: return f.avx512;
+    case Path::avx512_bf16: return f.avx512_bf16;
   }
-  return "unknown";
+  return false;
 }
 
+}  // namespace
+
+std::string path_name(Path p) { return name_in(kPaths, p); }
+
+std::string path_names(const std::vector<Path>& paths) {
+  std::string names;
+  for (Path p : paths) names += (names.empty() ? "" : "|") + path_name(p);
+  return names;
+}
+
+std::vector<Path> all_paths() { return values_in(kPaths); }
+
 std::vector<Path> available_paths() {
-  std::vector<Path> paths{Path::scalar};
-  const CpuFeatures& f = features();
-  if (f.avx2) paths.push_back(Path::avx2);
-  if (f.avx512) paths.push_back(Path::avx512);
-  if (f.avx512_bf16) paths.push_back(Path::avx512_bf16);
+  std::vector<Path> paths;
+  for (Path p : all_paths())
+    if (runs(p)) paths.push_back(p);
   return paths;
 }
 
 void require_available(Path path, const std::string& input) {
-  for (Path p : available_paths())
-    if (p == path) return;
-  throw InputError(input, "a path this CPU runs", path_name(path));
+  if (!runs(path)) throw InputError(input, "a path this CPU runs", path_name(path));
 }
 
+Path parse_any_path(const std::string& name, const std::string& input) { return parse_name_in(kPaths, name, input); }
+
 Path parse_path(const std::string& name, const std::string& input) {
-  const std::vector<Path> available = available_paths();
-  std::string accepted;
-  for (Path p : available) accepted += (accepted.empty() ? "" : "|") + path_name(p);
-  accepted = "one of the paths this CPU runs (" + accepted + ")";
-  for (Path p : {Path::scalar, Path::avx2, Path::avx512, Path::avx512_bf16}) {
-    if (name != path_name(p)) continue;
-    for (Path q : available)
-      if (q == p) return p;
+  const std::string accepted = "one of the paths this CPU runs (" + path_names(available_paths()) + ")";
+  for (const PathInfo& i : kPaths) {
+    if (name != i.name) continue;
+    if (runs(i.value)) return i.value;
     throw InputError(input, accepted, name + ", which this CPU lacks");
   }
   throw InputError(input, accepted, name);

@@ -112,7 +112,7 @@ ArgmaxConstruction prop_3_1_finite(const std::string& label, const Spectrum& spe
   // positions 0..r1), so a rotator's per-position work is shared; blocks keep a tensor <= 2^22 floats.
   const long long heads_per_block = std::max<long long>(1, std::min<long long>(R + 1, (1LL << 22) / ((R + 1) * d)));
   const std::vector<std::int64_t> all_positions = iota_positions(0, R);
-  for (Rotator rot : kAllRotators)
+  for (Implementation rot : accuracy::all_implementations())
     for (size_t t = 0; t < dtypes.size(); ++t) {
       ArgmaxScan scan;
       scan.rotator = rot;
@@ -174,7 +174,7 @@ nlohmann::json to_json(const ArgmaxConstruction& c) {
   }
   j["finite"] = nlohmann::json::array();
   for (const ArgmaxScan& s : c.scans)
-    j["finite"].push_back({{"rotator", rotator_name(s.rotator)}, {"dtype", dtype_name(s.dtype)},
+    j["finite"].push_back({{"rotator", accuracy::implementation_name(s.rotator)}, {"dtype", dtype_name(s.dtype)},
                            {"exhaustive_limit", s.exhaustive_limit}, {"holds_up_to", s.holds_up_to},
                            {"holds_up_to_kind", s.first_failure.r < 0 ? "lower bound: every r <= limit passes (exhaustive)"
                                                                       : "exact: exhaustive up to the first failure"},

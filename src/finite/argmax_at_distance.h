@@ -28,7 +28,7 @@ struct ArgmaxFailure {
 };
 
 struct ArgmaxScan {
-  Rotator rotator = Rotator::kernel;
+  Implementation rotator = Implementation::kernel;
   Dtype dtype = Dtype::f32;
   long long exhaustive_limit = 0;  // every r in [0, limit] checked against every key position
   long long holds_up_to = -1;      // largest r with every r' <= r passing (== limit when none fails)

@@ -27,7 +27,7 @@ Cos710 cos_710(cpu::Path path) {
   const kernel::RopePlan plan(spectrum, kernel::Layout::interleaved);
   const std::vector<std::int64_t> at{710};
   const std::vector<float> unit{1.0f, 0.0f};
-  const std::vector<float> r = rotate(Rotator::kernel, Dtype::f32, plan, at, unit, 1, path);
+  const std::vector<float> r = rotate(Implementation::kernel, Dtype::f32, plan, at, unit, 1, path);
   out.kernel_x = r[0];
   out.kernel_y = r[1];
   return out;

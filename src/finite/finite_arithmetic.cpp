@@ -13,23 +13,6 @@
 
 namespace ropecheck::finite {
 
-namespace {
-
-accuracy::Baseline baseline_of(Rotator r) {
-  return r == Rotator::f32_angle ? accuracy::Baseline::f32_angle : accuracy::Baseline::f64_angle;
-}
-
-}  // namespace
-
-std::string rotator_name(Rotator r) {
-  switch (r) {
-    case Rotator::kernel: return "kernel";
-    case Rotator::f32_angle: return "f32-angle";
-    case Rotator::f64_angle: return "f64-angle";
-  }
-  return "?";
-}
-
 void check_dtypes(const std::vector<Dtype>& dtypes) {
   if (dtypes.empty()) throw InputError("--dtype", "f32, bf16 or both", "no dtype");
   for (Dtype t : dtypes)
@@ -47,7 +30,7 @@ float round_to(Dtype t, double x) {
   return f;
 }
 
-std::vector<float> rotate(Rotator r, Dtype t, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+std::vector<float> rotate(Implementation r, Dtype t, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
                           std::span<const float> in, std::int64_t heads, cpu::Path path) {
   require_kernel_dtype(t, "rotate");
   const std::int64_t tokens = static_cast<std::int64_t>(positions.size());
@@ -59,8 +42,7 @@ std::vector<float> rotate(Rotator r, Dtype t, const kernel::RopePlan& plan, std:
   if (t == Dtype::f32) {
     const auto iv = kernel::dense_view(in.data(), tokens, heads, d);
     const auto ov = kernel::dense_view(out.data(), tokens, heads, d);
-    if (r == Rotator::kernel) kernel::apply_rope(plan, positions, iv, ov, kernel::KernelOptions{path, 1});
-    else accuracy::apply_rope_baseline(baseline_of(r), plan, positions, iv, ov);
+    accuracy::apply_rope_with(r, plan, positions, iv, ov, kernel::KernelOptions{path, 1});
     return out;
   }
   std::vector<std::uint16_t> bi(in.size()), bo(in.size());
@@ -71,8 +53,7 @@ std::vector<float> rotate(Rotator r, Dtype t, const kernel::RopePlan& plan, std:
   }
   const auto iv = kernel::dense_view(static_cast<const std::uint16_t*>(bi.data()), tokens, heads, d);
   const auto ov = kernel::dense_view(bo.data(), tokens, heads, d);
-  if (r == Rotator::kernel) kernel::apply_rope(plan, positions, iv, ov, kernel::KernelOptions{path, 1});
-  else accuracy::apply_rope_baseline(baseline_of(r), plan, positions, iv, ov);
+  accuracy::apply_rope_with(r, plan, positions, iv, ov, kernel::KernelOptions{path, 1});
   for (size_t i = 0; i < out.size(); ++i) out[i] = kernel::bf16_to_f32(bo[i]);
   return out;
 }

@@ -33,24 +33,22 @@
 #include <string>
 #include <vector>
 
+#include "accuracy/baselines.h"
 #include "cpu/path.h"
 #include "kernel/rope_plan.h"
 #include "numeric/dtype.h"
 
 namespace ropecheck::finite {
 
-// Who rotates: this kernel, or a baseline (accuracy/baselines.h).
-enum class Rotator { kernel, f32_angle, f64_angle };
-// Returns: "kernel", "f32-angle", "f64-angle".
-std::string rotator_name(Rotator r);
-inline constexpr Rotator kAllRotators[] = {Rotator::kernel, Rotator::f32_angle, Rotator::f64_angle};
+// Who rotates: this kernel, or a baseline (accuracy/baselines.h: accuracy::kImplementations).
+using accuracy::Implementation;
 
 // Largest shift exponent the baselines are run at: engines store positions as int32 (and the
 // f32-angle baseline has lost every digit long before).
 inline constexpr int kBaselineMaxLog2 = 31;
 // Returns: the largest exponent e of a position 2^e that rotator r is run at: `requested` for the
 // kernel, min(requested, kBaselineMaxLog2) for a baseline.
-inline int max_log2_for(Rotator r, int requested) { return r == Rotator::kernel ? requested : std::min(requested, kBaselineMaxLog2); }
+inline int max_log2_for(Implementation r, int requested) { return r == Implementation::kernel ? requested : std::min(requested, kBaselineMaxLog2); }
 
 // Throws InputError("--dtype", "f32, bf16 or both", ...) when dtypes is empty or holds f64.
 void check_dtypes(const std::vector<Dtype>& dtypes);
@@ -61,7 +59,7 @@ float round_to(Dtype t, double x);
 // Returns: the rotated tensor [positions.size()][heads][plan.dim()] of `in` (same shape, values
 // representable in t) by rotator r in dtype t (f32 or bf16), as floats (bf16 widened exactly).
 // Throws InputError as apply_rope does (shape disagreements).
-std::vector<float> rotate(Rotator r, Dtype t, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
+std::vector<float> rotate(Implementation r, Dtype t, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
                           std::span<const float> in, std::int64_t heads, cpu::Path path);
 
 }  // namespace ropecheck::finite

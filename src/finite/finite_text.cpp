@@ -52,7 +52,7 @@ std::string to_text(const ArgmaxConstruction& c) {
       else if (s.first_probe_failure.r < 0) tail = "no failure; probes to " + power_of_two(s.probed.back()) + ": none failed";
       else tail = "probe failure " + failure_text(s.first_probe_failure);
     }
-    out << printf_string("  %-10s %-5s %-14s %-12.4g %s\n", rotator_name(s.rotator).c_str(), dtype_name(s.dtype).c_str(),
+    out << printf_string("  %-10s %-5s %-14s %-12.4g %s\n", accuracy::implementation_name(s.rotator).c_str(), dtype_name(s.dtype).c_str(),
                          upto.c_str(), s.min_margin, tail.c_str());
   }
   return out.str();
@@ -69,7 +69,7 @@ std::string to_text(const HeadConstruction& c) {
                          c.exact_margin_lower[t], c.exact_margin_upper[t], c.exact_offset[t]);
   out << printf_string("  %-10s %-5s %-7s %-12s %-12s %s\n", "rotator", "dtype", "strict", "min margin", "rows failing", "at (row, key): a_target, a_key");
   for (const HeadStrictness& r : c.rows)
-    out << printf_string("  %-10s %-5s %-7s %-12.4g %-12lld (%lld, %lld): %a, %a\n", rotator_name(r.rotator).c_str(),
+    out << printf_string("  %-10s %-5s %-7s %-12.4g %-12lld (%lld, %lld): %a, %a\n", accuracy::implementation_name(r.rotator).c_str(),
                          dtype_name(r.dtype).c_str(), r.strict ? "yes" : "NO", r.min_margin, r.failing_rows, r.min_row,
                          r.min_key, static_cast<double>(r.a_target), static_cast<double>(r.a_other));
   return out.str();
@@ -89,7 +89,7 @@ std::string to_text(const ShiftInvariance& s) {
     out << printf_string("  exact a(m, n) (inputs rounded to %s): %.9g\n", dtype_name(s.dtypes[t]).c_str(), s.exact[t]);
   out << "  measured on each s (one deterministic run); kernel rows end with the bound proved from its ulp contract\n";
   out << printf_string("  %-6s", "s");
-  for (const ShiftSeries& r : s.series) out << printf_string(" %-16s", (rotator_name(r.rotator) + " " + dtype_name(r.dtype)).c_str());
+  for (const ShiftSeries& r : s.series) out << printf_string(" %-16s", (accuracy::implementation_name(r.rotator) + " " + dtype_name(r.dtype)).c_str());
   out << "\n";
   size_t longest = 0;
   for (const ShiftSeries& r : s.series) longest = std::max(longest, r.points.size());

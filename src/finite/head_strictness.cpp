@@ -84,7 +84,7 @@ HeadConstruction thm_5_3_finite(const std::string& label, const Spectrum& spectr
   // rotator (checked below), so its products are +-0 and leave every float32 partial sum unchanged
   // (only the sign of a zero sum could differ, which no comparison sees).
   const std::vector<std::int64_t> positions = iota_positions(1, N);
-  for (Rotator rot : kAllRotators)
+  for (Implementation rot : accuracy::all_implementations())
     for (size_t t = 0; t < dtypes.size(); ++t) {
       std::vector<int> active;
       for (int i = 0; i < d; i += 2)
@@ -100,7 +100,7 @@ HeadConstruction thm_5_3_finite(const std::string& label, const Spectrum& spectr
             q[static_cast<size_t>(i * n + a)] = Q[src], k[static_cast<size_t>(i * n + a)] = K[src];
             ++a;
           } else if (Q[src] != 0 || K[src] != 0) {
-            throw std::logic_error("thm-5.3 finite: " + rotator_name(rot) + " rotated a zero chunk to a non-zero value");
+            throw std::logic_error("thm-5.3 finite: " + accuracy::implementation_name(rot) + " rotated a zero chunk to a non-zero value");
           }
         }
       }
@@ -138,7 +138,7 @@ nlohmann::json to_json(const HeadConstruction& c) {
                           {"offset", c.exact_offset[t]}, {"kind", "certified (MPFI)"}});
   j["finite"] = nlohmann::json::array();
   for (const HeadStrictness& r : c.rows)
-    j["finite"].push_back({{"rotator", rotator_name(r.rotator)}, {"dtype", dtype_name(r.dtype)}, {"strict", r.strict},
+    j["finite"].push_back({{"rotator", accuracy::implementation_name(r.rotator)}, {"dtype", dtype_name(r.dtype)}, {"strict", r.strict},
                            {"min_margin", r.min_margin}, {"row", r.min_row}, {"key", r.min_key},
                            {"a_target_hex", hex_float(r.a_target)}, {"a_other_hex", hex_float(r.a_other)}, {"failing_rows", r.failing_rows},
                            {"kind", "exhaustive over rows 1..N and keys j <= i"}});

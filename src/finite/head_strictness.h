@@ -22,7 +22,7 @@
 namespace ropecheck::finite {
 
 struct HeadStrictness {
-  Rotator rotator = Rotator::kernel;
+  Implementation rotator = Implementation::kernel;
   Dtype dtype = Dtype::f32;
   bool strict = false;
   double min_margin = 0;       // min over rows and keys of a_{i,target} - a_{i,j} (double of two floats)

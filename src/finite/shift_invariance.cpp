@@ -52,7 +52,7 @@ ShiftInvariance shift_invariance(const std::string& label, const Spectrum& spect
     for (int i = 0; i < d; ++i) qi[i] = Interval(q[t][static_cast<size_t>(i)]), ki[i] = Interval(k[t][static_cast<size_t>(i)]);
     out.exact.push_back(to_double(activation(qi, ki, settings.n - settings.m, frequencies<Interval>(spectrum))));
   }
-  for (Rotator rot : kAllRotators)
+  for (Implementation rot : accuracy::all_implementations())
     for (size_t t = 0; t < dtypes.size(); ++t) {
       ShiftSeries series;
       series.rotator = rot;
@@ -71,7 +71,7 @@ ShiftInvariance shift_invariance(const std::string& label, const Spectrum& spect
         p.error_vs_exact = std::abs(static_cast<double>(p.a) - out.exact[t]);
         series.max_error = std::max(series.max_error, p.error);
       }
-      if (rot == Rotator::kernel) {
+      if (rot == Implementation::kernel) {
         series.bound = accuracy::shift_invariance_bound(dtypes[t], q[t], k[t]);
         series.within_bound = series.max_error <= series.bound;
       }
@@ -92,7 +92,7 @@ nlohmann::json to_json(const ShiftInvariance& s) {
     for (const ShiftPoint& p : r.points)
       pts.push_back({{"log2_shift", p.log2_shift < 0 ? nlohmann::json(nullptr) : nlohmann::json(p.log2_shift)},
                      {"shift", p.shift}, {"a", p.a}, {"a_hex", hex_float(p.a)}, {"error", p.error}, {"error_vs_exact", p.error_vs_exact}});
-    nlohmann::json row = {{"rotator", rotator_name(r.rotator)}, {"dtype", dtype_name(r.dtype)}, {"max_error", r.max_error}, {"points", pts}};
+    nlohmann::json row = {{"rotator", accuracy::implementation_name(r.rotator)}, {"dtype", dtype_name(r.dtype)}, {"max_error", r.max_error}, {"points", pts}};
     if (r.bound >= 0) row["proved_bound"] = r.bound, row["within_bound"] = r.within_bound;
     j["series"].push_back(row);
   }

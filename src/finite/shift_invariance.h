@@ -30,7 +30,7 @@ struct ShiftPoint {
 };
 
 struct ShiftSeries {
-  Rotator rotator = Rotator::kernel;
+  Implementation rotator = Implementation::kernel;
   Dtype dtype = Dtype::f32;
   std::vector<ShiftPoint> points;
   double bound = -1;           // kernel only: proved bound on every error (shift_invariance_bound); -1 otherwise

@@ -13,6 +13,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ropecheck {
 
@@ -39,5 +40,12 @@ class InputError : public std::invalid_argument {
   std::string accepted_;
   std::string got_;
 };
+
+// Returns: "a", "a or b", "a, b or c": the accepted range of a choice among `names`, in order.
+inline std::string or_list(const std::vector<std::string>& names) {
+  std::string s;
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return s;
+}
 
 }  // namespace ropecheck

@@ -30,13 +30,9 @@ constexpr std::size_t kArrayAlign = 64;
 // (numpy.lib.format.GROWTH_AXIS_MAX_DIGITS): it pads by 21 - len(repr(shape[0])) spaces.
 constexpr std::size_t kGrowthAxisMaxDigits = 21;
 
-std::string quoted_list(const std::vector<std::string>& items) {
-  std::string s;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) s += i + 1 == items.size() ? " or " : ", ";
-    s += "'" + items[i] + "'";
-  }
-  return s;
+std::string quoted_list(std::vector<std::string> items) {
+  for (std::string& item : items) item = "'" + item + "'";
+  return or_list(items);
 }
 
 // Returns: the item size of a simple dtype descr such as "<f4", "|u1", "<i8"; 0 when `descr` is

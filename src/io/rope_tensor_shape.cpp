@@ -1,15 +1,12 @@
 #include "io/rope_tensor_shape.h"
 
 #include "io/input_error.h"
+#include "io/named_values.h"
 #include "io/npy.h"
 
 namespace ropecheck {
 
 namespace {
-
-constexpr const char* kAxesAccepted =
-    "one of bshd [batch, seq, heads, head_dim], bhsd [batch, heads, seq, head_dim] (Hugging Face), "
-    "shd [num_tokens, heads, head_dim] (vLLM), hsd [heads, seq, head_dim], sd [num_tokens, heads*head_dim] (vLLM)";
 
 void check_head_dim(std::int64_t head_dim, const std::vector<std::int64_t>& shape, const std::string& input) {
   if (head_dim < 2 || head_dim % 2 != 0)
@@ -19,25 +16,16 @@ void check_head_dim(std::int64_t head_dim, const std::vector<std::int64_t>& shap
 }  // namespace
 
 TensorAxes parse_axes(const std::string& text, const std::string& flag) {
-  if (text == "bshd") return TensorAxes::bshd;
-  if (text == "bhsd") return TensorAxes::bhsd;
-  if (text == "shd") return TensorAxes::shd;
-  if (text == "hsd") return TensorAxes::hsd;
-  if (text == "sd") return TensorAxes::sd;
-  throw InputError(flag, kAxesAccepted, text);
+  std::string accepted;
+  for (const TensorAxesInfo& a : kTensorAxes) {
+    if (a.value == TensorAxes::automatic) continue;
+    if (text == a.name) return a.value;
+    accepted += (accepted.empty() ? "one of " : ", ") + std::string(a.name) + " " + std::string(a.shape);
+  }
+  throw InputError(flag, accepted, text);
 }
 
-std::string axes_name(TensorAxes axes) {
-  switch (axes) {
-    case TensorAxes::automatic: return "auto";
-    case TensorAxes::bshd: return "bshd";
-    case TensorAxes::bhsd: return "bhsd";
-    case TensorAxes::shd: return "shd";
-    case TensorAxes::hsd: return "hsd";
-    case TensorAxes::sd: return "sd";
-  }
-  return "auto";
-}
+std::string axes_name(TensorAxes axes) { return name_in(kTensorAxes, axes); }
 
 RopeTensorShape rope_tensor_shape(const std::vector<std::int64_t>& shape, const std::string& input) {
   const std::size_t rank = shape.size();

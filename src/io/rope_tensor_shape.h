@@ -23,14 +23,31 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ropecheck {
 
 enum class TensorAxes { automatic, bshd, bhsd, shd, hsd, sd };
 
-// Returns: the axes a --axes value names ("bshd", "bhsd", "shd", "hsd", "sd"). Throws
-// InputError(flag, the accepted values, text) for anything else.
+struct TensorAxesInfo {
+  TensorAxes value;
+  std::string_view name;   // --axes and Python's axes= spelling
+  std::string_view shape;  // what the tensor's dimensions are
+};
+// The one list of axis orders (the table above): parsing, messages and Python's axes= read it.
+inline constexpr TensorAxesInfo kTensorAxes[] = {
+    {TensorAxes::automatic, "auto", "[..., tokens, heads, head_dim] or [tokens, head_dim]"},
+    {TensorAxes::bshd, "bshd", "[batch, seq, heads, head_dim]"},
+    {TensorAxes::bhsd, "bhsd", "[batch, heads, seq, head_dim] (Hugging Face)"},
+    {TensorAxes::shd, "shd", "[num_tokens, heads, head_dim] (vLLM)"},
+    {TensorAxes::hsd, "hsd", "[heads, seq, head_dim]"},
+    {TensorAxes::sd, "sd", "[num_tokens, heads*head_dim] (vLLM)"},
+};
+
+// Returns: the axes a --axes value names (every kTensorAxes name but "auto", which a caller
+// accepts itself where it means something). Throws InputError(flag, the accepted values, text)
+// for anything else.
 TensorAxes parse_axes(const std::string& text, const std::string& flag);
 // Returns: "bshd", ..., or "auto" for TensorAxes::automatic.
 std::string axes_name(TensorAxes axes);

@@ -15,6 +15,7 @@
 #include "io/input_error.h"
 #include "kernel/apply_rope.h"
 #include "cpu/path.h"
+#include "cpu/split_tokens.h"
 #include "kernel/rope_plan.h"
 #include "numeric/precision.h"
 #include "spectrum/attention_factor.h"
@@ -151,9 +152,10 @@ kernel::TensorView<T> view_of(const ropecheck_tensor* t, const char* name) {
 }
 
 void check_threads(int32_t threads) {
-  // 256: the CLI's bound, far above any core count this kernel is run on, and a guard against a
-  // garbage count asking for millions of threads.
-  if (threads < 1 || threads > 256) throw InputError("threads", "an integer in [1, 256]", std::to_string(threads));
+  // cpu::kMaxThreads: every surface's bound, far above any core count this kernel is run on, and a
+  // guard against a garbage count asking for millions of threads.
+  if (threads < 1 || threads > cpu::kMaxThreads)
+    throw InputError("threads", "an integer in [1, " + std::to_string(cpu::kMaxThreads) + "]", std::to_string(threads));
 }
 
 template <typename T>

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attention/activation.h"
+#include "cpu/split_tokens.h"
 #include "io/input_error.h"
 #include "kernel/apply_rope.h"
 #include "kernel/bf16.h"
@@ -275,7 +276,8 @@ class Worker {
 }  // namespace
 
 void validate(const Params& p, const Shard& shard, const RunOptions& o) {
-  if (o.threads < 1 || o.threads > 256) throw InputError("--threads", "an integer in [1, 256]", std::to_string(o.threads));
+  if (o.threads < 1 || o.threads > cpu::kMaxThreads)
+    throw InputError("--threads", "an integer in [1, " + std::to_string(cpu::kMaxThreads) + "]", std::to_string(o.threads));
   if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count)
     throw InputError("--shard", "K/N with 0 <= K < N", std::to_string(shard.index) + "/" + std::to_string(shard.count));
   if (p.max_distance < 10 || p.max_distance > kMaxDistance)

@@ -6,40 +6,57 @@
 
 namespace ropecheck {
 
-std::string dtype_name(Dtype t) {
-  switch (t) {
-    case Dtype::f64: return "f64";
-    case Dtype::f32: return "f32";
-    case Dtype::bf16: return "bf16";
-  }
-  return "?";
+namespace {
+
+const DtypeInfo& info(Dtype t) {
+  for (const DtypeInfo& i : kDtypes)
+    if (i.value == t) return i;
+  throw std::invalid_argument("dtype: not in kDtypes");
 }
 
+template <typename Name>
+Dtype parse(const std::string& name, const std::string& input, std::span<const Dtype> accepted, Name name_of) {
+  std::vector<std::string> names;
+  for (Dtype a : accepted) {
+    if (name == name_of(a)) return a;
+    names.push_back(name_of(a));
+  }
+  throw InputError(input, or_list(names), name);
+}
+
+}  // namespace
+
+std::string dtype_name(Dtype t) { return std::string(info(t).name); }
+
+std::string dtype_long_name(Dtype t) { return std::string(info(t).long_name); }
+
 std::optional<Dtype> dtype_named(const std::string& name) {
-  for (Dtype t : kAllDtypes)
-    if (name == dtype_name(t)) return t;
+  for (const DtypeInfo& i : kDtypes)
+    if (name == i.name) return i.value;
   return std::nullopt;
 }
 
 Dtype parse_dtype(const std::string& name, const std::string& input, std::span<const Dtype> accepted) {
-  const std::optional<Dtype> t = dtype_named(name);
-  for (Dtype a : accepted)
-    if (t == a) return a;
-  std::string names;
-  for (size_t i = 0; i < accepted.size(); ++i)
-    names += (i == 0 ? "" : i + 1 == accepted.size() ? " or " : ", ") + dtype_name(accepted[i]);
-  throw InputError(input, names, name);
+  return parse(name, input, accepted, dtype_name);
+}
+
+Dtype parse_long_dtype(const std::string& name, const std::string& input, std::span<const Dtype> accepted) {
+  return parse(name, input, accepted, dtype_long_name);
 }
 
 std::vector<Dtype> parse_kernel_dtypes(const std::string& name, const std::string& input) {
-  if (name == "both") return {Dtype::f32, Dtype::bf16};
-  const std::optional<Dtype> t = dtype_named(name);
-  if (t && *t != Dtype::f64) return {*t};
-  throw InputError(input, "f32, bf16 or both", name);
+  if (name == "both") return {kKernelDtypes.begin(), kKernelDtypes.end()};
+  std::vector<std::string> names;
+  for (Dtype t : kKernelDtypes) {
+    if (name == dtype_name(t)) return {t};
+    names.push_back(dtype_name(t));
+  }
+  names.emplace_back("both");
+  throw InputError(input, or_list(names), name);
 }
 
 void require_kernel_dtype(Dtype t, const char* who) {
-  if (t == Dtype::f64) throw std::invalid_argument(std::string(who) + ": f64 is not a kernel dtype (f32 or bf16)");
+  if (!info(t).kernel) throw std::invalid_argument(std::string(who) + ": " + dtype_name(t) + " is not a kernel dtype (f32 or bf16)");
 }
 
 }  // namespace ropecheck

@@ -79,8 +79,8 @@ Curves curves_of(const KernelCheckResult& r, Dtype f) {
   Curves c;
   for (const ImplementationCheck* row : rows_of(r, f)) {
     if (row->kernel) c.kernel = row;  // the last kernel row is the best path
-    else if (row->name == "baseline " + accuracy::baseline_name(accuracy::Baseline::f32_angle)) c.f32_angle = row;
-    else if (row->name == "baseline " + accuracy::baseline_name(accuracy::Baseline::f64_angle)) c.f64_angle = row;
+    else if (row->name == "baseline " + accuracy::implementation_name(accuracy::Implementation::f32_angle)) c.f32_angle = row;
+    else if (row->name == "baseline " + accuracy::implementation_name(accuracy::Implementation::f64_angle)) c.f64_angle = row;
   }
   return c;
 }
@@ -246,8 +246,8 @@ std::vector<SpeedRow> measure_speed(const kernel::RopePlan& plan, std::int64_t t
     names.push_back("kernel " + cpu::path_name(p));
     runs.push_back([&, p] { apply_rope(plan, positions, x, y, KernelOptions{p, 1}); });
   }
-  for (accuracy::Baseline b : {accuracy::Baseline::f32_angle, accuracy::Baseline::f64_angle}) {
-    names.push_back("baseline " + accuracy::baseline_name(b));
+  for (accuracy::Implementation b : accuracy::baselines()) {
+    names.push_back("baseline " + accuracy::implementation_name(b));
     runs.push_back([&, b] { accuracy::apply_rope_baseline(b, plan, positions, x, y); });
   }
   // Interleaved repetitions (every implementation once per repetition, each timed in a pair with

@@ -63,7 +63,8 @@ const std::vector<std::pair<std::string, SectionFunction>>& sections() {
 }
 
 // The summary table; without the evidence column it is also written as claims-table.md, which
-// README.md quotes verbatim (a test keeps the two equal; README has no evidence files to link).
+// docs/claims.md quotes verbatim and README.md summarises (tests keep them equal; neither has the
+// evidence files to link).
 std::string summary_table(const std::vector<SummaryRow>& rows, bool evidence) {
   std::vector<std::vector<std::string>> t;
   for (const SummaryRow& r : rows) {

@@ -161,14 +161,13 @@ nlohmann::json source_info() {
 }
 
 const std::vector<std::string>& dependency_packages() {
-  // Keep equal to scripts/setup's `packages` (run_info_test compares the two).
-  static const std::vector<std::string> packages = {
-      "g++",           "cmake",           "make",        "pkg-config",        "libboost-dev",
-      "libmpfr-dev",   "libgmp-dev",      "libmpfi-dev", "librapidcheck-dev", "libeigen3-dev",
-      "libgtest-dev",  "libgmock-dev",    "libbenchmark-dev", "librandom123-dev", "libcli11-dev",
-      "nlohmann-json3-dev", "gnuplot-nox",
-      "pybind11-dev",  "python3-dev",     "python3-numpy", "python3-pytest",  "python3-pip",
-      "python3-venv"};
+  // scripts/setup's `packages=( ... )`, read by src/CMakeLists.txt at configure time.
+  static const std::vector<std::string> packages = [] {
+    std::vector<std::string> words;
+    std::istringstream in(ROPECHECK_SETUP_PACKAGES);
+    for (std::string w; in >> w;) words.push_back(w);
+    return words;
+  }();
   return packages;
 }
 

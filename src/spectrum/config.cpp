@@ -16,13 +16,16 @@ const std::vector<ModelConfig>& named_configs() {
   return configs;
 }
 
-const ModelConfig& find_config(const std::string& name) {
+std::string config_names() {
   std::string names;
-  for (const auto& c : named_configs()) {
+  for (const auto& c : named_configs()) names += (names.empty() ? "" : ", ") + c.name;
+  return names;
+}
+
+const ModelConfig& find_config(const std::string& name) {
+  for (const auto& c : named_configs())
     if (c.name == name) return c;
-    names += (names.empty() ? "" : ", ") + c.name;
-  }
-  throw InputError("config", "one of " + names, name);
+  throw InputError("config", "one of " + config_names(), name);
 }
 
 }  // namespace ropecheck

@@ -23,6 +23,9 @@ struct ModelConfig {
 // Returns: every named configuration, in a fixed order.
 const std::vector<ModelConfig>& named_configs();
 
+// Returns: "gemma-7b, gemma-2b, ...": every name, for help texts and messages.
+std::string config_names();
+
 // Returns: the configuration called `name`. Throws InputError("config", list of names, name).
 const ModelConfig& find_config(const std::string& name);
 

@@ -1,15 +1,11 @@
 #include "spectrum/layout.h"
 
-#include "io/input_error.h"
+#include "io/named_values.h"
 
 namespace ropecheck {
 
-std::string layout_name(Layout layout) { return layout == Layout::interleaved ? "interleaved" : "half"; }
+std::string layout_name(Layout layout) { return name_in(kLayouts, layout); }
 
-Layout parse_layout(const std::string& name, const std::string& input) {
-  if (name == "interleaved") return Layout::interleaved;
-  if (name == "half") return Layout::half;
-  throw InputError(input, "interleaved or half", name);
-}
+Layout parse_layout(const std::string& name, const std::string& input) { return parse_name_in(kLayouts, name, input); }
 
 }  // namespace ropecheck

@@ -6,10 +6,18 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace ropecheck {
 
 enum class Layout { interleaved, half };
+
+struct LayoutInfo {
+  Layout value;
+  std::string_view name;
+};
+// The one list of layouts: parsing, messages and Python's layout= read it.
+inline constexpr LayoutInfo kLayouts[] = {{Layout::interleaved, "interleaved"}, {Layout::half, "half"}};
 
 // Returns: "interleaved" or "half".
 std::string layout_name(Layout layout);

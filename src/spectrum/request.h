@@ -12,6 +12,11 @@
 
 namespace ropecheck {
 
+// The largest length a user may give (context, sequence length, max_n, a distance): 2^40 tokens,
+// far beyond any model's context, where every check stays within its proved ranges. The CLI's
+// flags and Python's keywords take it from here.
+inline constexpr long long kMaxLengthArgument = 1LL << 40;
+
 struct SpectrumRequest {
   std::optional<std::string> config;    // --config NAME
   std::optional<int> dim;               // --dim D

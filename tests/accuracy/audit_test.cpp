@@ -102,7 +102,7 @@ TEST(Audit, F32AngleBaselineErrorGrowsWithPosition) {
   const std::vector<float> x = moderate_inputs(positions.size() * heads * d, 5);
   std::vector<float> y(x.size());
   const auto tokens = static_cast<std::int64_t>(positions.size());
-  apply_rope_baseline(Baseline::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, heads, d),
+  apply_rope_baseline(Implementation::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, heads, d),
                       kernel::dense_view<float>(y.data(), tokens, heads, d));
   const ErrorAccumulator e = measure_outputs(plan, Dtype::f32, positions, heads, x.data(), {y.data()}).front();
   const DecadeStats& near = e.decade(1);
@@ -122,8 +122,8 @@ TEST(Audit, ThreadCountDoesNotChangeTheResult) {
   const std::vector<float> x = moderate_inputs(positions.size() * d, 8);
   std::vector<float> y(x.size()), z(x.size());
   const auto tokens = static_cast<std::int64_t>(positions.size());
-  apply_rope_baseline(Baseline::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d), kernel::dense_view<float>(y.data(), tokens, 1, d));
-  apply_rope_baseline(Baseline::f64_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d), kernel::dense_view<float>(z.data(), tokens, 1, d));
+  apply_rope_baseline(Implementation::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d), kernel::dense_view<float>(y.data(), tokens, 1, d));
+  apply_rope_baseline(Implementation::f64_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d), kernel::dense_view<float>(z.data(), tokens, 1, d));
   std::string first;
   for (int threads : {1, 2, 5, 64}) {
     const std::vector<ErrorAccumulator> e = measure_outputs(plan, Dtype::f32, positions, 1, x.data(), {y.data(), z.data()}, {threads});
@@ -143,7 +143,7 @@ TEST(Audit, SpecialsFollowIeeeSemantics) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> x = {INFINITY, 1.0f, nan, 2.0f, 1.0f, -INFINITY, 0.5f, 0.25f};
   std::vector<float> y(x.size());
-  apply_rope_baseline(Baseline::f64_angle, plan, positions, kernel::dense_view<const float>(x.data(), 2, 1, d), kernel::dense_view<float>(y.data(), 2, 1, d));
+  apply_rope_baseline(Implementation::f64_angle, plan, positions, kernel::dense_view<const float>(x.data(), 2, 1, d), kernel::dense_view<float>(y.data(), 2, 1, d));
   EXPECT_EQ(y[0], INFINITY);
   EXPECT_EQ(y[1], -INFINITY);
   std::vector<float> flushed = y;
@@ -162,7 +162,7 @@ TEST(Audit, Bf16OutputsAreMeasuredInBf16Ulps) {
   const std::vector<float> xf = moderate_inputs(positions.size() * d, 13);
   std::vector<std::uint16_t> x(xf.size()), y(xf.size());
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = kernel::f32_to_bf16_rne(xf[i]);
-  apply_rope_baseline(Baseline::f64_angle, plan, positions, kernel::dense_view<const std::uint16_t>(x.data(), 3, 1, d), kernel::dense_view<std::uint16_t>(y.data(), 3, 1, d));
+  apply_rope_baseline(Implementation::f64_angle, plan, positions, kernel::dense_view<const std::uint16_t>(x.data(), 3, 1, d), kernel::dense_view<std::uint16_t>(y.data(), 3, 1, d));
   const ErrorAccumulator e = measure_outputs(plan, Dtype::bf16, positions, 1, x.data(), {y.data()}).front();
   EXPECT_EQ(e.elements(), x.size());
   // A double-precision rotation rounded to float then to bf16: at most one extra float rounding
@@ -289,7 +289,7 @@ TEST(Audit, F32AngleBaselineOfAYarnModelAppliesTheFactor) {
   const auto tokens = static_cast<std::int64_t>(positions.size());
   const std::vector<float> x = moderate_inputs(static_cast<std::size_t>(tokens * d), 43);
   std::vector<float> y(x.size());
-  apply_rope_baseline(Baseline::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d),
+  apply_rope_baseline(Implementation::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d),
                       kernel::dense_view<float>(y.data(), tokens, 1, d));
   const ErrorAccumulator e = measure_outputs(plan, Dtype::f32, positions, 1, x.data(), {y.data()}).front();
   // Positions 3..8 (decade [0, 10)), g <= 1: the angle is off by at most 8 |fl32(g) - g| plus half
@@ -318,7 +318,7 @@ TEST(Audit, TensorsInMemoryGiveTheFilesResult) {
   const std::vector<std::int64_t> positions = {0, 9, 1 << 24, (std::int64_t{1} << 40) + 1};
   const std::vector<float> x = moderate_inputs(positions.size() * 2 * static_cast<std::size_t>(d), 51);
   std::vector<float> y(x.size());
-  apply_rope_baseline(Baseline::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), 4, 2, d),
+  apply_rope_baseline(Implementation::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), 4, 2, d),
                       kernel::dense_view<float>(y.data(), 4, 2, d));
   AuditRequest r;
   r.spectrum = request;

@@ -25,8 +25,8 @@ std::vector<float> ramp(int n, float scale) {
 }
 
 TEST(Baselines, Names) {
-  EXPECT_EQ(baseline_name(Baseline::f32_angle), "f32-angle");
-  EXPECT_EQ(baseline_name(Baseline::f64_angle), "f64-angle");
+  EXPECT_EQ(implementation_name(Implementation::f32_angle), "f32-angle");
+  EXPECT_EQ(implementation_name(Implementation::f64_angle), "f64-angle");
 }
 
 // Re-derives the f32-angle arithmetic independently: powf of the float exponent -2k/d (the float
@@ -39,7 +39,7 @@ TEST(Baselines, F32AngleIsTheFloatFormula) {
   const auto tokens = static_cast<std::int64_t>(positions.size());
   const std::vector<float> x = ramp(static_cast<int>(tokens) * d, 1.5f);
   std::vector<float> y(x.size());
-  apply_rope_baseline(Baseline::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d),
+  apply_rope_baseline(Implementation::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d),
                       kernel::dense_view<float>(y.data(), tokens, 1, d));
   for (std::int64_t t = 0; t < tokens; ++t)
     for (int k = 0; k < d / 2; ++k) {
@@ -64,7 +64,7 @@ TEST(Baselines, F64AngleIsTheDoubleFormulaRoundedOnce) {
   const auto tokens = static_cast<std::int64_t>(positions.size());
   const std::vector<float> x = ramp(static_cast<int>(tokens) * d, 3.0f);
   std::vector<float> y(x.size());
-  apply_rope_baseline(Baseline::f64_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d),
+  apply_rope_baseline(Implementation::f64_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, 1, d),
                       kernel::dense_view<float>(y.data(), tokens, 1, d));
   for (std::int64_t t = 0; t < tokens; ++t)
     for (int k = 0; k < d / 2; ++k) {
@@ -92,8 +92,8 @@ TEST(Baselines, FloatAngleDriftsWithPositionDoubleAngleDoesNot) {
   std::vector<float> x(static_cast<size_t>(d), 0.0f);
   x[2] = 1.0f;  // pair k = 1 is (x[2], x[3]) = (1, 0)
   std::vector<float> y32(x.size()), y64(x.size());
-  apply_rope_baseline(Baseline::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), 1, 1, d), kernel::dense_view<float>(y32.data(), 1, 1, d));
-  apply_rope_baseline(Baseline::f64_angle, plan, positions, kernel::dense_view<const float>(x.data(), 1, 1, d), kernel::dense_view<float>(y64.data(), 1, 1, d));
+  apply_rope_baseline(Implementation::f32_angle, plan, positions, kernel::dense_view<const float>(x.data(), 1, 1, d), kernel::dense_view<float>(y32.data(), 1, 1, d));
+  apply_rope_baseline(Implementation::f64_angle, plan, positions, kernel::dense_view<const float>(x.data(), 1, 1, d), kernel::dense_view<float>(y64.data(), 1, 1, d));
   const long double g = std::pow(10000.0L, -2.0L / 128.0L);
   const long double angle = 1000000.0L * g;
   const long double c = std::cos(angle), s = std::sin(angle);
@@ -109,7 +109,7 @@ TEST(Baselines, FloatAngleDriftsWithPositionDoubleAngleDoesNot) {
 TEST(Baselines, Bf16IsF32RoundedToBf16) {
   const int d = 32;
   for (kernel::Layout layout : {kernel::Layout::interleaved, kernel::Layout::half})
-    for (Baseline b : {Baseline::f32_angle, Baseline::f64_angle}) {
+    for (Implementation b : baselines()) {
       const kernel::RopePlan plan(Spectrum(d, "10000", Variant::p_rope, "0.5"), layout);
       const std::vector<std::int64_t> positions = {0, 5, 99999, -42};
       const std::int64_t tokens = 4, heads = 2;
@@ -124,7 +124,7 @@ TEST(Baselines, Bf16IsF32RoundedToBf16) {
       apply_rope_baseline(b, plan, positions, kernel::dense_view<const std::uint16_t>(xb.data(), tokens, heads, d), kernel::dense_view<std::uint16_t>(yb.data(), tokens, heads, d));
       apply_rope_baseline(b, plan, positions, kernel::dense_view<const float>(xf.data(), tokens, heads, d), kernel::dense_view<float>(yf.data(), tokens, heads, d));
       for (size_t i = 0; i < yb.size(); ++i)
-        ASSERT_EQ(yb[i], kernel::f32_to_bf16_rne(yf[i])) << baseline_name(b) << " " << kernel::layout_name(layout) << " element " << i << " f32 " << hex_float(yf[i]);
+        ASSERT_EQ(yb[i], kernel::f32_to_bf16_rne(yf[i])) << implementation_name(b) << " " << kernel::layout_name(layout) << " element " << i << " f32 " << hex_float(yf[i]);
     }
 }
 
@@ -133,7 +133,7 @@ TEST(Baselines, Bf16IsF32RoundedToBf16) {
 TEST(Baselines, IdentityAndPassThroughAreBitCopies) {
   const int d = 8;
   const float specials[] = {-0.0f, std::bit_cast<float>(0x7FA00001u), -INFINITY, 0x1p-149f};
-  for (Baseline b : {Baseline::f32_angle, Baseline::f64_angle}) {
+  for (Implementation b : baselines()) {
     for (Variant v : {Variant::nope, Variant::partial}) {
       const kernel::RopePlan plan(Spectrum(d, "10000", v, "0.5"), kernel::Layout::half);
       std::vector<float> x(static_cast<size_t>(d));
@@ -145,7 +145,7 @@ TEST(Baselines, IdentityAndPassThroughAreBitCopies) {
       const int first_copied = v == Variant::nope ? 0 : 2 * plan.block_pairs();
       for (int i = first_copied; i < d; ++i)
         EXPECT_EQ(std::bit_cast<std::uint32_t>(y[static_cast<size_t>(i)]), std::bit_cast<std::uint32_t>(x[static_cast<size_t>(i)]))
-            << baseline_name(b) << " " << variant_name(v) << " element " << i << " " << hex_float(x[static_cast<size_t>(i)]);
+            << implementation_name(b) << " " << variant_name(v) << " element " << i << " " << hex_float(x[static_cast<size_t>(i)]);
     }
   }
 }
@@ -162,7 +162,7 @@ TEST(Baselines, LayoutsAgreeAfterPermuting) {
       xh[static_cast<size_t>(t * d + k)] = xi[static_cast<size_t>(t * d + 2 * k)];
       xh[static_cast<size_t>(t * d + k + R)] = xi[static_cast<size_t>(t * d + 2 * k + 1)];
     }
-  for (Baseline b : {Baseline::f32_angle, Baseline::f64_angle}) {
+  for (Implementation b : baselines()) {
     std::vector<float> yi(xi.size()), yh(xh.size());
     apply_rope_baseline(b, inter, positions, kernel::dense_view<const float>(xi.data(), 2, 1, d), kernel::dense_view<float>(yi.data(), 2, 1, d));
     apply_rope_baseline(b, half, positions, kernel::dense_view<const float>(xh.data(), 2, 1, d), kernel::dense_view<float>(yh.data(), 2, 1, d));
@@ -181,8 +181,8 @@ TEST(Baselines, InPlaceAndStridedViews) {
   const std::vector<std::int64_t> positions = {1, 1000, 1 << 25};
   const std::vector<float> x = ramp(tokens * heads * d, 2.0f);
   std::vector<float> y(x.size()), z = x;
-  apply_rope_baseline(Baseline::f64_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, heads, d), kernel::dense_view<float>(y.data(), tokens, heads, d));
-  apply_rope_baseline(Baseline::f64_angle, plan, positions, kernel::dense_view<const float>(z.data(), tokens, heads, d), kernel::dense_view<float>(z.data(), tokens, heads, d));
+  apply_rope_baseline(Implementation::f64_angle, plan, positions, kernel::dense_view<const float>(x.data(), tokens, heads, d), kernel::dense_view<float>(y.data(), tokens, heads, d));
+  apply_rope_baseline(Implementation::f64_angle, plan, positions, kernel::dense_view<const float>(z.data(), tokens, heads, d), kernel::dense_view<float>(z.data(), tokens, heads, d));
   for (size_t i = 0; i < y.size(); ++i) EXPECT_EQ(std::bit_cast<std::uint32_t>(y[i]), std::bit_cast<std::uint32_t>(z[i])) << i;
 
   // qkv: [tokens][3][heads][d]; rotate q only.
@@ -193,7 +193,7 @@ TEST(Baselines, InPlaceAndStridedViews) {
       qkv[static_cast<size_t>(t * 3 * heads * d + heads * d + j)] = 42.0f;
     }
   kernel::TensorView<float> q{qkv.data(), tokens, heads, 3 * heads * d, d};
-  apply_rope_baseline(Baseline::f64_angle, plan, positions, kernel::TensorView<const float>{q.data, tokens, heads, q.token_stride, q.head_stride}, q);
+  apply_rope_baseline(Implementation::f64_angle, plan, positions, kernel::TensorView<const float>{q.data, tokens, heads, q.token_stride, q.head_stride}, q);
   for (int t = 0; t < tokens; ++t)
     for (int j = 0; j < heads * d; ++j) {
       EXPECT_EQ(qkv[static_cast<size_t>(t * 3 * heads * d + j)], y[static_cast<size_t>(t * heads * d + j)]);
@@ -206,13 +206,13 @@ TEST(Baselines, BadViewsThrowInputError) {
   const kernel::RopePlan plan(Spectrum(d, "10000"), kernel::Layout::interleaved);
   std::vector<float> x(static_cast<size_t>(4 * d)), y(x.size());
   const std::vector<std::int64_t> three = {0, 1, 2};
-  EXPECT_THROW(apply_rope_baseline(Baseline::f32_angle, plan, three, kernel::dense_view<const float>(x.data(), 4, 1, d), kernel::dense_view<float>(y.data(), 4, 1, d)), InputError);
+  EXPECT_THROW(apply_rope_baseline(Implementation::f32_angle, plan, three, kernel::dense_view<const float>(x.data(), 4, 1, d), kernel::dense_view<float>(y.data(), 4, 1, d)), InputError);
   const std::vector<std::int64_t> four = {0, 1, 2, 3};
-  EXPECT_THROW(apply_rope_baseline(Baseline::f32_angle, plan, four, kernel::dense_view<const float>(x.data(), 4, 1, d), kernel::dense_view<float>(y.data(), 2, 2, d)), InputError);
+  EXPECT_THROW(apply_rope_baseline(Implementation::f32_angle, plan, four, kernel::dense_view<const float>(x.data(), 4, 1, d), kernel::dense_view<float>(y.data(), 2, 2, d)), InputError);
   // Overlapping but not identical views.
-  EXPECT_THROW(apply_rope_baseline(Baseline::f64_angle, plan, std::span(four).first(3), kernel::dense_view<const float>(x.data(), 3, 1, d), kernel::dense_view<float>(x.data() + 1, 3, 1, d)), InputError);
+  EXPECT_THROW(apply_rope_baseline(Implementation::f64_angle, plan, std::span(four).first(3), kernel::dense_view<const float>(x.data(), 3, 1, d), kernel::dense_view<float>(x.data() + 1, 3, 1, d)), InputError);
   // Rows that overlap each other.
-  EXPECT_THROW(apply_rope_baseline(Baseline::f64_angle, plan, four, kernel::dense_view<const float>(x.data(), 4, 1, d), kernel::TensorView<float>{y.data(), 4, 1, d / 2, d}), InputError);
+  EXPECT_THROW(apply_rope_baseline(Implementation::f64_angle, plan, four, kernel::dense_view<const float>(x.data(), 4, 1, d), kernel::TensorView<float>{y.data(), 4, 1, d / 2, d}), InputError);
 }
 
 }  // namespace

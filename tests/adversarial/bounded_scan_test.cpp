@@ -166,7 +166,7 @@ TEST(BoundedScan, AgreesWithTheMpfiPassOnEveryTestedHead) {
 // alone must never contradict the MPFI pass. (These seeds are all decided by the binary64 pass
 // alone, so the MPFI hand-off itself is not reached here; the fuzz's random heads with activations in the
 // tens of thousands still leave the binary64 pass undecided later on, where an activation rises
-// more than 600 above the shift: they fall back to MPFI; see README.)
+// more than 600 above the shift: they fall back to MPFI; see docs/adversarial.md.)
 TEST(BoundedScan, MpfiPrefixThenBinary64AgreesWithMpfi) {
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
     for (bool bos : {false, true}) {

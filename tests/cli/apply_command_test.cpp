@@ -176,7 +176,7 @@ TEST_F(ApplyCommand, ImplWritesTheBaselineStrategiesOutputs) {
   const kernel::RopePlan plan(Spectrum(16, "10000"), kernel::Layout::half);
   std::vector<float> in(x.bytes.size() / 4), want(in.size());
   std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
-  for (const auto& [impl, baseline] : {std::pair{"f32-angle", accuracy::Baseline::f32_angle}, std::pair{"f64-angle", accuracy::Baseline::f64_angle}}) {
+  for (const auto& [impl, baseline] : {std::pair{"f32-angle", accuracy::Implementation::f32_angle}, std::pair{"f64-angle", accuracy::Implementation::f64_angle}}) {
     const test::CliRun r = run_cli(std::string("apply --dtype f32 --layout half --impl ") + impl + " --positions " +
                                        path("p.npy") + " --input " + path("x.npy") + " --output " + path("y.npy"),
                                    true);

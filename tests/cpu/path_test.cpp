@@ -55,7 +55,7 @@ TEST(KernelPath, UnknownOrUnavailablePathsAreInputErrorsNamingTheVariable) {
     EXPECT_NE(std::string(e.what()).find("scalar"), std::string::npos) << e.what();
   }
   // A path the CPU lacks (when there is one) is refused, not silently replaced.
-  for (Path p : {Path::avx2, Path::avx512, Path::avx512_bf16}) {
+  for (Path p : all_paths()) {
     bool available = false;
     for (Path q : available_paths()) available = available || q == p;
     if (!available) {

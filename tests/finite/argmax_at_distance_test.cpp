@@ -32,7 +32,7 @@ TEST(FiniteProp31, SinglePairFailsAtPosition710InFloat32) {
   ASSERT_TRUE(c.exact[0].holds);
   EXPECT_EQ(c.exact[0].runner_up_offset, 710);
   for (const ArgmaxScan& s : c.scans) {
-    if (s.rotator != Rotator::kernel) continue;
+    if (s.rotator != Implementation::kernel) continue;
     EXPECT_GE(s.first_failure.r, 710) << "holds up to " << s.holds_up_to << "; key " << s.first_failure.position << ": "
                                       << hex_float(s.first_failure.a_other) << " >= " << hex_float(s.first_failure.a_target);
     EXPECT_EQ(s.first_failure.position, 710) << "context " << s.first_failure.r << ": " << hex_float(s.first_failure.a_other)
@@ -51,7 +51,7 @@ TEST(FiniteProp31, KernelHoldsOnAManyPairSpectrum) {
   const ArgmaxConstruction c = prop_3_1_finite("d=32", s, {Dtype::f32, Dtype::bf16}, a, cpu::default_path());
   for (const ExactArgmax& e : c.exact) EXPECT_TRUE(e.holds) << e.margin_lower;
   for (const ArgmaxScan& x : c.scans) {
-    if (x.rotator != Rotator::kernel) continue;
+    if (x.rotator != Implementation::kernel) continue;
     {
       EXPECT_EQ(x.holds_up_to, 128) << dtype_name(x.dtype) << ": fails at r=" << x.first_failure.r << " key "
                                     << x.first_failure.position << ": " << hex_float(x.first_failure.a_other) << " >= "

@@ -28,7 +28,7 @@ TEST(FiniteDtypes, F64IsRefused) {
   const kernel::RopePlan plan(Spectrum(2, "10000"), kernel::Layout::interleaved);
   const std::vector<std::int64_t> at{1};
   const std::vector<float> unit{1.0f, 0.0f};
-  EXPECT_THROW(rotate(Rotator::kernel, Dtype::f64, plan, at, unit, 1, cpu::Path::scalar), std::invalid_argument);
+  EXPECT_THROW(rotate(Implementation::kernel, Dtype::f64, plan, at, unit, 1, cpu::Path::scalar), std::invalid_argument);
   EXPECT_THROW(check_dtypes({}), InputError);
   EXPECT_THROW(check_dtypes({Dtype::f32, Dtype::f64}), InputError);
   EXPECT_NO_THROW(check_dtypes({Dtype::f32, Dtype::bf16}));

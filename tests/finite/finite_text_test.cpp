@@ -20,7 +20,7 @@ TEST(FiniteText, ArgmaxRowsStateTheOutcome) {
   passes.holds_up_to = 1024;
   passes.probed = {2048, 4096};
   ArgmaxScan fails;
-  fails.rotator = Rotator::f32_angle;
+  fails.rotator = Implementation::f32_angle;
   fails.holds_up_to = 709;
   fails.first_failure = ArgmaxFailure{710, 710, 1.0f, 1.0f};
   c.scans = {passes, fails};

@@ -31,7 +31,7 @@ TEST(FiniteThm53, SinglePairDiagonalBreaksAt710InFloat32) {
   const HeadConstruction ok = thm_5_3_finite("d=2", single, false, {Dtype::f32}, h, cpu::default_path());
   ASSERT_TRUE(ok.exact_strict[0]);
   for (const HeadStrictness& r : ok.rows) {
-    if (r.rotator != Rotator::kernel) continue;
+    if (r.rotator != Implementation::kernel) continue;
     EXPECT_TRUE(r.strict) << "N=700: row " << r.min_row << " key " << r.min_key << ": " << hex_float(r.a_target) << " vs " << hex_float(r.a_other);
   }
   h.N = 1024;
@@ -41,7 +41,7 @@ TEST(FiniteThm53, SinglePairDiagonalBreaksAt710InFloat32) {
   EXPECT_LT(broken.exact_margin_upper[0], 2e-9);
   EXPECT_GT(broken.exact_margin_lower[0], 1e-9);
   for (const HeadStrictness& r : broken.rows) {
-    if (r.rotator != Rotator::kernel) continue;
+    if (r.rotator != Implementation::kernel) continue;
     EXPECT_FALSE(r.strict);
     EXPECT_EQ(r.min_row - r.min_key, 710) << "row " << r.min_row << " key " << r.min_key << ": " << hex_float(r.a_target) << " vs "
                                           << hex_float(r.a_other);

@@ -16,7 +16,7 @@
 namespace ropecheck::finite {
 namespace {
 
-const ShiftSeries& series_of(const ShiftInvariance& s, Rotator r, Dtype t) {
+const ShiftSeries& series_of(const ShiftInvariance& s, Implementation r, Dtype t) {
   for (const ShiftSeries& x : s.series)
     if (x.rotator == r && x.dtype == t) return x;
   throw std::logic_error("no such series");
@@ -43,14 +43,14 @@ TEST(FiniteShift, KernelWithinBoundBaselineGrows) {
   ShiftSettings set;
   const ShiftInvariance s = shift_invariance("gemma-7b", config_spectrum("gemma-7b"), {Dtype::f32, Dtype::bf16}, set, cpu::default_path());
   for (Dtype t : {Dtype::f32, Dtype::bf16}) {
-    const ShiftSeries& k = series_of(s, Rotator::kernel, t);
+    const ShiftSeries& k = series_of(s, Implementation::kernel, t);
     ASSERT_GT(k.bound, 0.0);
     for (const ShiftPoint& p : k.points)
       EXPECT_LE(p.error, k.bound) << dtype_name(t) << " s=2^" << p.log2_shift << ": a = " << hex_float(p.a) << ", a(m,n) = "
                                   << hex_float(k.points[0].a) << ", bound " << hex_double(k.bound);
     EXPECT_EQ(point_at(k, 40).shift, std::int64_t{1} << 40);
     EXPECT_LE(point_at(k, 31).error, k.bound);
-    const ShiftSeries& b = series_of(s, Rotator::f32_angle, t);
+    const ShiftSeries& b = series_of(s, Implementation::f32_angle, t);
     const ShiftPoint& one = point_at(b, 0);
     const ShiftPoint& far = point_at(b, 24);
     EXPECT_GT(far.error, 100 * std::max(one.error, 1e-7)) << dtype_name(t) << ": f32-angle error at 2^24 " << hex_double(far.error)
@@ -65,7 +65,7 @@ TEST(FiniteShift, KernelWithinBoundBaselineGrows) {
     EXPECT_EQ(b.points.back().log2_shift, 31) << "baselines stop at 2^31";
   }
   // The bound is not vacuous: well below the size of the activation itself.
-  EXPECT_LT(series_of(s, Rotator::kernel, Dtype::f32).bound, 1e-3 * std::abs(s.exact[0]) + 1e-2);
+  EXPECT_LT(series_of(s, Implementation::kernel, Dtype::f32).bound, 1e-3 * std::abs(s.exact[0]) + 1e-2);
 }
 
 // Every path of the kernel gives the same activations bit for bit.
@@ -78,7 +78,7 @@ TEST(FiniteShift, EveryPathAgreesBitForBit) {
   for (cpu::Path p : paths) {
     const ShiftInvariance got = shift_invariance("d=64", sp, {Dtype::f32, Dtype::bf16}, set, p);
     for (size_t i = 0; i < ref.series.size(); ++i) {
-      if (ref.series[i].rotator != Rotator::kernel) continue;
+      if (ref.series[i].rotator != Implementation::kernel) continue;
       for (size_t j = 0; j < ref.series[i].points.size(); ++j)
         EXPECT_EQ(std::bit_cast<std::uint32_t>(got.series[i].points[j].a), std::bit_cast<std::uint32_t>(ref.series[i].points[j].a))
             << cpu::path_name(p) << " vs " << cpu::path_name(paths.front()) << " at s=2^" << ref.series[i].points[j].log2_shift

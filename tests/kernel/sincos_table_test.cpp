@@ -229,7 +229,7 @@ TEST(SinCosPairs, RejectsPairIndicesOutsideTheBlock) {
   }
   EXPECT_NO_THROW(SinCosPairs(plan, std::vector<int>{0, 3, 3}, cpu::Path::scalar));
   const std::vector<cpu::Path> available = cpu::available_paths();
-  for (cpu::Path path : {cpu::Path::scalar, cpu::Path::avx2, cpu::Path::avx512, cpu::Path::avx512_bf16})
+  for (cpu::Path path : cpu::all_paths())
     if (std::find(available.begin(), available.end(), path) == available.end()) {
       EXPECT_THROW(SinCosPairs(plan, std::vector<int>{0}, path), InputError) << cpu::path_name(path);
     }

@@ -66,7 +66,8 @@ TEST(SourceInfo, KeysAndTypes) {
   EXPECT_EQ(source_info(), s) << "not a pure function of the build and the checkout";
 }
 
-// dependency_packages() and scripts/setup list the same packages in the same order.
+// dependency_packages() (the list CMake read from scripts/setup at configure time) is the script's
+// list, parsed here independently: same packages, same order.
 TEST(DependencyPackages, EqualScriptsSetup) {
   const std::string dir = source_info()["source_dir"];
   const std::vector<std::string> setup = setup_packages(dir);

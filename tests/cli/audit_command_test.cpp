@@ -27,8 +27,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using CliRun = ropecheck::test::CliStreams;
-CliRun run_cli(const std::string& args, const fs::path&) { return ropecheck::test::run_cli_streams(args); }
+using CliOutput = ropecheck::test::CliStreams;
+CliOutput run_cli_in(const std::string& args, const fs::path&) { return ropecheck::test::run_cli_streams(args); }
 
 template <typename T>
 NpyArray array_of(const std::string& dtype, std::vector<std::int64_t> shape, const std::vector<T>& v) {
@@ -57,7 +57,7 @@ class AuditCommand : public ::testing::Test {
       x[i] = std::bit_cast<float>((static_cast<std::uint32_t>(b) & 0x807FFFFFu) | (static_cast<std::uint32_t>(124 + (b >> 40) % 7) << 23));
     }
     const kernel::RopePlan plan(Spectrum(d, "10000"), kernel::Layout::half);
-    accuracy::apply_rope_baseline(accuracy::Baseline::f32_angle, plan, positions_, kernel::dense_view<const float>(x.data(), tokens, heads, d),
+    accuracy::apply_rope_baseline(accuracy::Implementation::f32_angle, plan, positions_, kernel::dense_view<const float>(x.data(), tokens, heads, d),
                                 kernel::dense_view<float>(y.data(), tokens, heads, d));
     write_npy(path("x.npy"), array_of("<f4", {tokens, heads, d}, x), "x");
     write_npy(path("y.npy"), array_of("<f4", {tokens, heads, d}, y), "y");
@@ -80,7 +80,7 @@ class AuditCommand : public ::testing::Test {
 };
 
 TEST_F(AuditCommand, ReportsTheF32AngleBaselinesGrowingError) {
-  const CliRun r = run_cli(base_args() + " --json " + path("a.json"), dir_);
+  const CliOutput r = run_cli_in(base_args() + " --json " + path("a.json"), dir_);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("ulp floored at 2^-24 x pair norm"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("worst element: position"), std::string::npos) << r.out;
@@ -100,14 +100,14 @@ TEST_F(AuditCommand, ReportsTheF32AngleBaselinesGrowingError) {
 }
 
 TEST_F(AuditCommand, ThreadsDoNotChangeTheReportAndMaxUlpSetsTheExitCode) {
-  const CliRun one = run_cli(base_args(), dir_);
-  const CliRun three = run_cli(base_args() + " --threads 3", dir_);
+  const CliOutput one = run_cli_in(base_args(), dir_);
+  const CliOutput three = run_cli_in(base_args() + " --threads 3", dir_);
   ASSERT_EQ(one.status, 0) << one.err;
   EXPECT_EQ(one.out, three.out);
-  EXPECT_EQ(run_cli(base_args() + " --max-ulp 0.6", dir_).status, 1);
-  EXPECT_EQ(run_cli(base_args() + " --max-ulp 1e30", dir_).status, 0);
+  EXPECT_EQ(run_cli_in(base_args() + " --max-ulp 0.6", dir_).status, 1);
+  EXPECT_EQ(run_cli_in(base_args() + " --max-ulp 1e30", dir_).status, 0);
   // [tokens * heads, d] is read as [tokens, d] with one head: 32 tokens, but 16 positions.
-  const CliRun flat = run_cli("audit --input " + path("y_flat.npy") + " --positions " + path("p.npy") + " --output " + path("y_flat.npy") + " --layout half", dir_);
+  const CliOutput flat = run_cli_in("audit --input " + path("y_flat.npy") + " --positions " + path("p.npy") + " --output " + path("y_flat.npy") + " --layout half", dir_);
   EXPECT_EQ(flat.status, 2);
   EXPECT_NE(flat.err.find("--positions"), std::string::npos) << flat.err;
 }
@@ -134,7 +134,7 @@ TEST_F(AuditCommand, BadInputIsOneLineAndExit2) {
       {"audit" + in + pos + out + " --layout half --json /nonexistent-ropecheck-dir/a.json", "--json"},
   };
   for (const Case& c : cases) {
-    const CliRun r = run_cli(c.args, dir_);
+    const CliOutput r = run_cli_in(c.args, dir_);
     EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.names), std::string::npos) << c.args << "\n" << r.err;
@@ -184,7 +184,7 @@ class AuditModel : public ::testing::Test {
     return resolve(r).layer->head_dim;
   }
   nlohmann::json audit(const std::string& args, std::string* out = nullptr) {
-    const CliRun r = run_cli("audit " + args + " --json " + path("a.json"), dir_);
+    const CliOutput r = run_cli_in("audit " + args + " --json " + path("a.json"), dir_);
     EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
     if (out) *out = r.out;
     std::ifstream in(path("a.json"));
@@ -204,7 +204,7 @@ TEST_F(AuditModel, KernelOutputOfEveryModelGeometryIsBitIdentical) {
     const int d = head_dim_of(model);
     write_inputs(kLargePositions, 2, d, 51);
     const std::string files = " --input " + path("x.npy") + " --positions " + path("p.npy");
-    const CliRun applied = run_cli("apply --dtype f32 --model " + model + files + " --output " + path("y.npy"), dir_);
+    const CliOutput applied = run_cli_in("apply --dtype f32 --model " + model + files + " --output " + path("y.npy"), dir_);
     ASSERT_EQ(applied.status, 0) << model << ": " << applied.err;
     std::string out;
     const nlohmann::json j = audit("--model " + model + files + " --output " + path("y.npy"), &out);
@@ -235,7 +235,7 @@ TEST_F(AuditModel, Bf16KernelOutputOfAYarnModelIsBitIdentical) {
   write_npy(path("x.npy"), array_of("<u2", {static_cast<std::int64_t>(kLargePositions.size()), 2, d}, xb), "x");
   write_npy(path("p.npy"), array_of("<i8", {static_cast<std::int64_t>(kLargePositions.size())}, kLargePositions), "p");
   const std::string files = " --input " + path("x.npy") + " --positions " + path("p.npy");
-  ASSERT_EQ(run_cli("apply --dtype bf16 --model gpt-oss-20b" + files + " --output " + path("y.npy"), dir_).status, 0);
+  ASSERT_EQ(run_cli_in("apply --dtype bf16 --model gpt-oss-20b" + files + " --output " + path("y.npy"), dir_).status, 0);
   const nlohmann::json j = audit("--dtype bf16 --model gpt-oss-20b" + files + " --output " + path("y.npy"));
   EXPECT_EQ(j["errors"]["correctly_rounded"], j["errors"]["elements"]) << j.dump(2);
   EXPECT_EQ(j["errors"]["format"], "bf16");
@@ -248,7 +248,7 @@ TEST_F(AuditModel, F32AngleBaselineOfYarnAndLongRopeModelsGrowsWithPosition) {
   for (const std::string model : {"qwen2.5-7b-yarn", "phi-3.5-mini"}) {
     write_inputs(positions, 1, head_dim_of(model), 55);
     const std::string files = " --input " + path("x.npy") + " --positions " + path("p.npy");
-    ASSERT_EQ(run_cli("apply --dtype f32 --impl f32-angle --model " + model + files + " --output " + path("y.npy"), dir_).status, 0);
+    ASSERT_EQ(run_cli_in("apply --dtype f32 --impl f32-angle --model " + model + files + " --output " + path("y.npy"), dir_).status, 0);
     std::string out;
     const nlohmann::json j = audit("--model " + model + files + " --output " + path("y.npy"), &out);
     double near = -1, far = -1;
@@ -280,7 +280,7 @@ TEST_F(AuditModel, BhsdAxesGiveTheFiguresOfTheTransposedBshdFile) {
   write_inputs(p0, heads, d, 57, "x0.npy", "p0.npy");
   write_inputs(p1, heads, d, 58, "x1.npy", "p1.npy");
   for (const char* b : {"0", "1"})
-    ASSERT_EQ(run_cli("apply --dtype f32 --model " + model + " --input " + path(std::string("x") + b + ".npy") + " --positions " +
+    ASSERT_EQ(run_cli_in("apply --dtype f32 --model " + model + " --input " + path(std::string("x") + b + ".npy") + " --positions " +
                           path(std::string("p") + b + ".npy") + " --output " + path(std::string("y") + b + ".npy"), dir_).status, 0);
   auto load = [&](const std::string& name) {
     const NpyArray a = read_npy(path(name), "t", {"<f4"});
@@ -336,7 +336,7 @@ TEST_F(AuditModel, SdAxesReadVllmsFlattenedHeads) {
   const std::int64_t d = head_dim_of(model), heads = 2;
   const std::vector<float> x = write_inputs(kLargePositions, heads, d, 59);
   const std::string files = " --input " + path("x.npy") + " --positions " + path("p.npy");
-  ASSERT_EQ(run_cli("apply --dtype f32 --model " + model + files + " --output " + path("y.npy"), dir_).status, 0);
+  ASSERT_EQ(run_cli_in("apply --dtype f32 --model " + model + files + " --output " + path("y.npy"), dir_).status, 0);
   const NpyArray y = read_npy(path("y.npy"), "y", {"<f4"});
   const auto tokens = static_cast<std::int64_t>(kLargePositions.size());
   NpyArray flat = y;
@@ -360,7 +360,7 @@ TEST_F(AuditModel, BadInputIsOneLineAndExit2) {
   write_inputs({1, 2, 3}, 2, 32, 62, "x32.npy", "p32.npy");
   const std::vector<float> far = {1.0f, 2.0f, 16777218.0f};  // 2^24 + 2: a float32, but maybe a rounding
   write_npy(path("pf.npy"), array_of("<f4", {3}, far), "p");
-  ASSERT_EQ(run_cli("apply --dtype f32 --model gpt-oss-20b --input " + path("x.npy") + " --positions " + path("p.npy") + " --output " + path("y.npy"), dir_).status, 0);
+  ASSERT_EQ(run_cli_in("apply --dtype f32 --model gpt-oss-20b --input " + path("x.npy") + " --positions " + path("p.npy") + " --output " + path("y.npy"), dir_).status, 0);
   // Configs the plan refuses: rotary dims beyond the head, an attention factor that is not positive.
   std::ofstream(path("wide.json")) << R"({"model_type": "phi3", "hidden_size": 256, "num_attention_heads": 4, "num_hidden_layers": 2,
     "max_position_embeddings": 4096, "rope_theta": 10000, "partial_rotary_factor": 1.5})";
@@ -392,13 +392,13 @@ TEST_F(AuditModel, BadInputIsOneLineAndExit2) {
       {"apply --dtype f32" + in + " --positions " + path("pf.npy") + " --layout half --output " + path("z.npy"), "--positions"},
   };
   for (const Case& c : cases) {
-    const CliRun r = run_cli(c.args, dir_);
+    const CliOutput r = run_cli_in(c.args, dir_);
     EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.names), std::string::npos) << c.args << "\n" << r.err;
     EXPECT_TRUE(r.out.empty()) << c.args << "\n" << r.out;
   }
-  const CliRun axes = run_cli("audit --model gpt-oss-20b" + in + pos + out + " --axes bsdh", dir_);
+  const CliOutput axes = run_cli_in("audit --model gpt-oss-20b" + in + pos + out + " --axes bsdh", dir_);
   EXPECT_NE(axes.err.find("bhsd"), std::string::npos) << axes.err;  // names the accepted values
   EXPECT_FALSE(fs::exists(path("z.npy")));
 }

@@ -17,15 +17,15 @@
 
 namespace {
 
-using CliRun = ropecheck::test::CliStreams;
-CliRun run_cli(const std::string& args) { return ropecheck::test::run_cli_streams(args); }
+using CliOutput = ropecheck::test::CliStreams;
+CliOutput run_cli_streams_of(const std::string& args) { return ropecheck::test::run_cli_streams(args); }
 
 // The report without its timing line.
 std::string untimed(const std::string& s) { return std::regex_replace(s, std::regex("time [0-9.]+ s \\([0-9]+ threads?\\)\n"), ""); }
 
 TEST(KernelCheckCommand, PassesForThisKernelAndIsThreadIndependent) {
   const auto json = std::filesystem::temp_directory_path() / ("ropecheck_kc_" + std::to_string(::getpid()) + ".json");
-  const CliRun one = run_cli("kernel-check --samples 256 --json " + json.string());
+  const CliOutput one = run_cli_streams_of("kernel-check --samples 256 --json " + json.string());
   ASSERT_EQ(one.status, 0) << one.out << one.err;
   EXPECT_NE(one.out.find("seed 1"), std::string::npos);
   EXPECT_NE(one.out.find("PASS"), std::string::npos);
@@ -35,9 +35,9 @@ TEST(KernelCheckCommand, PassesForThisKernelAndIsThreadIndependent) {
   EXPECT_TRUE(j["paths_agree"].get<bool>());
   EXPECT_EQ(j["seed"], 1);
   std::filesystem::remove(json);
-  const CliRun two = run_cli("kernel-check --samples 256 --threads 2");
+  const CliOutput two = run_cli_streams_of("kernel-check --samples 256 --threads 2");
   EXPECT_EQ(untimed(two.out), untimed(one.out));
-  const CliRun other = run_cli("kernel-check --samples 256 --seed 2 --dtype bf16 --layout half --dim 64 --theta 500000 --max-position 100000");
+  const CliOutput other = run_cli_streams_of("kernel-check --samples 256 --seed 2 --dtype bf16 --layout half --dim 64 --theta 500000 --max-position 100000");
   EXPECT_EQ(other.status, 0) << other.out << other.err;
   EXPECT_NE(other.out.find("seed 2"), std::string::npos);
 }
@@ -50,7 +50,7 @@ TEST(KernelCheckCommand, BadFlagsExit2) {
       {"kernel-check --dim 7", "--dim"},               {"kernel-check --json /nonexistent-ropecheck-dir/k.json", "--json"},
   };
   for (const auto& [args, flag] : cases) {
-    const CliRun r = run_cli(args);
+    const CliOutput r = run_cli_streams_of(args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
     EXPECT_NE(r.err.find(flag), std::string::npos) << args << "\n" << r.err;

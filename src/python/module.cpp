@@ -1,9 +1,9 @@
 // File: module.cpp
-// The extension module ropecheck._ropecheck: a thin layer over the library for the Python package
-// (ropecheck/__init__.py, ropecheck/testing.py), which checks argument types and ranges and shapes
-// the results. Every function takes NumPy arrays the package has already validated (dtype float32
-// or uint16, kernel_readable where the kernel reads them in place) and releases the GIL while the
-// library computes. Errors: InputError as ropecheck.InputError naming the Python parameter
+// The extension module ropecheck._core: a thin layer over the library for the Python package
+// (ropecheck/*.py), which checks argument types and ranges against the names and limits exported
+// here, and shapes the results. Every function takes NumPy arrays the package has already
+// validated (dtype float32 or uint16, kernel_readable where the kernel reads them in place) and
+// releases the GIL while the library computes. Errors: InputError as ropecheck.InputError naming the Python parameter
 // (requests.h).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -21,6 +21,7 @@
 #include "certificate/certificate.h"
 #include "certificate/environment.h"
 #include "io/input_error.h"
+#include "io/named_values.h"
 #include "io/npy.h"
 #include "kernel/apply_rope.h"
 #include "numeric/precision.h"
@@ -28,7 +29,12 @@
 #include "python/dlpack.h"
 #include "python/requests.h"
 #include "python/tensor_views.h"
+#include "cpu/split_tokens.h"
+#include "io/rope_tensor_shape.h"
 #include "spectrum/attention_factor.h"
+#include "spectrum/config.h"
+#include "spectrum/layout.h"
+#include "spectrum/request.h"
 #include "spectrum/listing.h"
 
 namespace py = pybind11;
@@ -40,11 +46,7 @@ namespace {
 // The package passes float32 or uint16 (bfloat16 bits) arrays only.
 Dtype format_of(const py::array& a) { return has_element_type(a, 'f', 4) ? Dtype::f32 : Dtype::bf16; }
 
-Dtype parse_format(const std::string& dtype) {
-  if (dtype == "float32") return Dtype::f32;
-  if (dtype == "bfloat16") return Dtype::bf16;
-  throw InputError("dtype", "float32 or bfloat16", dtype);
-}
+Dtype parse_format(const std::string& dtype) { return parse_long_dtype(dtype, "dtype", kKernelDtypes); }
 
 TensorAxes axes_of(const std::string& axes) { return axes == "auto" ? TensorAxes::automatic : parse_axes(axes, "axes"); }
 
@@ -88,10 +90,10 @@ py::dict plan_info(const kernel::RopePlan& plan) {
 
 template <typename T>
 void rotate(const kernel::RopePlan& plan, const std::vector<std::int64_t>& positions, bool per_row, const BatchedTensor& in_t, const T* in,
-            const BatchedTensor& out_t, T* out, int threads, const std::string& impl) {
+            const BatchedTensor& out_t, T* out, int threads, accuracy::Implementation impl) {
   const kernel::KernelOptions options{cpu::default_path(), threads};
   const std::int64_t tokens = in_t.shape.tokens;
-  const bool kernel_impl = impl == "kernel";
+  const bool kernel_impl = impl == accuracy::Implementation::kernel;
   std::optional<kernel::SinCosTable> table;
   if (kernel_impl && !per_row) table.emplace(plan, positions, options.path, threads);
   for (std::size_t b = 0; b < in_t.slice_offsets.size(); ++b) {
@@ -100,7 +102,7 @@ void rotate(const kernel::RopePlan& plan, const std::vector<std::int64_t>& posit
     const std::span<const std::int64_t> p = per_row ? std::span<const std::int64_t>(positions).subspan(b * static_cast<std::size_t>(tokens), static_cast<std::size_t>(tokens))
                                                     : std::span<const std::int64_t>(positions);
     if (!kernel_impl)
-      accuracy::apply_rope_baseline(impl == "f32-angle" ? accuracy::Baseline::f32_angle : accuracy::Baseline::f64_angle, plan, p, x, y);
+      accuracy::apply_rope_baseline(impl, plan, p, x, y);
     else if (table)
       kernel::apply_rope(*table, x, y, options);
     else
@@ -112,7 +114,7 @@ void rotate(const kernel::RopePlan& plan, const std::vector<std::int64_t>& posit
 // and of one dtype and shape.
 void apply(const py::array& x, py::array out, const py::array& positions_array, const py::dict& request, const std::optional<std::string>& layout,
            const std::string& axes_text, int threads, const std::string& impl) {
-  if (impl != "kernel" && impl != "f32-angle" && impl != "f64-angle") throw InputError("impl", "kernel, f32-angle or f64-angle", impl);
+  const accuracy::Implementation implementation = accuracy::parse_implementation(impl, "impl");
   const TensorAxes axes = axes_of(axes_text);
   const RopeTensorShape read = rope_tensor_shape(std::vector<std::int64_t>(x.shape(), x.shape() + x.ndim()), axes, 0, "x");
   std::string name;
@@ -130,9 +132,9 @@ void apply(const py::array& x, py::array out, const py::array& positions_array, 
   void* dst = out.mutable_data();  // pointers taken while the GIL is held
   py::gil_scoped_release release;
   if (format == Dtype::f32)
-    rotate(plan, positions, per_row, in_t, static_cast<const float*>(in), out_t, static_cast<float*>(dst), threads, impl);
+    rotate(plan, positions, per_row, in_t, static_cast<const float*>(in), out_t, static_cast<float*>(dst), threads, implementation);
   else
-    rotate(plan, positions, per_row, in_t, static_cast<const std::uint16_t*>(in), out_t, static_cast<std::uint16_t*>(dst), threads, impl);
+    rotate(plan, positions, per_row, in_t, static_cast<const std::uint16_t*>(in), out_t, static_cast<std::uint16_t*>(dst), threads, implementation);
 }
 
 // ropecheck.audit: x and y dense C-order arrays of one dtype. Returns (text, JSON).
@@ -272,15 +274,43 @@ py::dict check_elements(const py::dict& request, const std::optional<std::string
 
 }  // namespace ropecheck::python
 
-PYBIND11_MODULE(_ropecheck, m) {
+PYBIND11_MODULE(_core, m) {
   using namespace ropecheck;
   using namespace ropecheck::python;
   m.doc() = "ropecheck's library, for the ropecheck package (import ropecheck, not this module)";
   register_errors(py::module_::import("ropecheck._errors").attr("InputError"));
-  m.attr("VERSION") = "0.1.0";
+  m.attr("VERSION") = ROPECHECK_VERSION;
+  // The names and limits the package checks arguments against, from the library's one list of each.
   m.attr("MIN_PRECISION_BITS") = kMinPrecisionBits;
   m.attr("MAX_PRECISION_BITS") = kMaxPrecisionBits;
   m.attr("DEFAULT_PRECISION_BITS") = kDefaultPrecisionBits;
+  m.attr("MAX_THREADS") = cpu::kMaxThreads;
+  m.attr("MAX_LENGTH") = kMaxLengthArgument;
+  m.attr("KERNEL_DTYPES") = [] {
+    py::list names;
+    for (Dtype t : kKernelDtypes) names.append(dtype_long_name(t));
+    return py::tuple(names);
+  }();
+  m.attr("IMPLEMENTATIONS") = [] {
+    py::list names;
+    for (const std::string& n : names_in(accuracy::kImplementations)) names.append(n);
+    return py::tuple(names);
+  }();
+  m.attr("AXES") = [] {
+    py::list names;
+    for (const std::string& n : names_in(kTensorAxes)) names.append(n);
+    return py::tuple(names);
+  }();
+  m.attr("LAYOUTS") = [] {
+    py::list names;
+    for (const std::string& n : names_in(kLayouts)) names.append(n);
+    return py::tuple(names);
+  }();
+  m.attr("CONFIGS") = [] {
+    py::list names;
+    for (const ModelConfig& c : named_configs()) names.append(c.name);
+    return py::tuple(names);
+  }();
   m.def("zoo", [](bool sources) { return py::make_tuple(zoo_text(sources), zoo_json().dump()); });
   m.def("spectrum", [](const py::dict& request, unsigned precision) {
     ScopedPrecision scoped(precision);

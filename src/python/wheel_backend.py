@@ -12,6 +12,7 @@ the next install.
 import base64
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -19,11 +20,12 @@ import zipfile
 from pathlib import Path
 
 NAME = "ropecheck"
-VERSION = "0.1.0"
 SUMMARY = ("Certified checks of the claims about Rotary Positional Encodings, a correctly rounded "
            "RoPE kernel, and an exact audit of any RoPE")
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "python" / NAME
+# The version is the CMake project's (CMakeLists.txt), which the extension reports as __version__.
+VERSION = re.search(r"project\(ropecheck VERSION ([0-9.]+)", (ROOT / "CMakeLists.txt").read_text()).group(1)
 
 
 def _tag():
@@ -41,14 +43,14 @@ def _metadata():
 
 
 def _build_module():
-    """Runs the CMake build; returns the path of the built _ropecheck*.so."""
+    """Runs the CMake build; returns the path of the built _core*.so."""
     build = ROOT / "build" / f"python-{sys.implementation.cache_tag}"
     subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release", "-DROPECHECK_BUILD_BENCH=OFF",
                     f"-DPython_EXECUTABLE={sys.executable}"], check=True, stdout=sys.stderr)
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
     subprocess.run(["cmake", "--build", str(build), "--target", "ropecheck_python", "-j", jobs], check=True, stdout=sys.stderr)
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
-    module = build / "python" / NAME / f"_ropecheck{suffix}"
+    module = build / "python" / NAME / f"_core{suffix}"
     if not module.is_file():
         raise RuntimeError(f"the CMake build left no {module}")
     return module
@@ -84,7 +86,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     module = _build_module()
     tag = _tag()
     dist_info = f"{NAME}-{VERSION}.dist-info"
-    files = [(f"{NAME}/{p.name}", p.read_bytes()) for p in sorted(PACKAGE.glob("*.py"))]
+    # The package: its modules, the extension's type stub and the PEP 561 marker.
+    sources = sorted(p for p in PACKAGE.iterdir() if p.suffix in (".py", ".pyi") or p.name == "py.typed")
+    files = [(f"{NAME}/{p.name}", p.read_bytes()) for p in sources]
     files.append((f"{NAME}/{module.name}", module.read_bytes()))
     files.append((f"{dist_info}/METADATA", _metadata().encode()))
     files.append((f"{dist_info}/WHEEL", (f"Wheel-Version: 1.0\nGenerator: ropecheck wheel_backend\nRoot-Is-Purelib: false\n"

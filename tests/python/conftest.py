@@ -16,11 +16,12 @@ def cli_path():
     return path
 
 
-def run_cli(*args, expect=(0,)):
-    """Runs `ropecheck ARGS`; returns its stdout. Fails the test on an exit status not in expect."""
+def run_cli(*args, expect=(0,), stderr=False):
+    """Runs `ropecheck ARGS`; returns its stdout (its stderr with stderr=True). Fails the test on an
+    exit status not in expect."""
     r = subprocess.run([cli_path(), *map(str, args)], capture_output=True, text=True)
     assert r.returncode in expect, f"ropecheck {' '.join(map(str, args))}: exit {r.returncode}\n{r.stderr}"
-    return r.stdout
+    return r.stderr if stderr else r.stdout
 
 
 def run_cli_json(*args):

@@ -28,7 +28,7 @@ def same_bits(a, b):
 @pytest.mark.parametrize("model", ["llama-3.1-8b", "gpt-oss-20b", "deepseek-v3", "gpt-neox-20b", "glm-4-9b", "phi-3.5-mini"])
 @pytest.mark.parametrize("dtype", [np.float32, np.uint16])
 def test_bit_identical_to_the_cli(tmp_path, model, dtype):
-    d = ropecheck.plan(model=model)["head_dim"]
+    d = ropecheck.plan(model=model).head_dim
     x = uniform((2, len(POSITIONS), 3, d), seed=11, dtype=dtype)
     y = ropecheck.apply(x, POSITIONS, model=model)
     assert same_bits(y, cli_apply(tmp_path, x, POSITIONS, "--model", model))

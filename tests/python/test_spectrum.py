@@ -26,7 +26,7 @@ def test_model_spectrum_equals_the_cli(model):
 
 def test_spectrum_rows_as_floats_strings_and_arrays():
     s = ropecheck.spectrum(model="llama-3.1-8b", context=131072)
-    first = s.layer_types[0]["spectrum"]
+    first = s.layer_types[0].spectrum
     assert first.context == 131072
     assert isinstance(s.frequencies, np.ndarray) and s.frequencies.dtype == np.float64
     assert len(s.frequencies) == 64
@@ -51,7 +51,7 @@ def test_bare_spectrum_and_variants_equal_the_cli():
 
 def test_plan_describes_the_geometry():
     p = ropecheck.plan(model="deepseek-v3")
-    assert p["rotary_dims"] == 64 and p["head_dim"] > 64
-    assert p["rotary_offset"] + p["rotary_dims"] <= p["head_dim"]
+    assert p.rotary_dims == 64 and p.head_dim > 64
+    assert p.rotary_offset + p.rotary_dims <= p.head_dim
     # YaRN's attention factor 0.1 ln(32) + 1: the shortest decimal of the double the kernel uses.
-    assert float(ropecheck.plan(model="gpt-oss-20b")["attention_factor"]) == 0.1 * __import__("math").log(32) + 1
+    assert float(ropecheck.plan(model="gpt-oss-20b").attention_factor) == 0.1 * __import__("math").log(32) + 1

@@ -88,7 +88,7 @@ def test_finds_a_rotated_identity_pair():
     # The rotated pairs that p-RoPE keeps have the full RoPE's frequencies: only the copies fail.
     assert "rule: copy (identity pair)" in message
     pair = int(re.search(r"pair (\d+)", message).group(1))
-    assert pair in ropecheck.plan(**spec)["identity_pairs"]
+    assert pair in ropecheck.plan(**spec).identity_pairs
 
 
 def test_finds_a_bfloat16_fault_through_torch_style_layouts():

@@ -15,17 +15,25 @@ still fails, and raises AssertionError giving the position, pair, inputs, expect
 and the seed that replays it. The same seed gives the same inputs on every machine.
 """
 
-import numbers as _numbers
+from __future__ import annotations
 
-from . import InputError, _as_array, _choice, _core, _integer, _layout_arg, _np, _spectrum_request, _Call
+import dataclasses
+import numbers
+from typing import Any, Callable, Optional
+
+from . import _arguments as args
+from . import _core
+from ._errors import InputError
+from ._spectra import Plan
+from ._results import from_json
+from ._tensors import as_array
 
 __all__ = ["check_rope", "fuzz_inputs", "CheckResult"]
 
-_DTYPES = ("float32", "bfloat16")
-_CHECK_AXES = ("shd", "bshd", "bhsd", "hsd", "sd")
+_CHECK_AXES = tuple(a for a in args.AXES if a != "auto")
 
 
-def _round_seed(seed, round_index):
+def _round_seed(seed: int, round_index: int) -> int:
     """The seed of round r: SplitMix64 of seed + r * golden ratio (every round its own stream)."""
     z = (seed + (round_index + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
@@ -33,36 +41,69 @@ def _round_seed(seed, round_index):
     return z ^ (z >> 31)
 
 
-def fuzz_inputs(*, seed=0, round=0, dtype="float32", tokens=32, heads=2, min_position=0, max_position=1 << 40,
-                model=None, layer_type=None, layout=None, **spectrum_options):
-    """The inputs check_rope gives fn in round `round`: (positions int64 [tokens], x [tokens, heads,
-    head_dim] float32 or uint16 bfloat16 bits)."""
-    request, variant = _spectrum_request(model=model, layer_type=layer_type, **spectrum_options)
-    seed = _integer("seed", seed, 0, (1 << 64) - 1)
-    round = _integer("round", round, 0, 1 << 40)
-    with _Call(variant):
-        positions, x, _ = _core.fuzz_tensor(request, _layout_arg(layout), _choice("dtype", dtype, _DTYPES), _round_seed(seed, round),
-                                            _integer("tokens", tokens, 1, 1 << 20), _integer("heads", heads, 1, 1 << 20),
-                                            _integer("min_position", min_position, -(1 << 63), (1 << 63) - 1),
-                                            _integer("max_position", max_position, -(1 << 63), (1 << 63) - 1))
+def fuzz_inputs(*, seed: int = 0, round: int = 0, dtype: str = "float32", tokens: int = 32, heads: int = 2,
+                min_position: int = 0, max_position: int = 1 << 40, model: Optional[str] = None,
+                layer_type: Optional[str] = None, layout: Optional[str] = None, **spectrum_options: Any) -> tuple[Any, Any]:
+    """The inputs check_rope gives fn in round `round`.
+
+    Parameters are check_rope's; `round` is the round index its failure report names.
+
+    Returns
+    -------
+    positions : numpy.ndarray of int64, [tokens]
+    x : numpy.ndarray, [tokens, heads, head_dim]
+        float32, or uint16 bfloat16 bits for dtype="bfloat16".
+
+    Examples
+    --------
+    >>> from ropecheck.testing import fuzz_inputs
+    >>> positions, x = fuzz_inputs(seed=1, model="llama-3.1-8b", tokens=4)
+    >>> positions.shape, x.shape, x.dtype
+    ((4,), (4, 2, 128), dtype('float32'))
+    """
+    request, variant = args.spectrum_request(model=model, layer_type=layer_type, **spectrum_options)
+    seed = args.integer("seed", seed, 0, args.UINT64_MAX)
+    round = args.integer("round", round, 0, 1 << 40)
+    with args.VariantNames(variant):
+        positions, x, _ = _core.fuzz_tensor(request, args.layout(layout), args.choice("dtype", dtype, args.DTYPES),
+                                            _round_seed(seed, round), args.integer("tokens", tokens, 1, 1 << 20),
+                                            args.integer("heads", heads, 1, 1 << 20),
+                                            args.integer("min_position", min_position, *args.INT64),
+                                            args.integer("max_position", max_position, *args.INT64))
     return positions, x
 
 
+@dataclasses.dataclass(frozen=True)
 class CheckResult:
-    """What a passing check_rope did: rounds, elements checked, the largest error seen (ulp, floored
-    metric; a LOWER bound of fn's error, sampled), undecided components (never expected)."""
+    """What a passing check_rope did.
 
-    def __init__(self, rounds, checked, max_ulps, undecided, seed):
-        self.rounds, self.checked, self.max_ulps, self.undecided, self.seed = rounds, checked, max_ulps, undecided, seed
+    Attributes
+    ----------
+    rounds : int
+        Calls of fn.
+    checked : int
+        Output elements checked.
+    max_ulps : float
+        The largest error seen, in ulp (the floored metric): sampled, so a LOWER bound of fn's error.
+    undecided : int
+        Components the reference could not decide (never expected).
+    seed : int
+    """
 
-    def __repr__(self):
+    rounds: int
+    checked: int
+    max_ulps: float
+    undecided: int
+    seed: int
+
+    def __repr__(self) -> str:
         return (f"check_rope: {self.checked} elements in {self.rounds} rounds, all within the bound; largest error "
                 f"{self.max_ulps:.4g} ulp (sampled: a lower bound); {self.undecided} undecided; seed {self.seed}")
 
 
-def _to_fn_layout(x, positions, axes):
+def _to_fn_layout(x: Any, positions: Any, axes: str) -> tuple[Any, Any]:
     """x [tokens, heads, dim] and positions as fn receives them under `axes`."""
-    np = _np()
+    np = args.numpy()
     if axes == "shd":
         return np.ascontiguousarray(x), positions.copy()
     if axes == "bshd":
@@ -74,9 +115,9 @@ def _to_fn_layout(x, positions, axes):
     return np.ascontiguousarray(x.reshape(x.shape[0], -1)), positions.copy()  # sd
 
 
-def _from_fn_layout(y, shape, axes):
+def _from_fn_layout(y: Any, shape: tuple[int, ...], axes: str) -> Any:
     """fn's output back in [tokens, heads, dim] order."""
-    np = _np()
+    np = args.numpy()
     if axes == "shd":
         return np.ascontiguousarray(y)
     if axes == "bshd":
@@ -89,22 +130,25 @@ def _from_fn_layout(y, shape, axes):
 
 
 class _Runner:
-    def __init__(self, fn, request, layout, dtype, axes, max_ulp, canonical_nan, variant):
+    """Calls fn on generated tensors and checks its output (accuracy/element_check.h)."""
+
+    def __init__(self, fn: Callable[[Any, Any], Any], request: dict[str, Any], layout: Optional[str], dtype: str, axes: str,
+                 max_ulp: float, canonical_nan: bool, variant: Optional[str]) -> None:
         self.fn, self.request, self.layout, self.dtype, self.axes = fn, request, layout, dtype, axes
         self.max_ulp, self.canonical_nan, self.variant = max_ulp, canonical_nan, variant
-        with _Call(variant):
-            self.plan = _core.plan(request, layout)
+        with args.VariantNames(variant):
+            self.plan = from_json(Plan, _core.plan(request, layout))
 
-    def run(self, positions, x):
+    def run(self, positions: Any, x: Any) -> dict[str, Any]:
         """Calls fn on (positions, x [tokens, heads, dim]); returns the element check of its output."""
-        np = _np()
+        np = args.numpy()
         x_in, p_in = _to_fn_layout(x, positions, self.axes)
         given = x_in.copy()
         y = self.fn(given, p_in)
         if y is None:  # an in-place RoPE: its output is the tensor it was given
             y = given
         try:
-            y = _as_array(y, "fn's output")
+            y = as_array(y, "fn's output")
         except InputError as e:
             raise AssertionError(f"check_rope: fn returned {type(y).__name__}, not an array or DLPack tensor ({e})") from None
         want = np.float32 if self.dtype == "float32" else np.uint16
@@ -112,16 +156,16 @@ class _Runner:
             raise AssertionError(f"check_rope: fn returned shape {tuple(y.shape)} dtype {y.dtype} for an input of shape "
                                  f"{tuple(x_in.shape)} dtype {np.dtype(want)}")
         y = _from_fn_layout(y, x.shape, self.axes)
-        with _Call(self.variant):
+        with args.VariantNames(self.variant):
             return _core.check_elements(self.request, self.layout, self.dtype, np.ascontiguousarray(positions, dtype=np.int64),
                                         np.ascontiguousarray(x), y, float(self.max_ulp), bool(self.canonical_nan), 4)
 
 
-def _shrink(runner, positions, x, failure):
+def _shrink(runner: _Runner, positions: Any, x: Any, failure: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
     """The smallest (positions, x, check) that still fails, starting from a failing tensor and the
     failure to report (the largest error): its token and head alone, then every other element
     zeroed; the report is the shrunk tensor's own worst failure."""
-    np = _np()
+    np = args.numpy()
     t, h = failure["token"], failure["head"]
     best = None
     for tok, hd in (((t, t + 1), (h, h + 1)), ((t, t + 1), (0, x.shape[1])), ((0, x.shape[0]), (h, h + 1))):
@@ -145,7 +189,7 @@ def _shrink(runner, positions, x, failure):
     return p1, x1, c1
 
 
-def _describe(f):
+def _describe(f: dict[str, Any]) -> str:
     lines = []
     where = f"position {f['position']}, head {f['head']}"
     if f["pair"] >= 0:
@@ -161,46 +205,85 @@ def _describe(f):
     return "\n".join(lines)
 
 
-def check_rope(fn, *, model=None, layer_type=None, dtype="float32", layout=None, axes="shd", max_ulp=0.5, seed=0,
-               budget=16, tokens=32, heads=2, min_position=0, max_position=1 << 40, canonical_nan=False,
-               **spectrum_options):
-    """Fuzzes fn, a RoPE implementation, against the exact map; raises AssertionError on the first
-    failing round (shrunk), returns a CheckResult otherwise.
+def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, layer_type: Optional[str] = None, dtype: str = "float32",
+               layout: Optional[str] = None, axes: str = "shd", max_ulp: float = 0.5, seed: int = 0, budget: int = 16,
+               tokens: int = 32, heads: int = 2, min_position: int = 0, max_position: int = 1 << 40,
+               canonical_nan: bool = False, **spectrum_options: Any) -> CheckResult:
+    """Fuzzes fn, a RoPE implementation, against the exact map.
 
-    fn(x, positions) returns the rotated tensor (a NumPy array or DLPack tensor of x's shape and
-    dtype), or None after rotating x in place. x: float32, or uint16 bfloat16 bit patterns for
-    dtype="bfloat16"; shape by axes: "shd" [tokens, heads, head_dim] (default), "bshd" and "bhsd"
-    (batch 1; positions then [1, tokens], as Hugging Face's position_ids), "hsd", "sd"
-    ([tokens, heads * head_dim], vLLM's). positions: int64, one per token, in [min_position,
-    max_position].
+    Parameters
+    ----------
+    fn : callable
+        ``fn(x, positions)`` returns the rotated tensor (a NumPy array or DLPack tensor of x's
+        shape and dtype), or None after rotating x in place.
+    model, layer_type : str, optional
+        The RoPE: a zoo name or config.json path and its layer type; or the spectrum keywords
+        (``config``, ``dim``, ``theta``, ``p_rope``, ``scaling``, ...) with `layout`.
+    dtype : {"float32", "bfloat16"}
+        x's format: float32, or uint16 bfloat16 bit patterns.
+    layout : {"interleaved", "half"}, optional
+    axes : {"shd", "bshd", "bhsd", "hsd", "sd"}
+        x's shape: [tokens, heads, head_dim] (default); "bshd" and "bhsd" have batch 1 and
+        positions [1, tokens] (Hugging Face's position_ids); "sd" is [tokens, heads * head_dim]
+        (vLLM's).
+    max_ulp : float
+        0.5 (default) demands the correctly rounded value; larger, the error bound in ulp (the
+        floored metric, ropecheck.audit's). Non-finite inputs and signed zeros must give the IEEE
+        result of the formula (a NaN may be any NaN unless `canonical_nan`); identity pairs and
+        pass-through elements must be copied bit for bit.
+    seed : int
+        The inputs are a pure function of (seed, round): the same on every machine.
+    budget : int
+        Rounds (calls of fn), each a fresh tensor of `tokens` x `heads` rows.
+    tokens, heads : int
+    min_position, max_position : int
+        The positions' range (int64).
+    canonical_nan : bool
 
-    The RoPE: model (a zoo name or config.json path) and layer_type, or config, dim, theta, p_rope,
-    scaling, ... with layout ("interleaved" or "half"). max_ulp: 0.5 (default) demands the correctly
-    rounded value; larger, the error bound in ulp (floored metric, ropecheck.audit's). Non-finite
-    inputs and two signed zeros must give the IEEE result of the formula (a NaN may be any NaN
-    unless canonical_nan); identity pairs and pass-through elements must be copied bit for bit.
-    budget: rounds (calls of fn), each a fresh tensor of tokens x heads rows from seed."""
-    np = _np()
-    request, variant = _spectrum_request(model=model, layer_type=layer_type, **spectrum_options)
-    dtype = _choice("dtype", dtype, _DTYPES)
-    layout = _layout_arg(layout)
-    axes = _choice("axes", axes, _CHECK_AXES)
-    if isinstance(max_ulp, bool) or not isinstance(max_ulp, _numbers.Real) or not 0.5 <= float(max_ulp) <= 2.0 ** 30:
+    Returns
+    -------
+    CheckResult
+        When every round passed.
+
+    Raises
+    ------
+    AssertionError
+        On the first failing round, shrunk to one token and head: the position, pair, inputs,
+        expected and got (hex float and bits), the rule broken, and a replay line.
+    InputError
+        A bad argument, naming it.
+
+    Examples
+    --------
+    >>> import ropecheck
+    >>> from ropecheck.testing import check_rope
+    >>> def kernel(x, positions):
+    ...     return ropecheck.apply(x, positions, model="llama-3.1-8b")
+    >>> check_rope(kernel, model="llama-3.1-8b", budget=2).rounds
+    2
+    """
+    np = args.numpy()
+    request, variant = args.spectrum_request(model=model, layer_type=layer_type, **spectrum_options)
+    dtype = args.choice("dtype", dtype, args.DTYPES)
+    checked_layout = args.layout(layout)
+    axes = args.choice("axes", axes, _CHECK_AXES)
+    if isinstance(max_ulp, bool) or not isinstance(max_ulp, numbers.Real) or not 0.5 <= float(max_ulp) <= 2.0 ** 30:
         raise InputError("max_ulp", "a number in [0.5, 2^30]", repr(max_ulp))
-    seed = _integer("seed", seed, 0, (1 << 64) - 1)
-    budget = _integer("budget", budget, 1, 1 << 20)
-    tokens = _integer("tokens", tokens, 1, 1 << 16)
-    heads = _integer("heads", heads, 1, 1 << 10)
-    min_position = _integer("min_position", min_position, -(1 << 63), (1 << 63) - 1)
-    max_position = _integer("max_position", max_position, min_position, (1 << 63) - 1)
+    seed = args.integer("seed", seed, 0, args.UINT64_MAX)
+    budget = args.integer("budget", budget, 1, 1 << 20)
+    tokens = args.integer("tokens", tokens, 1, 1 << 16)
+    heads = args.integer("heads", heads, 1, 1 << 10)
+    min_position = args.integer("min_position", min_position, *args.INT64)
+    max_position = args.integer("max_position", max_position, min_position, args.INT64[1])
     if not callable(fn):
         raise InputError("fn", "a callable fn(x, positions)", type(fn).__name__)
-    runner = _Runner(fn, request, layout, dtype, axes, max_ulp, canonical_nan, variant)
+    runner = _Runner(fn, request, checked_layout, dtype, axes, max_ulp, canonical_nan, variant)
     checked = undecided = 0
     worst = 0.0
     for r in range(budget):
-        with _Call(variant):
-            positions, x, _ = _core.fuzz_tensor(request, layout, dtype, _round_seed(seed, r), tokens, heads, min_position, max_position)
+        with args.VariantNames(variant):
+            positions, x, _ = _core.fuzz_tensor(request, checked_layout, dtype, _round_seed(seed, r), tokens, heads, min_position,
+                                                max_position)
         c = runner.run(positions, x)
         checked += c["checked"]
         undecided += c["undecided"]
@@ -213,7 +296,7 @@ def check_rope(fn, *, model=None, layer_type=None, dtype="float32", layout=None,
         name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
         what = "correctly rounded" if float(max_ulp) <= 0.5 else f"within {max_ulp} ulp"
         spec = ", ".join(f"{k}={v!r}" for k, v in request.items())
-        lines = [f"check_rope: {name} is not {what} ({runner.plan['description']}; {dtype}, layout {runner.plan['layout']})",
+        lines = [f"check_rope: {name} is not {what} ({runner.plan.description}; {dtype}, layout {runner.plan.layout})",
                  f"  round {r}: {failed} of {total} elements failed; shrunk to positions {p1.tolist()}, x of shape {list(x1.shape)} "
                  f"([tokens, heads, head_dim]; {c1['failed']} failing)",
                  _describe(f),

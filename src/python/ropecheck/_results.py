@@ -1,0 +1,48 @@
+"""How the package's result objects are built: frozen dataclasses whose fields are read from the
+library's JSON by name (``json_field`` says which key and how to convert it), keeping that JSON
+for ``to_dict()`` (a deep copy of what the library produced, equal to the CLI's ``--json``)."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any, Callable, Mapping, Optional, TypeVar
+
+T = TypeVar("T")
+
+
+def json_field(key: Optional[str] = None, *, convert: Optional[Callable[[Any], Any]] = None) -> Any:
+    """A dataclass field read from the JSON key `key` (default: the field's name), through
+    `convert` when the value is present; an absent key gives None."""
+    return dataclasses.field(metadata={"json": key, "convert": convert})
+
+
+def kept_json() -> Any:
+    """The field holding the library's JSON itself (not compared, not shown)."""
+    return dataclasses.field(default_factory=dict, repr=False, compare=False, metadata={"json_document": True})
+
+
+def from_json(cls: type[T], data: Mapping[str, Any], **given: Any) -> T:
+    """An instance of the dataclass `cls` whose json_field fields are read from `data`, whose
+    kept_json field holds `data`, and whose other fields are `given`."""
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name in given:
+            values[f.name] = given[f.name]
+        elif f.metadata.get("json_document"):
+            values[f.name] = data
+        elif "json" in f.metadata:
+            value = data.get(f.metadata["json"] or f.name)
+            convert = f.metadata["convert"]
+            values[f.name] = convert(value) if convert is not None and value is not None else value
+    return cls(**values)
+
+
+def deep_copy(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a JSON document the caller may change freely."""
+    return copy.deepcopy(dict(data))
+
+
+def number(value: Any) -> float:
+    """A JSON number, or the library's "inf", "-inf", "nan" strings for the non-finite ones."""
+    return float(value)

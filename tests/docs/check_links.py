@@ -23,13 +23,15 @@ import urllib.parse
 DEFAULT_FILES = ["README.md", "CONTRIBUTING.md", "docs/*.md", "reports/README.md", "proofs/*.md"]
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
-# [text](target "title") and ![alt](target): the text may hold one level of brackets.
+# A code span may run over a line break, never over a blank line.
+CODE_SPAN = re.compile(r"(`+)(?:(?!\n[ \t]*\n).)+?\1", re.DOTALL)
+# [text](target "title") and ![alt](target): the text may hold one level of brackets and run over
+# line breaks, not over a blank line.
 INLINE = re.compile(
-    r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]"
+    r"!?\[(?:[^\[\]\n]|\n(?![ \t]*\n)|\[[^\[\]]*\])*\]"
     r"\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)"
     r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
-REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
+REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)", re.MULTILINE)
 HTML = re.compile(r"<(?:a|img)\b[^>]*?\b(?:href|src)\s*=\s*[\"']([^\"']*)[\"']", re.IGNORECASE)
 HTML_ANCHOR = re.compile(r"<a\b[^>]*?\b(?:name|id)\s*=\s*[\"']([^\"']*)[\"']", re.IGNORECASE)
 ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -50,10 +52,12 @@ def outside_fences(lines):
             fence = None
 
 
-def outside_code(lines):
-    """outside_fences, with code spans blanked."""
+def prose(lines):
+    """The file's text with fenced code blocks emptied and code spans blanked (line numbers kept)."""
+    kept = [""] * len(lines)
     for number, line in outside_fences(lines):
-        yield number, CODE_SPAN.sub(lambda s: " " * len(s.group(0)), line)
+        kept[number - 1] = line
+    return CODE_SPAN.sub(lambda s: re.sub(r"[^\n]", " ", s.group(0)), "\n".join(kept))
 
 
 def heading_text(raw):
@@ -90,14 +94,16 @@ def anchors_of(path, cache={}):
     return cache[path]
 
 
-def targets(line):
-    for m in INLINE.finditer(line):
-        yield m.group(1)
-    m = REFERENCE.match(line)
-    if m:
-        yield m.group(1)
-    for m in HTML.finditer(line):
-        yield m.group(1)
+def targets(text):
+    """Yields (line number, target) for every link of the text (a link may run over line breaks)."""
+    def line_of(m):
+        return text.count("\n", 0, m.start()) + 1
+    for m in INLINE.finditer(text):
+        yield line_of(m), m.group(1)
+    for m in REFERENCE.finditer(text):
+        yield line_of(m), m.group(1)
+    for m in HTML.finditer(text):
+        yield line_of(m), m.group(1)
 
 
 def check_file(path, root):
@@ -107,28 +113,27 @@ def check_file(path, root):
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     shown = os.path.relpath(path, root)
-    for number, line in outside_code(lines):
-        for target in targets(line):
-            target = target.strip()
-            if target.startswith("<") and target.endswith(">"):
-                target = target[1:-1]
-            if not target or SCHEME.match(target):
-                continue
-            checked += 1
-            file_part, _, anchor = target.partition("#")
-            file_part = urllib.parse.unquote(file_part)
-            resolved = os.path.normpath(os.path.join(os.path.dirname(path), file_part)) if file_part else path
-            if file_part.startswith("/"):
-                broken.append((shown, number, target, "an absolute path (links must be relative)"))
-                continue
-            if not os.path.exists(resolved):
-                broken.append((shown, number, target, f"no such file or folder ({os.path.relpath(resolved, root)})"))
-                continue
-            if anchor and resolved.endswith(".md") and os.path.isfile(resolved):
-                if urllib.parse.unquote(anchor) not in anchors_of(resolved):
-                    broken.append((shown, number, target,
-                                   f"no heading of {os.path.relpath(resolved, root)} has the anchor #{anchor}"))
-    return checked, broken
+    for number, target in targets(prose(lines)):
+        target = target.strip()
+        if target.startswith("<") and target.endswith(">"):
+            target = target[1:-1]
+        if not target or SCHEME.match(target):
+            continue
+        checked += 1
+        file_part, _, anchor = target.partition("#")
+        file_part = urllib.parse.unquote(file_part)
+        resolved = os.path.normpath(os.path.join(os.path.dirname(path), file_part)) if file_part else path
+        if file_part.startswith("/"):
+            broken.append((shown, number, target, "an absolute path (links must be relative)"))
+            continue
+        if not os.path.exists(resolved):
+            broken.append((shown, number, target, f"no such file or folder ({os.path.relpath(resolved, root)})"))
+            continue
+        if anchor and resolved.endswith(".md") and os.path.isfile(resolved):
+            if urllib.parse.unquote(anchor) not in anchors_of(resolved):
+                broken.append((shown, number, target,
+                               f"no heading of {os.path.relpath(resolved, root)} has the anchor #{anchor}"))
+    return checked, sorted(broken, key=lambda b: b[1])
 
 
 def main():

@@ -1,4 +1,4 @@
-# The layer rule of README "Layers", checked on every #include "..." of src/ and proofs/:
+# The layer rule of CONTRIBUTING.md "Layers", checked on every #include "..." of src/ and proofs/:
 #  - a file may include its own folder, or a folder on a lower layer, never one on its own layer
 #    or above (layers point down only);
 #  - no file includes another folder's detail/ (a folder's detail/ is private to it).

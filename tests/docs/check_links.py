@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Every relative link of the project's Markdown resolves (ctest docs.links_resolve).
 
-Checks README.md, CONTRIBUTING.md, docs/*.md, reports/README.md and proofs/*.md (or the files given
-after --root): every inline link and image ([text](target), ![alt](target)), every reference
+Checks README.md, CONTRIBUTING.md, docs/*.md, reports/README.md, proofs/*.md and examples/*.md
+(or the files given after --root): every inline link and image ([text](target), ![alt](target)), every reference
 definition ([label]: target) and every HTML href/src, outside fenced code blocks and code spans.
 A target with a URL scheme (https:, mailto:) is not checked. A relative target must name an
 existing file or folder, relative to the Markdown file; a #anchor into a Markdown file (or into
@@ -20,7 +20,7 @@ import re
 import sys
 import urllib.parse
 
-DEFAULT_FILES = ["README.md", "CONTRIBUTING.md", "docs/*.md", "reports/README.md", "proofs/*.md"]
+DEFAULT_FILES = ["README.md", "CONTRIBUTING.md", "docs/*.md", "reports/README.md", "proofs/*.md", "examples/*.md"]
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # A code span may run over a line break, never over a blank line.

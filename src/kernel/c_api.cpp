@@ -106,7 +106,7 @@ std::shared_ptr<const kernel::RopePlan> plan_for(const ropecheck_rope_spec& spec
   const std::string variant = required_text(spec.variant, "spec->variant");
   const std::string fraction = spec.fraction == nullptr ? "1" : spec.fraction;
   const std::string layout = required_text(spec.layout, "spec->layout");
-  if (layout != "interleaved" && layout != "half") throw InputError("spec->layout", "interleaved or half", layout);
+  kernel::parse_layout(layout, "spec->layout");  // refused here, before the plan cache's key is built
   const ropecheck::Variant v = parse_variant(variant);
   // Every field that changes the plan, joined by '\0' (which no C string contains), so distinct
   // specs never share a key.

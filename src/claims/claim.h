@@ -37,10 +37,15 @@ struct ClaimOptions {
   std::vector<long long> query_lengths;  // --query-length S (dynamic-ntk-cache), empty = the check's default
 };
 
+// Whether the report's --smoke mode (CI's size, run twice in CI: Release and under the
+// sanitizers) runs a claim: only those that take well under a second each in Release.
+enum class SmokeRun { no, yes };
+
 struct Claim {
   std::string id;
   std::string title;  // one line: the statement as the paper names it
   std::function<std::vector<Certificate>(const ClaimOptions&)> check;
+  SmokeRun smoke = SmokeRun::no;
 };
 
 }  // namespace ropecheck

@@ -15,13 +15,6 @@ namespace ropecheck::report {
 
 namespace {
 
-// The smoke subset: the claims that take well under a second each in Release (the others need
-// 2-4 s each: fine for the quick report, too slow twice over under the sanitizers in CI).
-const std::set<std::string>& smoke_claims() {
-  static const std::set<std::string> ids{"lemma-a2", "lemma-a3", "roformer-decay", "prop-5.2", "fig-2a", "ledger"};
-  return ids;
-}
-
 // The certificate as evidence: everything but its wall time, which goes to timings (the evidence
 // file must be the same bytes on every run with the same seed).
 nlohmann::json evidence_json(const Certificate& c) {
@@ -168,7 +161,7 @@ SectionResult claims_section(const Context& context) {
   std::vector<std::vector<Certificate>> all;
   all.reserve(proofs::registered_claims().size());
   for (const Claim& claim : proofs::registered_claims()) {
-    if (context.mode == Mode::smoke && !smoke_claims().count(claim.id)) continue;
+    if (context.mode == Mode::smoke && claim.smoke == SmokeRun::no) continue;  // the registry says which are cheap
     *context.log << "report: claim " << claim.id << "\n" << std::flush;
     const auto start = std::chrono::steady_clock::now();
     all.push_back(claim.check(options));

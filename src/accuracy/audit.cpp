@@ -13,6 +13,7 @@
 #include "io/input_error.h"
 #include "io/npy.h"
 #include "io/rope_tensor_shape.h"
+#include "io/version.h"
 #include "spectrum/attention_factor.h"
 #include "kernel/bf16.h"
 
@@ -345,7 +346,7 @@ std::string format_audit(const AuditResult& r) {
 }
 
 nlohmann::json audit_json(const AuditResult& r) {
-  nlohmann::json j = {{"tool", "ropecheck 0.1.0"},
+  nlohmann::json j = {{"tool", kToolName},
                       {"command", "audit"},
                       {"spectrum", r.spectrum},
                       {"model", r.model},

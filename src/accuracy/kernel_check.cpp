@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "io/input_error.h"
+#include "io/version.h"
 #include "kernel/apply_rope.h"
 #include "accuracy/baselines.h"
 #include "kernel/bf16.h"
@@ -370,7 +371,7 @@ nlohmann::json kernel_check_json(const KernelCheckResult& r) {
   }
   nlohmann::json formats = nlohmann::json::array();
   for (Dtype f : r.options.formats) formats.push_back(dtype_name(f));
-  return {{"tool", "ropecheck 0.1.0"},
+  return {{"tool", kToolName},
           {"command", "kernel-check"},
           {"spectrum", r.spectrum},
           {"layout", kernel::layout_name(r.layout)},

@@ -7,6 +7,7 @@
 #include "finite/finite_text.h"
 #include "io/atomic_write.h"
 #include "io/printf_string.h"
+#include "io/version.h"
 #include "numeric/dtype.h"
 #include "spectrum/request.h"
 
@@ -75,7 +76,7 @@ int FiniteCommand::run() {
   std::cout << printf_string("\n(%.1f s)\n", seconds);
 
   if (!json_path.empty()) {
-    nlohmann::json out = {{"tool", "ropecheck 0.1.0"}, {"arithmetic", arithmetic_environment()},
+    nlohmann::json out = {{"tool", kToolName}, {"arithmetic", arithmetic_environment()},
                           {"kernel_path", cpu::path_name(path)}, {"layout", "interleaved"},
                           {"dot_product", "float32: products rounded to float32, summed left to right from 0"},
                           {"ulp_definition", "kernel contract: ulp of an output component floored at 2^-24 (bf16: 2^-8) times its pair's norm"}};

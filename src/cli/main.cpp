@@ -22,6 +22,7 @@
 #include "cli/verify_command.h"
 #include "io/input_error.h"
 #include "io/temporaries.h"
+#include "io/version.h"
 
 int main(int argc, char** argv) {
   using namespace ropecheck;
@@ -29,7 +30,7 @@ int main(int argc, char** argv) {
   install_interrupt_cleanup();
   CLI::App app{"ropecheck: certified checks of the claims about Rotary Positional Encodings"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("ropecheck 0.1.0"));
+  app.set_version_flag("--version", std::string(kToolName));
 
   cli::SpectrumCommand spectrum;
   cli::ModelsCommand models;

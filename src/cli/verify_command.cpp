@@ -7,6 +7,7 @@
 #include "certificate/environment.h"
 #include "io/atomic_write.h"
 #include "io/input_error.h"
+#include "io/version.h"
 #include "numeric/precision.h"
 #include "proofs/registry.h"
 
@@ -82,7 +83,7 @@ int VerifyCommand::run() {
   std::cout << format_table(certificates);
 
   bool agree = true;
-  nlohmann::json out = {{"tool", "ropecheck 0.1.0"}, {"arithmetic", arithmetic_environment()}, {"claims", claims_json}, {"certificates", nlohmann::json::array()}};
+  nlohmann::json out = {{"tool", kToolName}, {"arithmetic", arithmetic_environment()}, {"claims", claims_json}, {"certificates", nlohmann::json::array()}};
   for (const Certificate& c : certificates) {
     agree = agree && c.as_paper_states();
     out["certificates"].push_back(to_json(c));

@@ -31,6 +31,7 @@
 #include "python/tensor_views.h"
 #include "cpu/split_tokens.h"
 #include "io/rope_tensor_shape.h"
+#include "io/version.h"
 #include "spectrum/attention_factor.h"
 #include "spectrum/config.h"
 #include "spectrum/layout.h"
@@ -279,7 +280,7 @@ PYBIND11_MODULE(_core, m) {
   using namespace ropecheck::python;
   m.doc() = "ropecheck's library, for the ropecheck package (import ropecheck, not this module)";
   register_errors(py::module_::import("ropecheck._errors").attr("InputError"));
-  m.attr("VERSION") = ROPECHECK_VERSION;
+  m.attr("VERSION") = kVersion;
   // The names and limits the package checks arguments against, from the library's one list of each.
   m.attr("MIN_PRECISION_BITS") = kMinPrecisionBits;
   m.attr("MAX_PRECISION_BITS") = kMaxPrecisionBits;

@@ -24,8 +24,8 @@ SUMMARY = ("Certified checks of the claims about Rotary Positional Encodings, a 
            "RoPE kernel, and an exact audit of any RoPE")
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "python" / NAME
-# The version is the CMake project's (CMakeLists.txt), which the extension reports as __version__.
-VERSION = re.search(r"project\(ropecheck VERSION ([0-9.]+)", (ROOT / "CMakeLists.txt").read_text()).group(1)
+# The version is written once, in src/io/version.h (CMake's project() and __version__ read it too).
+VERSION = re.search(r'#define ROPECHECK_VERSION "([0-9.]+)"', (ROOT / "src" / "io" / "version.h").read_text()).group(1)
 
 
 def _tag():

@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 
+#include "cpu/thread_count.h"
 #include "io/atomic_write.h"
 #include "io/input_error.h"
 #include "io/npy.h"
@@ -59,7 +60,7 @@ void ApplyCommand::attach(CLI::App& app) {
       ->required();
   command->add_option("--input", input, ".npy tensor to rotate; --dim defaults to its last dimension")->required();
   command->add_option("--output", output, ".npy file to write (atomically; same shape and dtype)")->required();
-  command->add_option("--threads", threads, "threads splitting the tokens, " + threads_range() + " (default 1; results bit-identical)");
+  command->add_option("--threads", threads, "threads splitting the tokens, " + cpu::thread_count_range() + " (default 1; results bit-identical)");
   command->add_option("--impl", impl,
                       "kernel (default), or a baseline strategy for comparison: f32-angle (float32 angle p*inv_freq, "
                       "sinf/cosf, as most inference engines) or f64-angle (double angle and sin/cos)");

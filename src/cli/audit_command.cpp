@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "cpu/thread_count.h"
 #include "io/atomic_write.h"
 #include "io/input_error.h"
 #include "accuracy/audit.h"
@@ -24,7 +25,7 @@ void AuditCommand::attach(CLI::App& app) {
   command->add_option("--dtype", dtype, "f32 or bf16 (default f32)");
   add_spectrum_flags(command, flags);
   command->add_option("--json", json_path, "also write the report as JSON to this file");
-  command->add_option("--threads", threads, "worker threads, an integer " + threads_range() + " (default 1; same result for any count)");
+  command->add_option("--threads", threads, "worker threads, " + cpu::thread_count_range() + " (default 1; same result for any count)");
   command->add_option("--max-ulp", max_ulp, "exit 1 when the maximum error exceeds this many ulps (decimal > 0)");
   command->add_option("--precision", precision, "the reference's working precision in bits, [64, 1024] (default 200)");
 }

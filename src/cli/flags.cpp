@@ -3,7 +3,7 @@
 #include <charconv>
 #include <limits>
 
-#include "cpu/split_tokens.h"
+#include "cpu/thread_count.h"
 #include "io/input_error.h"
 #include "numeric/precision.h"
 #include "spectrum/config.h"
@@ -61,8 +61,6 @@ long long parse_integer(const std::string& flag, const std::string& text, long l
 int parse_threads(const std::string& flag, const std::string& text) {
   return static_cast<int>(parse_integer(flag, text, 1, cpu::kMaxThreads));
 }
-
-std::string threads_range() { return "in [1, " + std::to_string(cpu::kMaxThreads) + "]"; }
 
 std::uint64_t parse_seed(const std::string& text) {
   std::uint64_t v = 0;

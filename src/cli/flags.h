@@ -37,10 +37,9 @@ std::string cli_message(const InputError& e);
 long long parse_integer(const std::string& flag, const std::string& text, long long min, long long max);
 std::uint64_t parse_seed(const std::string& text);
 
-// Returns: a --threads value, an integer in [1, cpu::kMaxThreads]. Throws InputError(flag, ...).
+// Returns: a --threads value, an integer in [1, cpu::kMaxThreads] (cpu/thread_count.h). Throws
+// InputError(flag, ...).
 int parse_threads(const std::string& flag, const std::string& text);
-// Returns: "in [1, 256]": the thread counts every subcommand accepts, for help texts.
-std::string threads_range();
 
 // Returns: --precision BITS, validated to [kMinPrecisionBits, kMaxPrecisionBits]; default if empty.
 unsigned parse_precision(const std::string& text);

@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 
+#include "cpu/thread_count.h"
 #include "io/atomic_write.h"
 #include "accuracy/kernel_check.h"
 #include "numeric/dtype.h"
@@ -20,7 +21,7 @@ void KernelCheckCommand::attach(CLI::App& app) {
   command->add_option("--layout", layout, "interleaved or half (default interleaved; with --model, the model's own)");
   add_spectrum_flags(command, flags);
   command->add_option("--json", json_path, "also write the report as JSON to this file");
-  command->add_option("--threads", threads, "worker threads, an integer " + threads_range() + " (default 1; same samples and figures for any count)");
+  command->add_option("--threads", threads, "worker threads, " + cpu::thread_count_range() + " (default 1; same samples and figures for any count)");
 }
 
 int KernelCheckCommand::run() {

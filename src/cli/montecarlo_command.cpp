@@ -5,6 +5,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cpu/thread_count.h"
 #include "io/atomic_write.h"
 #include "io/input_error.h"
 #include "montecarlo/analysis.h"
@@ -28,7 +29,7 @@ void MontecarloCommand::attach(CLI::App& app) {
   command->add_option("--seed", seed, "seed, integer in [0, 2^64) (default 1)");
   command->add_option("--arith", arith, "f64 (default), f32 or bf16: f32/bf16 rotate with the production kernel and dot in float");
   command->add_option("--base-position", base_position, "f32/bf16: the key's position (query at base + distance), integer in [0, 2^62] (default 0)");
-  command->add_option("--threads", threads, "worker threads, an integer " + threads_range() + " (default: every core; the result is the same for any count)");
+  command->add_option("--threads", threads, "worker threads, " + cpu::thread_count_range() + " (default: every core; the result is the same for any count)");
   command->add_option("--shard", shard, "K/N: compute only shard K (0-based) of N and write a partial to --out (combine with `ropecheck merge`)");
   command->add_option("--out", out, "write the result JSON (with --shard: the partial) to this file");
   command->add_option("--csv", csv, "write the per-distance series as CSV to this file");

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/flags.h"
+#include "cpu/thread_count.h"
 #include "io/input_error.h"
 #include "report/compare.h"
 #include "report/report.h"
@@ -17,7 +18,7 @@ void ReportCommand::attach(CLI::App& app) {
   command->add_flag("--smoke", smoke, "CI's size: the fast claims and tiny samples (seconds; the reproducibility test)");
   command->add_option("--seed", seed, "seed of every random part, integer in [0, 2^64) (default 1)");
   command->add_flag("--force", force, "replace an existing report directory");
-  command->add_option("--threads", threads, "worker threads, an integer " + threads_range() + " (default: every core; results do not depend on it)");
+  command->add_option("--threads", threads, "worker threads, " + cpu::thread_count_range() + " (default: every core; results do not depend on it)");
   command->add_option("--compare", compare, "OLD NEW: compare two report directories instead of running")->expected(2);
   command->add_option("--timing-tolerance", timing_tolerance,
                       "--compare: relative tolerance of timings, decimal in [0, 1000] (default 3: within a factor 4; wall times within 1 s always agree)");

@@ -66,12 +66,6 @@ bool runs(Path p) {
 
 std::string path_name(Path p) { return name_in(kPaths, p); }
 
-std::string path_names(const std::vector<Path>& paths) {
-  std::string names;
-  for (Path p : paths) names += (names.empty() ? "" : "|") + path_name(p);
-  return names;
-}
-
 std::vector<Path> all_paths() { return values_in(kPaths); }
 
 std::vector<Path> available_paths() {
@@ -88,7 +82,9 @@ void require_available(Path path, const std::string& input) {
 Path parse_any_path(const std::string& name, const std::string& input) { return parse_name_in(kPaths, name, input); }
 
 Path parse_path(const std::string& name, const std::string& input) {
-  const std::string accepted = "one of the paths this CPU runs (" + path_names(available_paths()) + ")";
+  std::string runnable;
+  for (Path p : available_paths()) runnable += (runnable.empty() ? "" : "|") + path_name(p);
+  const std::string accepted = "one of the paths this CPU runs (" + runnable + ")";
   for (const PathInfo& i : kPaths) {
     if (name != i.name) continue;
     if (runs(i.value)) return i.value;

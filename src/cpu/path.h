@@ -35,9 +35,6 @@ inline constexpr PathInfo kPaths[] = {
 // Returns: the path's name ("scalar", "avx2", "avx512", "avx512-bf16").
 std::string path_name(Path p);
 
-// Returns: the paths' names, "a|b|c" (for messages and help texts).
-std::string path_names(const std::vector<Path>& paths);
-
 // Returns: every path in kPaths order.
 std::vector<Path> all_paths();
 

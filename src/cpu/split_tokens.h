@@ -14,10 +14,6 @@
 
 namespace ropecheck::cpu {
 
-// The thread counts every surface accepts (CLI --threads, the C ABI, Python's threads=, the
-// kernel's KernelOptions): [1, kMaxThreads].
-inline constexpr int kMaxThreads = 256;
-
 template <typename Fn>
 void split_tokens(std::int64_t tokens, std::int64_t workers, Fn&& fn) {
   std::vector<std::exception_ptr> errors(static_cast<size_t>(workers));

@@ -12,6 +12,7 @@
 #include "kernel/detail/mxcsr.h"
 #include "kernel/detail/ops.h"
 #include "cpu/split_tokens.h"
+#include "cpu/thread_count.h"
 
 namespace ropecheck::kernel {
 namespace {
@@ -50,8 +51,7 @@ void validate(int dim, std::int64_t positions, const TensorView<const E>& in, co
     throw InputError("output", "a view of the input's shape (" + std::to_string(in.tokens) + " tokens, " + std::to_string(in.heads) + " heads)",
                      std::to_string(out.tokens) + " tokens, " + std::to_string(out.heads) + " heads");
   if (positions != in.tokens) throw InputError("positions", "one position per token (" + std::to_string(in.tokens) + ")", std::to_string(positions));
-  if (threads < 1 || threads > cpu::kMaxThreads)
-    throw InputError("threads", "an integer in [1, " + std::to_string(cpu::kMaxThreads) + "]", std::to_string(threads));
+  cpu::check_thread_count(threads, "threads");
   // Output rows must be disjoint, or the result would depend on the order of the writes.
   if (out.heads > 1 && out.head_stride < dim)
     throw InputError("output head stride", "at least head_dim (" + std::to_string(dim) + ") when there are several heads", std::to_string(out.head_stride));

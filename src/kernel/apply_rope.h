@@ -65,12 +65,13 @@ struct KernelStats {
 
 struct KernelOptions {
   cpu::Path path = cpu::default_path();
-  int threads = 1;  // in [1, cpu::kMaxThreads]; splits tokens, results bit-identical to one thread
+  int threads = 1;  // in [1, cpu::kMaxThreads] (cpu/thread_count.h); splits tokens, results bit-identical to one thread
   KernelStats* stats = nullptr;  // optional: counts added to (not reset)
 };
 
 // Rotates `in` into `out` at `positions` (one int64 per token). Throws InputError when the views
-// disagree with the plan or each other (dim, token counts, positions count, overlap, threads outside [1, cpu::kMaxThreads]).
+// disagree with the plan or each other (dim, token counts, positions count, overlap), or threads
+// is outside [1, cpu::kMaxThreads].
 void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const float> in,
                 TensorView<float> out, const KernelOptions& options = {});
 void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const std::uint16_t> in,

@@ -15,7 +15,7 @@
 #include "io/input_error.h"
 #include "kernel/apply_rope.h"
 #include "cpu/path.h"
-#include "cpu/split_tokens.h"
+#include "cpu/thread_count.h"
 #include "kernel/rope_plan.h"
 #include "numeric/precision.h"
 #include "spectrum/attention_factor.h"
@@ -106,7 +106,7 @@ std::shared_ptr<const kernel::RopePlan> plan_for(const ropecheck_rope_spec& spec
   const std::string variant = required_text(spec.variant, "spec->variant");
   const std::string fraction = spec.fraction == nullptr ? "1" : spec.fraction;
   const std::string layout = required_text(spec.layout, "spec->layout");
-  kernel::parse_layout(layout, "spec->layout");  // refused here, before the plan cache's key is built
+  const kernel::Layout parsed_layout = kernel::parse_layout(layout, "spec->layout");  // refused before the cache's key is built
   const ropecheck::Variant v = parse_variant(variant);
   // Every field that changes the plan, joined by '\0' (which no C string contains), so distinct
   // specs never share a key.
@@ -129,7 +129,7 @@ std::shared_ptr<const kernel::RopePlan> plan_for(const ropecheck_rope_spec& spec
       if (auto it = cache.find(key); it != cache.end()) return it->second;
     }
     ropecheck::Spectrum spectrum(spec.head_dim, theta, v, fraction);
-    plan = std::make_shared<const kernel::RopePlan>(spectrum, kernel::parse_layout(layout, "spec->layout"));
+    plan = std::make_shared<const kernel::RopePlan>(spectrum, parsed_layout);
   }
   std::lock_guard<std::mutex> lock(cache_mutex);
   // A bound on the memory a caller cycling through many specs can pin.
@@ -151,12 +151,7 @@ kernel::TensorView<T> view_of(const ropecheck_tensor* t, const char* name) {
   return kernel::TensorView<T>{static_cast<T*>(t->data), t->tokens, t->heads, t->token_stride, t->head_stride};
 }
 
-void check_threads(int32_t threads) {
-  // cpu::kMaxThreads: every surface's bound, far above any core count this kernel is run on, and a
-  // guard against a garbage count asking for millions of threads.
-  if (threads < 1 || threads > cpu::kMaxThreads)
-    throw InputError("threads", "an integer in [1, " + std::to_string(cpu::kMaxThreads) + "]", std::to_string(threads));
-}
+void check_threads(int32_t threads) { cpu::check_thread_count(threads, "threads"); }
 
 template <typename T>
 void run(const kernel::RopePlan& plan, const int64_t* positions, const kernel::TensorView<const T>& in_view,

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "attention/activation.h"
-#include "cpu/split_tokens.h"
+#include "cpu/thread_count.h"
 #include "io/input_error.h"
 #include "kernel/apply_rope.h"
 #include "kernel/bf16.h"
@@ -276,8 +276,7 @@ class Worker {
 }  // namespace
 
 void validate(const Params& p, const Shard& shard, const RunOptions& o) {
-  if (o.threads < 1 || o.threads > cpu::kMaxThreads)
-    throw InputError("--threads", "an integer in [1, " + std::to_string(cpu::kMaxThreads) + "]", std::to_string(o.threads));
+  cpu::check_thread_count(o.threads, "--threads");
   if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count)
     throw InputError("--shard", "K/N with 0 <= K < N", std::to_string(shard.index) + "/" + std::to_string(shard.count));
   if (p.max_distance < 10 || p.max_distance > kMaxDistance)

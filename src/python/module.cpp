@@ -3,8 +3,8 @@
 // (ropecheck/*.py), which checks argument types and ranges against the names and limits exported
 // here, and shapes the results. Every function takes NumPy arrays the package has already
 // validated (dtype float32 or uint16, kernel_readable where the kernel reads them in place) and
-// releases the GIL while the library computes. Errors: InputError as ropecheck.InputError naming the Python parameter
-// (requests.h).
+// releases the GIL while the library computes. Errors: InputError as ropecheck.InputError naming
+// the Python parameter (requests.h).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -20,23 +20,23 @@
 #include "accuracy/kernel_output_check.h"
 #include "certificate/certificate.h"
 #include "certificate/environment.h"
+#include "cpu/thread_count.h"
 #include "io/input_error.h"
 #include "io/named_values.h"
 #include "io/npy.h"
+#include "io/rope_tensor_shape.h"
+#include "io/version.h"
 #include "kernel/apply_rope.h"
 #include "numeric/precision.h"
 #include "proofs/registry.h"
 #include "python/dlpack.h"
 #include "python/requests.h"
 #include "python/tensor_views.h"
-#include "cpu/split_tokens.h"
-#include "io/rope_tensor_shape.h"
-#include "io/version.h"
 #include "spectrum/attention_factor.h"
 #include "spectrum/config.h"
 #include "spectrum/layout.h"
-#include "spectrum/request.h"
 #include "spectrum/listing.h"
+#include "spectrum/request.h"
 
 namespace py = pybind11;
 
@@ -287,31 +287,14 @@ PYBIND11_MODULE(_core, m) {
   m.attr("DEFAULT_PRECISION_BITS") = kDefaultPrecisionBits;
   m.attr("MAX_THREADS") = cpu::kMaxThreads;
   m.attr("MAX_LENGTH") = kMaxLengthArgument;
-  m.attr("KERNEL_DTYPES") = [] {
-    py::list names;
-    for (Dtype t : kKernelDtypes) names.append(dtype_long_name(t));
-    return py::tuple(names);
-  }();
-  m.attr("IMPLEMENTATIONS") = [] {
-    py::list names;
-    for (const std::string& n : names_in(accuracy::kImplementations)) names.append(n);
-    return py::tuple(names);
-  }();
-  m.attr("AXES") = [] {
-    py::list names;
-    for (const std::string& n : names_in(kTensorAxes)) names.append(n);
-    return py::tuple(names);
-  }();
-  m.attr("LAYOUTS") = [] {
-    py::list names;
-    for (const std::string& n : names_in(kLayouts)) names.append(n);
-    return py::tuple(names);
-  }();
-  m.attr("CONFIGS") = [] {
-    py::list names;
-    for (const ModelConfig& c : named_configs()) names.append(c.name);
-    return py::tuple(names);
-  }();
+  std::vector<std::string> dtypes, configs;
+  for (Dtype t : kKernelDtypes) dtypes.push_back(dtype_long_name(t));
+  for (const ModelConfig& c : named_configs()) configs.push_back(c.name);
+  m.attr("KERNEL_DTYPES") = py::tuple(py::cast(dtypes));
+  m.attr("IMPLEMENTATIONS") = py::tuple(py::cast(names_in(accuracy::kImplementations)));
+  m.attr("AXES") = py::tuple(py::cast(names_in(kTensorAxes)));
+  m.attr("LAYOUTS") = py::tuple(py::cast(names_in(kLayouts)));
+  m.attr("CONFIGS") = py::tuple(py::cast(configs));
   m.def("zoo", [](bool sources) { return py::make_tuple(zoo_text(sources), zoo_json().dump()); });
   m.def("spectrum", [](const py::dict& request, unsigned precision) {
     ScopedPrecision scoped(precision);

@@ -180,9 +180,14 @@ def apply_(x: Any, positions: Any, *, model: Optional[str] = None, layer_type: O
            layout: Optional[str] = None, axes: str = "auto", threads: int = 1, **spectrum_options: Any) -> Any:
     """``apply`` in place: rotates x's own memory and returns x.
 
-    x is a writeable NumPy array or a DLPack tensor (such as a ``torch.bfloat16`` tensor). An
-    array the kernel cannot read in place (a negative stride, a non-contiguous last axis, another
-    byte order) is rotated through a copy and written back. The other parameters are ``apply``'s.
+    Parameters
+    ----------
+    x : numpy.ndarray or DLPack tensor
+        Writeable (a ``torch.bfloat16`` tensor, say). An array the kernel cannot read in place (a
+        negative stride, a non-contiguous last axis, another byte order) is rotated through a copy
+        and written back.
+    positions, model, layer_type, layout, axes, threads, **spectrum_options
+        As for ``apply``.
 
     Returns
     -------

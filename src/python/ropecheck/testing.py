@@ -46,7 +46,14 @@ def fuzz_inputs(*, seed: int = 0, round: int = 0, dtype: str = "float32", tokens
                 layer_type: Optional[str] = None, layout: Optional[str] = None, **spectrum_options: Any) -> tuple[Any, Any]:
     """The inputs check_rope gives fn in round `round`.
 
-    Parameters are check_rope's; `round` is the round index its failure report names.
+    Parameters
+    ----------
+    seed : int
+        check_rope's seed.
+    round : int
+        The round index check_rope's failure report names.
+    dtype, tokens, heads, min_position, max_position, model, layer_type, layout, **spectrum_options
+        As for check_rope.
 
     Returns
     -------

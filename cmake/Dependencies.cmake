@@ -5,7 +5,10 @@ find_package(Boost 1.74 REQUIRED)                 # header-only: Multiprecision,
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(CLI11 CONFIG REQUIRED)
 find_package(nlohmann_json 3 CONFIG REQUIRED)
-find_package(libzip 1.7 CONFIG REQUIRED)              # .npz captures (io/npz.h): Debian libzip-dev
+# .npz captures (io/npz.h): Debian libzip-dev, through pkg-config (its CMake file names
+# /usr/bin/zipcmp and friends, which Debian ships in another package, so find_package fails).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip>=1.7)
 find_package(GTest CONFIG REQUIRED)
 find_package(rapidcheck CONFIG REQUIRED)          # Debian ships no version file: no version here
 if(ROPECHECK_BUILD_BENCH)

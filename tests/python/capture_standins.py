@@ -38,14 +38,16 @@ def rotate(x, position_ids, width, theta=10000.0):
 
 
 def attend(q, k, v):
-    """Causal softmax attention with repeat_kv; (b, H, s, d) -> (b, s, H * dv)."""
+    """Causal softmax attention with repeat_kv, in float32 (CPU torch 1.13 has no float16 matmul);
+    (b, H, s, d) -> (b, s, H * dv) in v's dtype."""
+    dtype, q, k, v = v.dtype, q.float(), k.float(), v.float()
     n_rep = q.shape[1] // k.shape[1]
     k, v = k.repeat_interleave(n_rep, dim=1), v.repeat_interleave(n_rep, dim=1)
     scores = q @ k.transpose(-1, -2) * q.shape[-1] ** -0.5
     s = q.shape[2]
     scores = scores.masked_fill(torch.ones(s, s, dtype=torch.bool).triu(1), float("-inf"))
-    out = torch.softmax(scores.float(), dim=-1).to(q.dtype) @ v
-    return out.transpose(1, 2).reshape(q.shape[0], s, -1)
+    out = torch.softmax(scores, dim=-1) @ v
+    return out.transpose(1, 2).reshape(q.shape[0], s, -1).to(dtype)
 
 
 class Attention(nn.Module):
@@ -132,9 +134,12 @@ class MLAAttention(nn.Module):
         super().__init__()
         self.h, self.nope, self.rope, self.v = c.num_attention_heads, c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim
         self.lora = c.kv_lora_rank
-        self.q_a_proj = nn.Linear(c.hidden_size, c.q_lora_rank, bias=False)
-        self.q_a_layernorm = RMSNorm(c.q_lora_rank)
-        self.q_b_proj = nn.Linear(c.q_lora_rank, self.h * (self.nope + self.rope), bias=False)
+        if c.q_lora_rank is None:  # DeepSeek-V2-Lite: q_proj instead of the q LoRA
+            self.q_proj = nn.Linear(c.hidden_size, self.h * (self.nope + self.rope), bias=False)
+        else:
+            self.q_a_proj = nn.Linear(c.hidden_size, c.q_lora_rank, bias=False)
+            self.q_a_layernorm = RMSNorm(c.q_lora_rank)
+            self.q_b_proj = nn.Linear(c.q_lora_rank, self.h * (self.nope + self.rope), bias=False)
         self.kv_a_proj_with_mqa = nn.Linear(c.hidden_size, self.lora + self.rope, bias=False)
         self.kv_a_layernorm = RMSNorm(self.lora)
         self.kv_b_proj = nn.Linear(self.lora, self.h * (self.nope + self.v), bias=False)
@@ -143,7 +148,10 @@ class MLAAttention(nn.Module):
 
     def forward(self, hidden_states=None, position_ids=None):
         b, s, _ = hidden_states.shape
-        q = self.q_b_proj(self.q_a_layernorm(self.q_a_proj(hidden_states)))
+        if hasattr(self, "q_proj"):
+            q = self.q_proj(hidden_states)
+        else:
+            q = self.q_b_proj(self.q_a_layernorm(self.q_a_proj(hidden_states)))
         q = q.view(b, s, self.h, self.nope + self.rope).transpose(1, 2)
         q_pass, q_rot = torch.split(q, [self.nope, self.rope], dim=-1)
         k_pass, k_rot = torch.split(self.kv_a_proj_with_mqa(hidden_states), [self.lora, self.rope], dim=-1)
@@ -207,7 +215,7 @@ def config(model_type, **extra):
     base = dict(model_type=model_type, vocab_size=50, hidden_size=32, num_attention_heads=4, num_key_value_heads=2,
                 head_dim=8, num_hidden_layers=3)
     base.update(extra)
-    return types.SimpleNamespace(**{k: v for k, v in base.items() if v is not None})
+    return types.SimpleNamespace(**{k: v for k, v in base.items() if v is not None or k == "q_lora_rank"})
 
 
 # family -> (model_type, builder). Geometry: 4 heads, 2 kv heads (GQA) where the family has them.
@@ -224,6 +232,9 @@ FAMILIES = {
     "deepseek_v3": lambda: CausalLM(config("deepseek_v3", num_key_value_heads=4, head_dim=None, q_lora_rank=24,
                                            kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=6),
                                     MLAAttention),
+    "deepseek_v2_lite": lambda: CausalLM(config("deepseek_v2", num_key_value_heads=4, head_dim=None, q_lora_rank=None,
+                                                kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=6),
+                                         MLAAttention),
 }
 
 

@@ -91,6 +91,25 @@ def test_bfloat16_model_gives_its_values_exactly_in_float32():
 
 
 @needs_torch
+def test_float16_q_and_k_stay_float16():
+    """CPU torch 1.13 has no float16 matmul: the projections cast their float32 output, which is
+    what the capture sees when a model runs in float16."""
+    class HalfLinear(torch.nn.Linear):
+        def forward(self, x):
+            return super().forward(x).half()
+    model = standins.build("llama")
+    for attention in model.attentions():
+        for name in ("q_proj", "k_proj"):
+            old = getattr(attention, name)
+            setattr(attention, name, HalfLinear(old.in_features, old.out_features, bias=False))
+    c = run(model, torch.randint(0, 50, (2, 5)))
+    assert c["q"].dtype == c["k"].dtype == np.float16
+    (q, k), = model.attentions()[2].recorded
+    assert_bits_equal(c["q"][:, 2], q.numpy())
+    assert_bits_equal(c["k"][:, 2], k.numpy())
+
+
+@needs_torch
 def test_geometry_arguments_override_the_config():
     model = standins.build("llama")
     model.config.num_attention_heads, model.config.head_dim = 2, 16  # wrong: the arguments put it right
@@ -110,6 +129,15 @@ def test_wrong_geometry_or_positions_name_the_parameter(kwargs, parameter):
         run(model, torch.randint(0, 50, (2, 3)), **kwargs)
     assert info.value.parameter == parameter
     assert hooks_left(model) == 0
+
+
+@needs_torch
+def test_mla_rope_width_is_checked():
+    model = standins.build("deepseek_v3")
+    model.config.kv_lora_rank = 15  # the shared rope key would lose a channel
+    with pytest.raises(ropecheck.InputError) as info:
+        run(model, torch.randint(0, 50, (1, 3)))
+    assert info.value.parameter == "model" and "kv_lora_rank" in str(info.value)
 
 
 @needs_torch

@@ -138,7 +138,11 @@ def _extract(kind: str, out: dict[str, Any], layer: int, h: int, kv: int, d: int
                              f"qk_nope_head_dim {nope!r}, v_head_dim {v_dim!r}")
         q = _per_head(out["q"], h, d, "head_dim", layer, "q_b_proj output")
         kv_b = _per_head(out["kv_b"], kv, nope + v_dim, "kv_heads", layer, "kv_b_proj output [k_nope | v]")
-        rope = out["kv_a"][..., out["kv_a"].shape[-1] - (d - nope):]
+        lora, width = getattr(config, "kv_lora_rank", None), out["kv_a"].shape[-1]
+        if isinstance(lora, int) and width != lora + d - nope:
+            raise InputError("model", f"a layer {layer} whose kv_a_proj_with_mqa output is config.kv_lora_rank + "
+                             f"qk_rope_head_dim = {lora} + {d - nope} wide", str(width))
+        rope = out["kv_a"][..., width - (d - nope):]
         k = torch.cat([kv_b[..., :nope], rope.unsqueeze(2).expand(-1, -1, kv, -1)], dim=-1)
     for name, t, n in (("heads", q, h), ("kv_heads", k, kv)):
         if t.dim() != 4 or t.shape[2] != n or t.shape[3] != d:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import ropecheck
+import ropecheck.capture
 import ropecheck.testing
 from conftest import run_cli
 
@@ -29,14 +30,15 @@ def public_names(module):
                   if not n.startswith("_") and not isinstance(v, types.ModuleType) and own(v))
 
 
-@pytest.mark.parametrize("module", [ropecheck, ropecheck.testing])
+@pytest.mark.parametrize("module", [ropecheck, ropecheck.testing, ropecheck.capture])
 def test_all_lists_every_public_name(module):
     assert sorted(module.__all__) == public_names(module)
 
 
-@pytest.mark.parametrize("name", ropecheck.__all__ + [f"testing.{n}" for n in ropecheck.testing.__all__])
+@pytest.mark.parametrize("name", ropecheck.__all__ + [f"testing.{n}" for n in ropecheck.testing.__all__]
+                         + [f"capture.{n}" for n in ropecheck.capture.__all__])
 def test_every_public_function_is_typed_and_documented(name):
-    obj = ropecheck.testing if name.startswith("testing.") else ropecheck
+    obj = getattr(ropecheck, name.split(".")[0]) if "." in name else ropecheck
     obj = getattr(obj, name.split(".")[-1])
     assert inspect.getdoc(obj), f"{name} has no docstring"
     if inspect.isfunction(obj):

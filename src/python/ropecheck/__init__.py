@@ -8,6 +8,8 @@ audit of anyone's RoPE output, and the paper's claims as certificates.
     v = ropecheck.verify("thm-6.1")                         # certificates (ropecheck.claims() lists the ids)
 
 ropecheck.testing.check_rope fuzzes a RoPE implementation against the exact map (see its doc).
+ropecheck.capture records a torch model's queries and keys before the rotation and saves them as .npz
+(from_module, save, load; torch is imported only when from_module runs).
 
 Tensors: NumPy arrays of float32, or of uint16 holding bfloat16 bit patterns, or any CPU tensor
 exposing __dlpack__ (a torch.bfloat16 tensor is read as bfloat16). Shapes are those of the CLI
@@ -17,10 +19,11 @@ Bad input raises ropecheck.InputError (a ValueError) naming the parameter and th
 
 The package by concern: _arguments (checking every keyword against the library's names and
 limits), _spectra (models, spectrum, plan), _tensors (apply, apply_, bfloat16), _audit,
-_certificates (verify, claims), testing (check_rope); _core is the extension.
+_certificates (verify, claims), testing (check_rope), capture (from_module, save, load); _core is the
+extension.
 """
 
-from . import _core
+from . import _core, capture
 from ._audit import Audit, audit
 from ._certificates import Bound, Certificate, Verification, claims, verify
 from ._errors import InputError

@@ -1,10 +1,12 @@
 #include "spectrum/hf_config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
 #include "io/input_error.h"
+#include "io/printf_string.h"
 #include "io/json_exact.h"
 #include "numeric/scalar.h"
 
@@ -285,6 +287,51 @@ json with_type_defaults(json text, const std::string& model_type, std::vector<st
   return text;
 }
 
+// The attention around the rotation (model.h AttentionShape). Scales, per transformers' attention
+// classes (/work/shared/notes/measuring-trained-models.md section 2): head_dim^-1/2 by default;
+// Gemma 2/3 query_pre_attn_scalar^-1/2 (Gemma2Config and Gemma3TextConfig default 256); MLA
+// (DeepSeek-V3) qk_head_dim^-1/2 times mscale^2 when rope_scaling has mscale_all_dim, with
+// mscale = 0.1 mscale_all_dim ln(factor) + 1 (yarn_get_mscale; 1 when factor <= 1).
+AttentionShape read_attention_shape(const Config& c, const std::string& type, int head_dim, bool mla) {
+  AttentionShape a;
+  a.heads = static_cast<int>(c.integer("num_attention_heads"));
+  a.kv_heads = c.has("num_key_value_heads") ? static_cast<int>(c.integer("num_key_value_heads")) : a.heads;
+  if (a.heads % a.kv_heads != 0)
+    throw InputError(c.place.member("num_key_value_heads").name(), "a divisor of num_attention_heads (" + std::to_string(a.heads) + ")",
+                     std::to_string(a.kv_heads));
+  c.read.push_back(c.has("num_key_value_heads") ? "num_attention_heads, num_key_value_heads"
+                                                 : "num_attention_heads (num_key_value_heads absent: no grouping)");
+  const bool gemma = type == "gemma2" || type == "gemma3_text" || type == "gemma3";
+  long long root = head_dim;
+  std::string what = "head_dim";
+  if (gemma) {
+    root = c.has("query_pre_attn_scalar") ? c.integer("query_pre_attn_scalar") : 256;
+    what = "query_pre_attn_scalar";
+    c.read.push_back(c.has("query_pre_attn_scalar") ? "query_pre_attn_scalar (the attention scale)"
+                                                     : "query_pre_attn_scalar absent: the config class's default 256");
+  }
+  a.scale = 1 / std::sqrt(static_cast<double>(root));
+  a.scale_text = what + "^-1/2 = 1/sqrt(" + std::to_string(root) + ")";
+  const std::string dict_key = c.has("rope_scaling") ? "rope_scaling" : "rope_parameters";
+  if (mla && c.has(dict_key) && c.j[dict_key].is_object()) {
+    const JsonPlace place = c.place.member(dict_key);
+    const auto all_dim = optional_decimal(c.j[dict_key], place, "mscale_all_dim");
+    const auto factor = optional_decimal(c.j[dict_key], place, "factor");
+    if (all_dim && factor) {
+      const double f = as_double(*factor);
+      const double ms = f <= 1 ? 1 : 0.1 * as_double(*all_dim) * std::log(f) + 1;
+      a.scale *= ms * ms;
+      a.scale_text = "qk_head_dim^-1/2 * mscale^2 = mscale^2/sqrt(" + std::to_string(root) + "), mscale " + printf_string("%.17g", ms);
+      c.read.push_back(dict_key + ".mscale_all_dim (the attention scale's mscale^2)");
+    }
+  }
+  if (type == "gemma2") {
+    a.softcap = c.has("attn_logit_softcapping") ? as_double(c.number("attn_logit_softcapping")) : 50.0;
+    c.read.push_back(c.has("attn_logit_softcapping") ? "attn_logit_softcapping" : "attn_logit_softcapping absent: Gemma2Config's default 50");
+  }
+  return a;
+}
+
 }  // namespace
 
 ModelDescription read_hf_config(const json& root, const std::string& origin, const ModelOptions& options) {
@@ -345,6 +392,7 @@ ModelDescription read_hf_config(const json& root, const std::string& origin, con
     if (type != "glm4_moe") layout = Layout::interleaved;
   m.read.push_back("layout " + layout_name(layout) + " (" + type + "'s reference code)");
 
+  m.attention = read_attention_shape(c, type, head_dim, mla);
   const auto rope = read_rope(c, options, type);
   const std::vector<std::string> kinds = layer_kinds(c, m.layers, type);
   std::optional<long long> sliding;

@@ -38,11 +38,23 @@ struct LayerType {
   std::string describe_geometry() const;
 };
 
+// The attention around the rotation, for analyses of captured queries and keys (usage/): logits
+// are scale * q.k (softcap: c tanh(logit / c) after scaling, Gemma 2), then the causal softmax.
+// A RoPE attention factor a (a layer type's spectrum) multiplies cos and sin on top of this.
+struct AttentionShape {
+  int heads = 0;           // num_attention_heads
+  int kv_heads = 0;        // num_key_value_heads (heads when absent); query head h reads kv head h / (heads / kv_heads)
+  double scale = 0;        // binary64 value of the factor below (within 1 ulp)
+  std::string scale_text;  // e.g. "head_dim^-1/2 = 1/sqrt(128)", "query_pre_attn_scalar^-1/2 = 1/sqrt(256)"
+  std::optional<double> softcap;  // attn_logit_softcapping (Gemma 2)
+};
+
 struct ModelDescription {
   std::string name;        // zoo name, or the file name
   std::string model_type;  // the config's model_type ("llama", "deepseek_v3", ...)
   std::string title;       // zoo files: the model's title; else ""
   int layers = 0;          // num_hidden_layers
+  AttentionShape attention;
   std::vector<LayerType> layer_types;
   std::vector<std::string> read;      // what was read, field by field (model-type rules included)
   std::vector<std::string> sources;   // zoo files: "field: source" per value

@@ -15,6 +15,7 @@
 #include "cli/fuzz_command.h"
 #include "cli/kernel_check_command.h"
 #include "cli/channels_command.h"
+#include "cli/usage_command.h"
 #include "cli/models_command.h"
 #include "cli/montecarlo_command.h"
 #include "cli/report_command.h"
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   cli::SpectrumCommand spectrum;
   cli::ModelsCommand models;
   cli::ChannelsCommand channels;
+  cli::UsageCommand usage;
   cli::VerifyCommand verify;
   cli::ApplyCommand apply;
   cli::AuditCommand audit;
@@ -48,6 +50,7 @@ int main(int argc, char** argv) {
   spectrum.attach(app);
   models.attach(app);
   channels.attach(app);
+  usage.attach(app);
   verify.attach(app);
   apply.attach(app);
   audit.attach(app);
@@ -77,6 +80,7 @@ int main(int argc, char** argv) {
     if (spectrum.command->parsed()) return spectrum.run();
     if (models.command->parsed()) return models.run();
     if (channels.command->parsed()) return channels.run();
+    if (usage.command->parsed()) return usage.run();
     if (verify.command->parsed()) return verify.run();
     if (apply.command->parsed()) return apply.run();
     if (audit.command->parsed()) return audit.run();

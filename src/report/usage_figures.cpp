@@ -1,0 +1,167 @@
+#include "report/usage_figures.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "io/input_error.h"
+#include "io/printf_string.h"
+#include "io/temporaries.h"
+#include "report/figure.h"
+#include "usage/usage_json.h"
+
+namespace ropecheck::report {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string sample_note(const usage::UsageResult& r) {
+  return printf_string("measured on %lld sequence(s) x %lld tokens", r.geometry.sequences, r.geometry.tokens);
+}
+
+Figure heat_map(const std::string& name, const std::string& title, const std::string& caption, const std::string& csv,
+                const std::string& x, const std::string& y, const std::string& z) {
+  Figure f;
+  f.name = name;
+  f.title = title;
+  f.caption = caption;
+  f.csv = csv;
+  f.xlabel = x;
+  f.ylabel = y;
+  f.settings = "set view map\nset palette defined (0 '#ffffff', 1 '#fdd49e', 2 '#fc8d59', 3 '#b30000')\nset cblabel '" + z + "'";
+  f.plot = "DATA using 1:2:3 with image notitle";
+  return f;
+}
+
+int positional_layer(const usage::UsageResult& r) {
+  int best = 0, most = -1;
+  for (const usage::LayerUsage& lu : r.layers) {
+    int n = 0;
+    for (const usage::HeadUsage& h : lu.heads) n += h.kind == "diagonal" || h.kind == "previous-token";
+    if (n > most) {
+      most = n;
+      best = lu.layer;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<AttentionPanel> panels_to_draw(const usage::UsageResult& r) {
+  std::vector<AttentionPanel> out;
+  for (const char* kind : {"diagonal", "previous-token"}) {
+    const usage::HeadUsage* best = nullptr;
+    int best_layer = 0;
+    for (const usage::LayerUsage& lu : r.layers)
+      for (const usage::HeadUsage& h : lu.heads) {
+        const double score = std::string(kind) == "diagonal" ? h.diagonal : h.previous_token;
+        const double top = best ? (std::string(kind) == "diagonal" ? best->diagonal : best->previous_token) : -1;
+        if (h.kind == kind && score > top) {
+          best = &h;
+          best_layer = lu.layer;
+        }
+      }
+    if (best) out.push_back({best_layer, best->head, kind, {}});
+  }
+  return out;
+}
+
+std::vector<Figure> usage_figures(const usage::UsageResult& r, const std::vector<AttentionPanel>& panels) {
+  std::vector<Figure> figs;
+  const std::string note = sample_note(r);
+  for (const char* which : {"q", "k"}) {
+    std::ostringstream csv;
+    csv << "pair,layer,norm\n";
+    for (const usage::LayerUsage& lu : r.layers) {
+      const std::vector<double>& v = std::string(which) == "q" ? lu.q_norm : lu.k_norm;
+      for (size_t p = 0; p < v.size(); ++p) csv << p << ',' << lu.layer << ',' << printf_string("%.9g", v[p]) << '\n';
+    }
+    const std::string who = std::string(which) == "q" ? "queries" : "keys";
+    figs.push_back(heat_map(std::string("usage-") + which + "-layers", "Mean norm of " + who + " per layer and pair (Fig. 3)",
+                            "Pair 0 is the fastest rotary pair; pass-through pairs come last. " + note + ", every head.", csv.str(),
+                            "pair (fastest first)", "layer", "mean chunk norm"));
+  }
+  const int L = positional_layer(r);
+  {
+    std::ostringstream csv;
+    csv << "pair,head,norm\n";
+    for (const usage::HeadUsage& h : r.layers[static_cast<size_t>(L)].heads)
+      for (size_t p = 0; p < h.q_norm.size(); ++p) csv << p << ',' << h.head << ',' << printf_string("%.9g", h.q_norm[p]) << '\n';
+    figs.push_back(heat_map("usage-heads-layer-" + std::to_string(L), "Query usage per head, layer " + std::to_string(L) + " (Fig. 4)",
+                            "The layer with the most positional heads. " + note + ".", csv.str(), "pair (fastest first)", "head",
+                            "mean query chunk norm"));
+  }
+  for (const AttentionPanel& p : panels) {
+    const std::string stem = "usage-attention-" + p.kind;
+    std::ostringstream csv;
+    csv << "key,query,attention\n";
+    for (Eigen::Index i = 0; i < p.map.rows(); ++i)
+      for (Eigen::Index j = 0; j < p.map.cols(); ++j) csv << j << ',' << i << ',' << printf_string("%.6g", p.map(i, j)) << '\n';
+    Figure f = heat_map(stem, "Attention of layer " + std::to_string(p.layer) + " head " + std::to_string(p.head) + ", a " + p.kind + " head (Fig. 5)",
+                        "Sequence 0, first " + std::to_string(p.map.rows()) + " tokens; the model's exact RoPE, causal softmax.", csv.str(),
+                        "key token", "query token", "attention");
+    f.settings += "\nset yrange [] reverse";
+    figs.push_back(f);
+    const usage::HeadUsage& h = r.layers[static_cast<size_t>(p.layer)].heads[static_cast<size_t>(p.head)];
+    std::ostringstream bars;
+    bars << "pair,q_norm,k_norm\n";
+    for (size_t i = 0; i < h.q_norm.size(); ++i) bars << i << ',' << printf_string("%.9g", h.q_norm[i]) << ',' << printf_string("%.9g", h.k_norm[i]) << '\n';
+    Figure u;
+    u.name = stem + "-pairs";
+    u.title = "Usage of layer " + std::to_string(p.layer) + " head " + std::to_string(p.head) + " per pair (Fig. 6)";
+    u.caption = "Mean chunk norm of its queries and of its kv head's keys; pair 0 is the fastest. " + note + ".";
+    u.csv = bars.str();
+    u.xlabel = "pair (fastest first)";
+    u.ylabel = "mean chunk norm";
+    u.settings = "set style fill solid 0.6 noborder\nset boxwidth 0.4";
+    u.plot = "DATA using ($1-0.2):2 with boxes title 'queries', DATA using ($1+0.2):3 with boxes title 'keys'";
+    figs.push_back(u);
+  }
+  std::ostringstream csv;
+  csv << "index,label,slow_still_tv,fast_removed_tv\n";
+  int index = 0;
+  for (const usage::LayerUsage& lu : r.layers)
+    for (const usage::HeadUsage& h : lu.heads) {
+      if (!h.slow_still) continue;
+      csv << index++ << ",L" << lu.layer << "H" << h.head << ',' << printf_string("%.6g", h.slow_still->tv) << ','
+          << printf_string("%.6g", h.fast_removed->tv) << '\n';
+    }
+  Figure a;
+  a.name = "usage-ablations";
+  a.title = "What each head loses: slow quarter position-free vs fast quarter removed";
+  a.caption = "Mean total-variation distance between the model's attention rows and the ablated ones. " + note + ".";
+  a.csv = csv.str();
+  a.xlabel = "head (layer, head)";
+  a.ylabel = "mean TV distance";
+  a.settings = "set style fill solid 0.6 noborder\nset boxwidth 0.4\nset xtics rotate by 90 font ',8'\nset yrange [0:1]";
+  a.plot = "DATA using ($1-0.2):3 with boxes title 'slow quarter position-free (p-RoPE 0.75)', DATA using ($1+0.2):4:xtic(2) with boxes title 'fast quarter removed'";
+  figs.push_back(a);
+  return figs;
+}
+
+void write_usage_directory(const std::string& target_text, const usage::UsageResult& r, const std::vector<AttentionPanel>& panels) {
+  const fs::path target(target_text);
+  std::error_code ec;
+  if (fs::exists(target, ec)) throw InputError("--out", "a directory that does not exist yet", target_text);
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::current_path();
+  fs::create_directories(parent, ec);
+  if (ec || access(parent.c_str(), W_OK) != 0) throw InputError("--out", "a path whose parent directory can be created and written", target_text);
+  Temporary work = Temporary::make_directory((parent / ("." + target.filename().string() + ".tmp-XXXXXX")).string());
+  if (work.path().empty()) throw InputError("--out", "a path whose parent directory can be written", target_text);
+  {
+    std::ofstream json(fs::path(work.path()) / "usage.json");
+    json << usage::usage_json(r).dump(2) << "\n";
+    if (!json) throw InputError("--out", "a writable directory", target_text);
+  }
+  for (const Figure& f : usage_figures(r, panels)) {
+    const RenderedFigure rf = render_figure(f, work.path());
+    if (!rf.rendered) std::fprintf(stderr, "usage: figure %s not rendered: %s\n", f.name.c_str(), rf.problem.c_str());
+  }
+  work.commit([&] { fs::rename(work.path(), target); });
+}
+
+}  // namespace ropecheck::report

@@ -1,0 +1,38 @@
+// File: usage_figures.h
+// The usage analysis's figures, like the paper's (report/figure.h renders them; CSV beside each):
+//   usage-q-layers, usage-k-layers   layer x pair heat maps of the mean chunk norm (Figs. 3, 10)
+//   usage-heads-layer-<L>            head x pair query usage for one layer (Fig. 4): the layer with
+//                                    the most positional heads (the first on a tie)
+//   usage-attention-<kind>           the attention map of the strongest diagonal and previous-token
+//                                    head on sequence 0, first 64 tokens (Fig. 5) ...
+//   usage-attention-<kind>-pairs     ... and that head's query and key usage per pair (Fig. 6)
+//   usage-ablations                  per head, the mean TV distance of both ablations
+// Every figure is a measurement on the capture; its caption says so and gives the sample size.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/section.h"
+#include "usage/usage.h"
+
+namespace ropecheck::report {
+
+struct AttentionPanel {
+  int layer = 0, head = 0;
+  std::string kind;  // "diagonal" or "previous-token"
+  usage::RowMatrix map;
+};
+
+// Returns: the heads whose attention maps the figures show: the strongest diagonal and the
+// strongest previous-token head (by their mean), when the capture has them.
+std::vector<AttentionPanel> panels_to_draw(const usage::UsageResult& r);
+
+std::vector<Figure> usage_figures(const usage::UsageResult& r, const std::vector<AttentionPanel>& panels);
+
+// Writes usage.json, the figures (CSV, script, SVG, PNG) and nothing else into `target`, a
+// directory that must not exist yet: built in a temporary beside it and renamed into place.
+// Throws InputError("--out", ...) for a target that exists or whose parent cannot be written.
+void write_usage_directory(const std::string& target, const usage::UsageResult& r, const std::vector<AttentionPanel>& panels);
+
+}  // namespace ropecheck::report

@@ -1,0 +1,27 @@
+// File: rank_sum.h
+// The Mann-Whitney / Wilcoxon rank-sum comparison of two groups, for "do these items rank highest?"
+// questions on measured scores (usage.h: do positional heads have the largest high-frequency share?).
+//   auc      = P(X > Y) + P(X = Y) / 2 over all (x in group, y in others): U / (n m).
+//   p_value  one-sided, P(U >= U_observed) when the group's labels are a uniformly random subset
+//            of the pooled items (ties get midranks). Exact (the permutation distribution of the
+//            midrank sum, counted by dynamic programming) when n_total * n_group * (rank sum range)
+//            <= 2e8; otherwise the normal approximation with tie correction and continuity
+//            correction (method says which).
+#pragma once
+
+#include <span>
+#include <string>
+
+namespace ropecheck {
+
+struct RankSumTest {
+  double auc = 0;
+  double u = 0;
+  double p_value = 1;
+  std::string method;  // "exact permutation" or "normal approximation (tie-corrected)"
+};
+
+// Preconditions: both groups non-empty, no NaN (throws std::invalid_argument otherwise).
+RankSumTest rank_sum_test(std::span<const double> group, std::span<const double> others);
+
+}  // namespace ropecheck

@@ -1,0 +1,74 @@
+// File: head_attention.h
+// One head's causal softmax attention on one captured sequence, with the model's exact RoPE, and
+// its two frequency ablations (the mechanism behind the paper's Table 1, on a real head):
+//   base      scores = scale * a^2 <R_i q_i, R_j k_j>_rotary + scale * <q_i, k_j>_pass-through
+//   slow-still   the slow quarter of rotating pairs made position-free, as p-RoPE 0.75 does
+//                (frequency 0: a^2 <q, k> on those pairs, unrotated)
+//   fast-removed the fast quarter's contribution removed
+// (layer_pairs.h defines the quarters). A softcap c gives c tanh(s / c); a sliding window W keeps
+// keys i - W < j <= i (transformers' masks). Rows are query tokens i >= 1 (token order, not
+// position values); row 0 attends to itself only.
+//
+// Arithmetic: binary64 throughout. The rotation uses the production kernel's table (cos and sin of
+// p g within 2^-50, scaled by a: kernel/sincos_table.h); scores are Eigen products of the rotated
+// vectors. Per score, |error| <= (D + 2) u sum_c |y_q,c y_k,c| + 2^-49 a^2 |q| |k| (u = 2^-53),
+// i.e. below 1e-13 * |q| |k| for head_dim <= 512, and a softmax weight moves by at most
+// ~2 max|score error| relatively: every mean reported (6 significant digits) is exact to ~1e-12
+// for logits up to 1e3. These are measurements on data, not certificates.
+#pragma once
+
+#include <optional>
+
+#include <Eigen/Dense>
+
+#include "kernel/sincos_table.h"
+#include "usage/layer_pairs.h"
+
+namespace ropecheck::usage {
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// A head's vectors at every token, rotated, split by band into the four products the scores need.
+struct RotatedHead {
+  RowMatrix fast;        // fast pairs, rotated (2 columns a pair)
+  RowMatrix rest;        // middle pairs rotated, then every still pair (block ones scaled by a)
+  RowMatrix slow;        // slow pairs, rotated
+  RowMatrix slow_still;  // slow pairs unrotated, scaled by a (p-RoPE's frequency 0)
+};
+
+// Returns: x (tokens x head_dim, row-major) rotated. `table`: the layer type's plan at this
+// sequence's positions (unused, may be null, for a layer without RoPE).
+RotatedHead rotate_head(const LayerPairs& pairs, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim);
+
+struct AttentionSettings {
+  double scale = 1;                  // the model's (AttentionShape::scale)
+  std::optional<double> softcap;
+  std::optional<long long> window;
+  long long content_distance = 64;   // a content match is a row's winning key at i - j >= this
+};
+
+// Sums over rows, so sequences and threads add up (integers and sums in a fixed order).
+struct HeadAttention {
+  long long rows = 0;
+  double diagonal = 0, previous = 0, first = 0;      // sums of the attention on j = i, i - 1, 0
+  double tv_slow_still = 0, tv_fast_removed = 0;     // sums of the total-variation distances to base
+  long long top1_slow_still = 0, top1_fast_removed = 0;  // rows whose argmax key is unchanged
+  // The strongest content match: the row whose winning key (argmax of base) lies >= content_distance
+  // back, with the largest attention on it; its runner-up is the row's second highest score.
+  struct Match {
+    double weight = -1;  // < 0: none yet
+    long long sequence = 0, query = 0, key = 0, runner = 0;  // token indices
+  } match;
+
+  void add(const HeadAttention& other);  // sums; keeps the stronger match (the earlier on a tie)
+};
+
+// Adds the rows i >= 1 of one sequence. q and k: the rotated query head and its kv head.
+void accumulate_attention(const RotatedHead& q, const RotatedHead& k, const AttentionSettings& settings, long long sequence,
+                          HeadAttention& into);
+
+// Returns: the base attention of the first `limit` query tokens (rows) over keys [0, limit): row
+// i holds the softmax over keys j <= i (the window applied), zeros above the diagonal. For figures.
+RowMatrix attention_rows(const RotatedHead& q, const RotatedHead& k, const AttentionSettings& settings, long long limit);
+
+}  // namespace ropecheck::usage

@@ -1,0 +1,195 @@
+#include "usage/usage.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "io/input_error.h"
+#include "spectrum/hf_config.h"
+#include "usage/usage_json.h"
+
+namespace ropecheck::usage {
+namespace {
+
+// A Llama-style model: head_dim 16 (8 pairs, half layout), 4 query heads on 2 kv heads, 1 layer.
+ModelDescription usage_test_model(int layers = 1) {
+  const std::string config = R"({"model_type": "llama", "hidden_size": 64, "head_dim": 16, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "num_hidden_layers": )" + std::to_string(layers) + R"(, "max_position_embeddings": 256, "rope_theta": 10000.0})";
+  return read_hf_config_text(config, "usage-test-config");
+}
+
+constexpr int kD = 16, kPairs = 8;
+
+// Pair p of a half-layout head is channels (p, p + 8); frequency 10000^(-p/8).
+double omega(int p) { return std::pow(10000.0, -static_cast<double>(p) / kPairs); }
+
+// The reference: rotate each vector by its position with std::cos/std::sin, dot, scale, softmax.
+struct Reference {
+  double diagonal = 0, previous = 0, first = 0;
+};
+Reference reference_attention(const std::vector<float>& q, const std::vector<float>& k, int T, const std::vector<long long>& pos) {
+  auto rotate = [&](const float* x, long long p) {
+    std::vector<double> y(kD);
+    for (int j = 0; j < kPairs; ++j) {
+      const double c = std::cos(static_cast<double>(p) * omega(j)), s = std::sin(static_cast<double>(p) * omega(j));
+      y[static_cast<size_t>(j)] = c * x[j] - s * x[j + kPairs];
+      y[static_cast<size_t>(j + kPairs)] = s * x[j] + c * x[j + kPairs];
+    }
+    return y;
+  };
+  Reference r;
+  for (int i = 1; i < T; ++i) {
+    const std::vector<double> qi = rotate(&q[static_cast<size_t>(i * kD)], pos[static_cast<size_t>(i)]);
+    std::vector<double> logit(static_cast<size_t>(i + 1));
+    double top = -1e300;
+    for (int j = 0; j <= i; ++j) {
+      const std::vector<double> kj = rotate(&k[static_cast<size_t>(j * kD)], pos[static_cast<size_t>(j)]);
+      double dot = 0;
+      for (int c = 0; c < kD; ++c) dot += qi[static_cast<size_t>(c)] * kj[static_cast<size_t>(c)];
+      logit[static_cast<size_t>(j)] = dot / 4.0;  // 1/sqrt(16)
+      top = std::max(top, logit[static_cast<size_t>(j)]);
+    }
+    double sum = 0;
+    for (double& v : logit) sum += (v = std::exp(v - top));
+    r.diagonal += logit[static_cast<size_t>(i)] / sum;
+    r.previous += logit[static_cast<size_t>(i - 1)] / sum;
+    r.first += logit[0] / sum;
+  }
+  r.diagonal /= T - 1;
+  r.previous /= T - 1;
+  r.first /= T - 1;
+  return r;
+}
+
+// Deterministic pseudo-random floats in [-1, 1) (no std:: distributions).
+float noise(unsigned& state) {
+  state = state * 1664525u + 1013904223u;
+  return static_cast<float>(static_cast<double>(state >> 8) / 8388608.0 - 1.0);
+}
+
+struct Capture {
+  CaptureGeometry g{1, 1, 4, 2, 96, kD};
+  std::vector<float> q, k;
+  std::vector<long long> positions;
+  const float* q_head(int h) const { return &q[static_cast<size_t>(h * g.tokens * kD)]; }
+};
+
+// Head 0: diagonal (fast pairs, q = k); head 1: previous token (fast pairs, q turned back by one
+// token); heads 2, 3 on kv head 1: random content in the slowest pairs only.
+Capture usage_test_capture() {
+  Capture c;
+  const int T = static_cast<int>(c.g.tokens);
+  c.q.assign(static_cast<size_t>(4 * T * kD), 0.f);
+  c.k.assign(static_cast<size_t>(2 * T * kD), 0.f);
+  for (int t = 0; t < T; ++t) c.positions.push_back(3 + t);  // positions need not start at 0
+  unsigned state = 7;
+  for (int t = 0; t < T; ++t) {
+    for (int p = 0; p < 4; ++p) {  // fast pairs 0..3
+      c.k[static_cast<size_t>(t * kD + p)] = 3.f;
+      c.q[static_cast<size_t>((0 * T + t) * kD + p)] = 3.f;
+      c.q[static_cast<size_t>((1 * T + t) * kD + p)] = static_cast<float>(3 * std::cos(omega(p)));
+      c.q[static_cast<size_t>((1 * T + t) * kD + p + kPairs)] = static_cast<float>(-3 * std::sin(omega(p)));
+    }
+    for (int p = 6; p < 8; ++p)  // slow pairs 6, 7
+      for (int side : {0, kPairs}) {
+        c.k[static_cast<size_t>((T + t) * kD + p + side)] = noise(state);
+        for (int h : {2, 3}) c.q[static_cast<size_t>((h * T + t) * kD + p + side)] = 2 * noise(state);
+      }
+  }
+  return c;
+}
+
+TEST(Usage, AttentionMatchesADirectComputation) {
+  const Capture c = usage_test_capture();
+  auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+  UsageOptions o;
+  o.certify_breaks = false;
+  const UsageResult r = analyse_usage(usage_test_model(), *source, o);
+  ASSERT_EQ(r.layers.size(), 1u);
+  for (int h = 0; h < 4; ++h) {
+    const HeadUsage& hu = r.layers[0].heads[static_cast<size_t>(h)];
+    const int kv = h / 2;
+    EXPECT_EQ(hu.kv_head, kv);
+    const std::vector<float> q(c.q_head(h), c.q_head(h) + c.g.tokens * kD);
+    const std::vector<float> k(&c.k[static_cast<size_t>(kv * c.g.tokens * kD)], &c.k[static_cast<size_t>((kv + 1) * c.g.tokens * kD)]);
+    const Reference ref = reference_attention(q, k, static_cast<int>(c.g.tokens), c.positions);
+    // std::cos of p * omega in binary64 vs the kernel's turn-exact table: both within ~1e-13 of the
+    // true angle here (p < 100), so the means agree to ~1e-11 after the softmax.
+    EXPECT_NEAR(hu.diagonal, ref.diagonal, 1e-10) << "head " << h;
+    EXPECT_NEAR(hu.previous_token, ref.previous, 1e-10) << "head " << h;
+    EXPECT_NEAR(hu.first_token, ref.first, 1e-10) << "head " << h;
+    EXPECT_EQ(hu.rows, c.g.tokens - 1);
+  }
+  EXPECT_EQ(r.layers[0].heads[0].kind, "diagonal");
+  EXPECT_EQ(r.layers[0].heads[1].kind, "previous-token");
+  EXPECT_EQ(r.layers[0].heads[2].kind, "other");
+}
+
+TEST(Usage, SharesAndAblationsFollowTheBands) {
+  const Capture c = usage_test_capture();
+  auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+  UsageOptions o;
+  o.certify_breaks = false;
+  const UsageResult r = analyse_usage(usage_test_model(), *source, o);
+  const auto& heads = r.layers[0].heads;
+  // 8 rotating pairs: fast = pairs 0, 1; slow = pairs 6, 7.
+  ASSERT_TRUE(heads[0].high_frequency_share && heads[2].high_frequency_share);
+  EXPECT_NEAR(*heads[0].high_frequency_share, 0.5, 1e-12);  // pairs 0..3 equal: half on pairs 0, 1
+  EXPECT_EQ(*heads[2].high_frequency_share, 0.0);
+  // The content heads live on the slow pairs: removing the fast ones changes nothing...
+  EXPECT_LT(heads[2].fast_removed->tv, 1e-12);
+  EXPECT_EQ(heads[2].fast_removed->top1, 1.0);
+  // ... the positional heads on the fast ones: making the slow pairs position-free changes nothing.
+  EXPECT_LT(heads[0].slow_still->tv, 1e-12);
+  EXPECT_GT(heads[0].fast_removed->tv, 0.1);
+  EXPECT_EQ(r.ranking.positional, 2);
+  ASSERT_TRUE(r.ranking.auc);
+  EXPECT_EQ(*r.ranking.auc, 1.0);
+  EXPECT_EQ(*heads[0].share_rank, 1);
+}
+
+TEST(Usage, SameBytesForAnyThreadCount) {
+  const Capture c = usage_test_capture();
+  std::string first;
+  for (int threads : {1, 2, 3}) {
+    auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+    UsageOptions o;
+    o.threads = threads;
+    o.content_distance = 8;
+    o.break_limit = 1 << 16;
+    const std::string text = usage_json(analyse_usage(usage_test_model(), *source, o)).dump();
+    if (first.empty()) first = text;
+    EXPECT_EQ(text, first) << threads << " threads";
+  }
+}
+
+TEST(Usage, ContentHeadsGetACertifiedBreak) {
+  const Capture c = usage_test_capture();
+  auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+  UsageOptions o;
+  o.content_distance = 8;
+  o.break_limit = 1 << 16;
+  const UsageResult r = analyse_usage(usage_test_model(), *source, o);
+  const HeadUsage& h = r.layers[0].heads[2];
+  ASSERT_TRUE(h.breaking.has_value());
+  EXPECT_GE(h.breaking->key_distance, 8);
+  EXPECT_NE(h.breaking->outcome, "undecided") << h.breaking->method;
+  if (h.breaking->outcome == "found") EXPECT_NE(h.breaking->distance, h.breaking->key_distance);
+  EXPECT_EQ(h.breaking->span, 256);
+  EXPECT_FALSE(r.layers[0].heads[0].breaking.has_value());  // positional heads are not asked
+}
+
+TEST(Usage, RefusesACaptureThatDoesNotFitTheModel) {
+  const Capture c = usage_test_capture();
+  auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+  try {
+    analyse_usage(usage_test_model(2), *source, UsageOptions{});
+    FAIL() << "accepted a 1-layer capture for a 2-layer model";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.input(), "q");
+    EXPECT_NE(std::string(e.what()).find("2 layers"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ropecheck::usage

@@ -32,6 +32,7 @@
 #include "python/dlpack.h"
 #include "python/requests.h"
 #include "python/tensor_views.h"
+#include "python/usage_analysis.h"
 #include "spectrum/attention_factor.h"
 #include "spectrum/config.h"
 #include "spectrum/layout.h"
@@ -303,6 +304,7 @@ PYBIND11_MODULE(_core, m) {
   });
   m.def("plan", [](const py::dict& request, const std::optional<std::string>& layout) { return plan_info(plan_of(request, layout, 0)); });
   m.def("apply", &python::apply);
+  m.def("usage", &python::usage);
   m.def("kernel_readable", &kernel_readable);
   m.def("audit", &python::audit);
   m.def("claims", [] {

@@ -1,5 +1,7 @@
 #include "usage/head_attention.h"
 
+#include "usage/detail/score_product.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -49,14 +51,20 @@ void fill(RowMatrix& out, const std::vector<int>& which, const LayerPairs& lp, c
   }
 }
 
-// out = a[rows] * b[cols]^T, zero when the band is empty.
-void product(RowMatrix& out, const RowMatrix& a, Eigen::Index r0, Eigen::Index rn, const RowMatrix& b, Eigen::Index c0, Eigen::Index cn) {
-  if (a.cols() == 0) {
-    out.setZero(rn, cn);
-    return;
-  }
+// out = a[r0 .. r0 + rn) * keys[c0 .. c0 + cn)^T (detail/score_product.h; c0 a multiple of 8).
+void product(RowMatrix& out, const RowMatrix& a, Eigen::Index r0, Eigen::Index rn, const detail::PackedKeys& keys, Eigen::Index c0,
+             Eigen::Index cn, cpu::Path path) {
   out.resize(rn, cn);
-  out.noalias() = a.middleRows(r0, rn) * b.middleRows(c0, cn).transpose();
+  detail::score_block(path, a.data() + r0 * a.cols(), static_cast<long>(a.cols()), static_cast<long>(rn), keys, static_cast<long>(c0),
+                      static_cast<long>(cn), out.data(), static_cast<long>(cn));
+}
+
+struct PackedHead {
+  detail::PackedKeys fast, rest, slow, slow_still;
+};
+PackedHead pack(const RotatedHead& k) {
+  auto one = [](const RowMatrix& m) { return detail::pack_keys(m.data(), static_cast<long>(m.rows()), static_cast<long>(m.cols()), static_cast<long>(m.cols())); };
+  return {one(k.fast), one(k.rest), one(k.slow), one(k.slow_still)};
 }
 
 struct Row {
@@ -100,17 +108,20 @@ RotatedHead rotate_head(const LayerPairs& lp, const kernel::SinCosTable* table, 
 void accumulate_attention(const RotatedHead& q, const RotatedHead& k, const AttentionSettings& st, long long sequence, HeadAttention& into) {
   const Eigen::Index tokens = q.rest.rows();
   constexpr Eigen::Index kBlock = 128;
+  const cpu::Path path = cpu::default_path();
+  const PackedHead kp = pack(k);
   RowMatrix s_fast, s_rest, s_slow, s_still;
   Eigen::ArrayXd logits;
   Row base, slow_still, fast_removed;
   for (Eigen::Index i0 = 1; i0 < tokens; i0 += kBlock) {
     const Eigen::Index n = std::min(kBlock, tokens - i0);
-    const Eigen::Index c0 = st.window ? std::max<Eigen::Index>(0, i0 - static_cast<Eigen::Index>(*st.window) + 1) : 0;
+    // Keys from c0 (a multiple of 8 at or below the block's first key) to the block's last query.
+    const Eigen::Index c0 = (st.window ? std::max<Eigen::Index>(0, i0 - static_cast<Eigen::Index>(*st.window) + 1) : 0) / 8 * 8;
     const Eigen::Index cn = i0 + n - c0;
-    product(s_fast, q.fast, i0, n, k.fast, c0, cn);
-    product(s_rest, q.rest, i0, n, k.rest, c0, cn);
-    product(s_slow, q.slow, i0, n, k.slow, c0, cn);
-    product(s_still, q.slow_still, i0, n, k.slow_still, c0, cn);
+    product(s_fast, q.fast, i0, n, kp.fast, c0, cn, path);
+    product(s_rest, q.rest, i0, n, kp.rest, c0, cn, path);
+    product(s_slow, q.slow, i0, n, kp.slow, c0, cn, path);
+    product(s_still, q.slow_still, i0, n, kp.slow_still, c0, cn, path);
     for (Eigen::Index r = 0; r < n; ++r) {
       const Eigen::Index i = i0 + r;
       const Eigen::Index lo = st.window ? std::max<Eigen::Index>(0, i - static_cast<Eigen::Index>(*st.window) + 1) : 0;
@@ -152,9 +163,11 @@ RowMatrix attention_rows(const RotatedHead& q, const RotatedHead& k, const Atten
   RowMatrix out = RowMatrix::Zero(n, n);
   if (n == 0) return out;
   RowMatrix s_fast, s_rest, s_slow;
-  product(s_fast, q.fast, 0, n, k.fast, 0, n);
-  product(s_rest, q.rest, 0, n, k.rest, 0, n);
-  product(s_slow, q.slow, 0, n, k.slow, 0, n);
+  const cpu::Path path = cpu::default_path();
+  const PackedHead kp = pack(k);
+  product(s_fast, q.fast, 0, n, kp.fast, 0, n, path);
+  product(s_rest, q.rest, 0, n, kp.rest, 0, n, path);
+  product(s_slow, q.slow, 0, n, kp.slow, 0, n, path);
   Eigen::ArrayXd logits;
   Row row;
   for (Eigen::Index i = 0; i < n; ++i) {

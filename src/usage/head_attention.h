@@ -10,8 +10,10 @@
 // position values); row 0 attends to itself only.
 //
 // Arithmetic: binary64 throughout. The rotation uses the production kernel's table (cos and sin of
-// p g within 2^-50, scaled by a: kernel/sincos_table.h); scores are Eigen products of the rotated
-// vectors. Per score, |error| <= (D + 2) u sum_c |y_q,c y_k,c| + 2^-49 a^2 |q| |k| (u = 2^-53),
+// p g within 2^-50, scaled by a: kernel/sincos_table.h); scores are dot products of the rotated
+// vectors summed in channel order (detail/score_product.h: a scalar twin and an AVX2+FMA one,
+// chosen by the CPU path like the kernel's; they differ in the last bits, each gives the same bytes
+// for every thread count). Per score, |error| <= (D + 2) u sum_c |y_q,c y_k,c| + 2^-49 a^2 |q| |k| (u = 2^-53),
 // i.e. below 1e-13 * |q| |k| for head_dim <= 512, and a softmax weight moves by at most
 // ~2 max|score error| relatively: every mean reported (6 significant digits) is exact to ~1e-12
 // for logits up to 1e3. These are measurements on data, not certificates.

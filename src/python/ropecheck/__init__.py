@@ -8,6 +8,8 @@ audit of anyone's RoPE output, and the paper's claims as certificates.
     v = ropecheck.verify("thm-6.1")                         # certificates (ropecheck.claims() lists the ids)
 
 ropecheck.testing.check_rope fuzzes a RoPE implementation against the exact map (see its doc).
+ropecheck.usage(q, k, positions, model=...) measures how a trained model uses its RoPE on such a
+capture: frequency usage, positional heads, frequency ablations, certified breaking distances.
 ropecheck.capture records a torch model's queries and keys before the rotation and saves them as .npz
 (from_module, save, load; torch is imported only when from_module runs).
 
@@ -19,7 +21,7 @@ Bad input raises ropecheck.InputError (a ValueError) naming the parameter and th
 
 The package by concern: _arguments (checking every keyword against the library's names and
 limits), _spectra (models, spectrum, plan), _tensors (apply, apply_, bfloat16), _audit,
-_certificates (verify, claims), testing (check_rope), capture (from_module, save, load); _core is the
+_certificates (verify, claims), testing (check_rope), capture (from_module, save, load), _usage (usage); _core is the
 extension.
 """
 
@@ -29,6 +31,7 @@ from ._certificates import Bound, Certificate, Verification, claims, verify
 from ._errors import InputError
 from ._spectra import LayerType, Models, ModelSpectrum, Plan, Spectrum, models, plan, spectrum
 from ._tensors import BFloat16Tensor, apply, apply_, bfloat16
+from ._usage import Usage, usage
 
 __version__: str = _core.VERSION
 
@@ -38,4 +41,5 @@ __all__ = [
     "apply", "apply_", "bfloat16", "BFloat16Tensor",
     "audit", "Audit",
     "verify", "claims", "Verification", "Certificate", "Bound",
+    "usage", "Usage",
 ]

@@ -1,0 +1,110 @@
+"""How a trained model uses its RoPE: ``ropecheck usage`` on NumPy arrays (docs/usage.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Mapping
+
+from . import _arguments as args
+from . import _core
+from ._errors import InputError
+from ._results import deep_copy, from_json, json_field, kept_json
+from ._tensors import native_copy, positions_array
+
+
+@dataclasses.dataclass(frozen=True)
+class Usage:
+    """The usage analysis of one capture, as ``ropecheck usage`` computes it.
+
+    Every number is a measurement on the capture (its sample size is in ``capture``), not a
+    certificate; only a head's ``breaking`` distance is certified, for the captured vectors.
+    ``to_dict()`` is ``ropecheck usage --json`` (schema ropecheck-usage/1).
+
+    Attributes
+    ----------
+    model : str
+        The model the capture was analysed with.
+    capture : dict
+        Sequences, layers, heads, kv_heads, tokens, head_dim and the dtypes.
+    layers : tuple of dict
+        One per layer: ``layer_type``, ``q_norm`` and ``k_norm`` per pair, and ``heads``, each with
+        ``kind``, ``diagonal``, ``previous_token``, ``first_token``, ``high_frequency_share``, the two
+        ablations (``slow_still``, ``fast_removed``) and ``breaking``.
+    positional_ranking : dict
+        Section 5 measured: do the positional heads have the largest fast-quarter share (AUC, p-value).
+    """
+
+    model: str = json_field()
+    capture: Mapping[str, Any] = json_field()
+    layers: tuple[dict[str, Any], ...] = json_field(convert=tuple)
+    positional_ranking: Mapping[str, Any] = json_field()
+    _data: Mapping[str, Any] = kept_json()
+
+    def heads(self) -> list[dict[str, Any]]:
+        """Every head as one flat row: layer, head, kind, the three scores, share, ablations, break."""
+        rows = []
+        for layer in self.layers:
+            for h in layer["heads"]:
+                rows.append({"layer": layer["layer"], **{k: v for k, v in h.items() if k not in ("q_norm", "k_norm")}})
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """``ropecheck usage --json``."""
+        return deep_copy(self._data)
+
+    def __str__(self) -> str:
+        lines = [f"usage of {self.model}: {self.capture['description']} (measured, not a certificate)",
+                 "layer head kind            diag   prev   first  share"]
+        for r in self.heads():
+            share = "  -  " if r["high_frequency_share"] is None else f"{r['high_frequency_share']:.3f}"
+            lines.append(f"{r['layer']:5d} {r['head']:4d} {r['kind']:<14}  {r['diagonal']:.3f}  {r['previous_token']:.3f}"
+                         f"  {r['first_token']:.3f}  {share}")
+        lines.append("Section 5: " + str(self.positional_ranking["statement"]))
+        return "\n".join(lines)
+
+
+def _capture_array(x: Any, name: str) -> Any:
+    np = args.numpy()
+    a = np.asarray(x)
+    if a.dtype.kind != "f" or a.dtype.itemsize not in (2, 4):
+        raise InputError(name, "a float32 or float16 array", str(a.dtype))
+    if a.ndim != 5:
+        raise InputError(name, "an array of shape [sequences, layers, heads, tokens, head_dim]", f"{a.ndim} axes")
+    return native_copy(a)
+
+
+def usage(q: Any, k: Any, positions: Any, *, model: str, threads: int = 1, content_distance: int = 64,
+          break_limit: int = 2**20, certify_breaks: bool = True) -> Usage:
+    """Measure how a model uses its RoPE on captured pre-rotation queries and keys.
+
+    >>> import numpy as np, ropecheck
+    >>> q = np.zeros((1, 16, 32, 4, 64), np.float32); q[..., 0] = 1  # llama-3.2-1b: 16 layers, 32/8 heads, head_dim 64
+    >>> u = ropecheck.usage(q, q[:, :, :8], np.arange(4), model="llama-3.2-1b", certify_breaks=False)
+    >>> u.capture["heads"], u.layers[0]["heads"][0]["kind"]
+    (32, 'other')
+
+    Parameters
+    ----------
+    q : array, float32 or float16, [sequences, layers, heads, tokens, head_dim]
+        Queries after q_proj (and any q norm), before the rotation.
+    k : array, like q with kv_heads on axis 2
+        Keys, likewise; query head h reads kv head h // (heads // kv_heads).
+    positions : integers, [tokens] or [sequences, tokens]
+    model : str
+        A zoo name (``ropecheck.models()``) or a config.json path.
+    threads : int
+        Worker threads; the result does not depend on it.
+    content_distance : int
+        A head's content match is a row's winning key at least this many tokens back.
+    break_limit : int
+        Breaking distances are certified over [0, break_limit].
+    certify_breaks : bool
+        Whether to certify the breaking distance of each ``other`` head (Theorem 6.1).
+    """
+    qa = _capture_array(q, "q")
+    ka = _capture_array(k, "k")
+    text = _core.usage(qa, ka, positions_array(positions), args.text("model", model, "a zoo name or a config.json path"),
+                       args.threads(threads), args.integer("content_distance", content_distance, 1, 2**40),
+                       args.integer("break_limit", break_limit, 1, 2**40), bool(certify_breaks))
+    return from_json(Usage, json.loads(text))

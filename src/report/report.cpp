@@ -26,6 +26,7 @@
 #include "report/montecarlo_section.h"
 #include "report/run_info.h"
 #include "report/spectrum_section.h"
+#include "report/usage_section.h"
 
 namespace ropecheck::report {
 
@@ -58,7 +59,8 @@ const std::vector<std::pair<std::string, SectionFunction>>& sections() {
                                                                          {"spectrum", spectrum_section},
                                                                          {"kernel", kernel_section},
                                                                          {"adversarial", adversarial_section},
-                                                                         {"models", models_section}};
+                                                                         {"models", models_section},
+                                                                         {"usage", usage_section}};
   return list;
 }
 

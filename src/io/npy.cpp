@@ -253,7 +253,7 @@ NpyHeader parse_header(const unsigned char* bytes, std::size_t size, const std::
     throw InputError(input, "a .npy file in C order (fortran_order False; save np.ascontiguousarray(x))",
                      where + ": fortran_order True");
   const std::size_t size_of_item = item_size(h.dtype);
-  bool accepted = size_of_item > 0 && h.dtype[0] != '>' && !(numeric_only && h.dtype[1] == 'U');
+  bool accepted = size_of_item > 0 && h.dtype[0] != '>' && !(numeric_only && accepted_dtypes.empty() && h.dtype[1] == 'U');
   if (accepted && !accepted_dtypes.empty()) {
     accepted = false;
     for (const std::string& d : accepted_dtypes) accepted = accepted || d == h.dtype;

@@ -59,8 +59,9 @@ class CaptureSource {
   // Reuses block's buffers. Throws InputError for a NaN/inf value (naming the element, e.g.
   // "q[0, 3, 1, 17, 5]") or a read error (a CRC mismatch surfaces with the last block).
   virtual bool next(CaptureBlock& block) = 0;
-  // e.g. "toy.npz: 4 sequences x 3 layers x 4/2 heads x 256 tokens x 32, float32" (with
-  // "q float32, k float16" when the dtypes differ).
+  // e.g. "toy.npz: 4 sequences x 3 layers x 4/2 heads x 256 tokens x 32, float32": the path as
+  // given to open_capture ("memory" for memory_capture), with "q float32, k float16" when the
+  // dtypes differ.
   virtual std::string describe() const = 0;
 };
 

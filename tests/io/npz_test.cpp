@@ -12,7 +12,7 @@
 
 #include "io/input_error.h"
 #include "io/npy.h"
-#include "support/files.h"
+#include "../support/files.h"
 
 // Fixtures: tests/usage/data/*.npz, written by tests/usage/data/make_captures.py (its q_value is
 // mirrored here).

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "io/input_error.h"
-#include "support/files.h"
+#include "../support/files.h"
 
 // Fixtures: tests/usage/data/*.npz, written by tests/usage/data/make_captures.py, whose q_value and
 // k_value are mirrored here.

@@ -1,5 +1,6 @@
 #include "io/npy.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -35,18 +36,18 @@ std::string quoted_list(std::vector<std::string> items) {
   return or_list(items);
 }
 
-// Returns: the item size of a simple dtype descr such as "<f4", "|u1", "<i8"; 0 when `descr` is
-// not a byte order character, a kind among b i u f, and a byte count.
+// Returns: the item size of a simple dtype descr such as "<f4", "|u1", "<i8", "<U5" (4 bytes per
+// code point); 0 when `descr` is not a byte order character, a kind among b i u f U, and a count.
 std::size_t item_size(const std::string& descr) {
   if (descr.size() < 3) return 0;
   if (descr[0] != '<' && descr[0] != '>' && descr[0] != '|' && descr[0] != '=') return 0;
-  if (std::string("biuf").find(descr[1]) == std::string::npos) return 0;
+  if (std::string("biufU").find(descr[1]) == std::string::npos) return 0;
   std::size_t n = 0;
   for (std::size_t i = 2; i < descr.size(); ++i) {
-    if (descr[i] < '0' || descr[i] > '9' || n > 1000) return 0;
+    if (descr[i] < '0' || descr[i] > '9' || n > 1000000) return 0;
     n = n * 10 + static_cast<std::size_t>(descr[i] - '0');
   }
-  return n;
+  return descr[1] == 'U' ? 4 * n : n;
 }
 
 // A parser for the one Python literal NumPy writes as the header: a dict of 'descr' (a string),
@@ -203,69 +204,103 @@ std::int64_t NpyArray::elements() const {
   return n;
 }
 
-NpyArray read_npy(const std::string& path, const std::string& input, const std::vector<std::string>& accepted_dtypes) {
-  const std::string file = read_file(path, input);
+std::size_t npy_item_size(const std::string& dtype) { return item_size(dtype); }
+
+std::uint64_t npy_data_size(const NpyHeader& header) {
+  std::uint64_t n = item_size(header.dtype);
+  for (std::int64_t d : header.shape) n *= static_cast<std::uint64_t>(d);
+  return n;
+}
+
+std::size_t npy_prefix_size(const unsigned char* start, std::size_t size, const std::string& input, const std::string& where) {
   const std::string complete = "a complete .npy file";
-  if (file.size() < kMagicLen || file.compare(0, kMagicLen, kMagic, kMagicLen) != 0)
-    throw InputError(input, "a NumPy .npy file (starting with \\x93NUMPY)", path + ": not a .npy file");
-  if (file.size() < kMagicLen + 2)
-    throw InputError(input, complete, path + ": file is truncated inside the version bytes");
-  const int major = static_cast<unsigned char>(file[6]);
-  const int minor = static_cast<unsigned char>(file[7]);
+  if (size < kMagicLen || std::memcmp(start, kMagic, kMagicLen) != 0)
+    throw InputError(input, "a NumPy .npy file (starting with \\x93NUMPY)", where + ": not a .npy file");
+  if (size < kMagicLen + 2) throw InputError(input, complete, where + ": file is truncated inside the version bytes");
+  const int major = start[6];
+  const int minor = start[7];
   if ((major != 1 && major != 2 && major != 3) || minor != 0)
     throw InputError(input, "a .npy file of format version 1.0, 2.0 or 3.0",
-                     path + ": version " + std::to_string(major) + "." + std::to_string(minor));
+                     where + ": version " + std::to_string(major) + "." + std::to_string(minor));
   // Version 1.0 stores the header length in 2 bytes, 2.0 and 3.0 in 4 (3.0 only changes the
   // header's encoding from latin-1 to UTF-8, which the ASCII keys and values do not see).
   const std::size_t len_bytes = major == 1 ? 2 : 4;
   const std::size_t prefix = kMagicLen + 2 + len_bytes;
-  if (file.size() < prefix) throw InputError(input, complete, path + ": file is truncated inside the header length");
+  if (size < prefix) throw InputError(input, complete, where + ": file is truncated inside the header length");
   std::size_t header_len = 0;
-  for (std::size_t i = 0; i < len_bytes; ++i)
-    header_len |= static_cast<std::size_t>(static_cast<unsigned char>(file[kMagicLen + 2 + i])) << (8 * i);
-  if (file.size() < prefix + header_len)
-    throw InputError(input, complete,
-                     path + ": file is truncated: the header needs " + std::to_string(header_len) + " bytes, found " +
-                         std::to_string(file.size() - prefix));
-  const std::string header = file.substr(prefix, header_len);
+  for (std::size_t i = 0; i < len_bytes; ++i) header_len |= static_cast<std::size_t>(start[kMagicLen + 2 + i]) << (8 * i);
+  return prefix + header_len;
+}
 
-  NpyArray a;
+namespace {
+
+// parse_npy_header, and read_npy's stricter reading of an empty `accepted_dtypes` (numeric only).
+NpyHeader parse_header(const unsigned char* bytes, std::size_t size, const std::string& input, const std::string& where,
+                       const std::vector<std::string>& accepted_dtypes, bool numeric_only) {
+  const std::size_t total = npy_prefix_size(bytes, std::min<std::size_t>(size, 12), input, where);
+  const std::size_t prefix = bytes[6] == 1 ? kMagicLen + 4 : kMagicLen + 6;
+  if (size < total)
+    throw InputError(input, "a complete .npy file",
+                     where + ": file is truncated: the header needs " + std::to_string(total - prefix) + " bytes, found " +
+                         std::to_string(size - prefix));
+  const std::string text(reinterpret_cast<const char*>(bytes) + prefix, total - prefix);
+
+  NpyHeader h;
   bool fortran = false;
-  HeaderParser(header, input, path).parse(a.dtype, fortran, a.shape);
+  HeaderParser(text, input, where).parse(h.dtype, fortran, h.shape);
 
   if (fortran)
     throw InputError(input, "a .npy file in C order (fortran_order False; save np.ascontiguousarray(x))",
-                     path + ": fortran_order True");
-  const std::size_t size = item_size(a.dtype);
-  bool accepted = size > 0 && a.dtype[0] != '>';
+                     where + ": fortran_order True");
+  const std::size_t size_of_item = item_size(h.dtype);
+  bool accepted = size_of_item > 0 && h.dtype[0] != '>' && !(numeric_only && accepted_dtypes.empty() && h.dtype[1] == 'U');
   if (accepted && !accepted_dtypes.empty()) {
     accepted = false;
-    for (const std::string& d : accepted_dtypes) accepted = accepted || d == a.dtype;
+    for (const std::string& d : accepted_dtypes) accepted = accepted || d == h.dtype;
   }
   if (!accepted) {
-    const std::string what = accepted_dtypes.empty() ? "a little-endian numeric dtype such as '<f4'"
-                                                     : "dtype " + quoted_list(accepted_dtypes);
-    std::string got = path + ": dtype '" + a.dtype + "'";
-    if (!a.dtype.empty() && a.dtype[0] == '>') got += " (big-endian: save x.astype('<" + a.dtype.substr(1) + "') instead)";
+    const std::string what = !accepted_dtypes.empty() ? "dtype " + quoted_list(accepted_dtypes)
+                             : numeric_only          ? "a little-endian numeric dtype such as '<f4'"
+                                                     : "a little-endian numeric or '<U<n>' string dtype such as '<f4'";
+    std::string got = where + ": dtype '" + h.dtype + "'";
+    if (!h.dtype.empty() && h.dtype[0] == '>') got += " (big-endian: save x.astype('<" + h.dtype.substr(1) + "') instead)";
     throw InputError(input, "a little-endian .npy file of " + what, got);
   }
 
   // Elements and bytes, refusing sizes no file can have (and whose product would overflow).
   constexpr std::int64_t kMaxBytes = std::int64_t{1} << 62;
   std::int64_t elements = 1;
-  for (std::int64_t d : a.shape) {
-    if (d != 0 && elements > kMaxBytes / static_cast<std::int64_t>(size) / d)
-      throw InputError(input, "a .npy file of fewer than 2^62 bytes", path + ": shape " + shape_repr(a.shape));
+  for (std::int64_t d : h.shape) {
+    if (d != 0 && elements > kMaxBytes / static_cast<std::int64_t>(size_of_item) / d)
+      throw InputError(input, "a .npy file of fewer than 2^62 bytes", where + ": shape " + shape_repr(h.shape));
     elements *= d;
   }
-  const std::size_t needed = static_cast<std::size_t>(elements) * size;
-  const std::size_t found = file.size() - prefix - header_len;
+  return h;
+}
+
+}  // namespace
+
+NpyHeader parse_npy_header(const unsigned char* prefix, std::size_t size, const std::string& input, const std::string& where,
+                           const std::vector<std::string>& accepted_dtypes) {
+  return parse_header(prefix, size, input, where, accepted_dtypes, false);
+}
+
+NpyArray read_npy(const std::string& path, const std::string& input, const std::vector<std::string>& accepted_dtypes) {
+  const std::string file = read_file(path, input);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(file.data());
+  NpyHeader h = parse_header(bytes, file.size(), input, path, accepted_dtypes, true);
+  const std::size_t data_offset = npy_prefix_size(bytes, std::min<std::size_t>(file.size(), 12), input, path);
+  const std::size_t needed = static_cast<std::size_t>(npy_data_size(h));
+  const std::size_t found = file.size() - data_offset;
   if (found != needed)
-    throw InputError(input, complete,
+    throw InputError(input, "a complete .npy file",
                      path + ": file " + (found < needed ? "is truncated" : "has trailing bytes") + ": shape " +
-                         shape_repr(a.shape) + " needs " + std::to_string(needed) +
-                         " bytes of data, found " + std::to_string(found));
-  a.bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(prefix + header_len), file.end());
+                         shape_repr(h.shape) + " needs " + std::to_string(needed) + " bytes of data, found " +
+                         std::to_string(found));
+  NpyArray a;
+  a.dtype = std::move(h.dtype);
+  a.shape = std::move(h.shape);
+  a.bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(data_offset), file.end());
   return a;
 }
 

@@ -1,0 +1,84 @@
+// File: capture.h
+// Captures (issue 31): a trained model's pre-rotation queries and keys, as a NumPy .npz file
+// (np.savez or np.savez_compressed) or as arrays in memory (Python). Members:
+//   q          '<f4' or '<f2', shape [sequences, layers, heads, tokens, head_dim], C order
+//   k          '<f4' or '<f2' (may differ from q's), shape [sequences, layers, kv_heads, tokens, head_dim]
+//   positions  '<i8' or '<i4', shape [sequences, tokens] or [tokens] (the same for every sequence),
+//              each in [0, 2^40) (not required to increase)
+//   token_ids  optional, '<i8' or '<i4', shape [sequences, tokens] or [tokens]
+//   source     optional, a 0-d '<U<n>' string array: free text (provenance)
+// Every dimension is at least 1, heads a multiple of kv_heads, head_dim even. Any other member,
+// and every violation, is an InputError naming the input and the member ("--capture: member 'k'").
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ropecheck::usage {
+
+enum class CaptureDtype { f32, f16 };
+
+// Returns: "float32" or "float16".
+const char* capture_dtype_name(CaptureDtype dtype);
+// Returns: 4 or 2, the bytes of one element.
+std::size_t capture_dtype_size(CaptureDtype dtype);
+
+struct CaptureGeometry {
+  long long sequences = 0, layers = 0, heads = 0, kv_heads = 0, tokens = 0, head_dim = 0;
+};
+
+// One (sequence, layer): q [heads][tokens][head_dim] and k [kv_heads][tokens][head_dim] as raw
+// little-endian elements of their dtype (so a block costs what the file stores, not binary64).
+struct CaptureBlock {
+  long long sequence = 0, layer = 0;
+  long long heads = 0, kv_heads = 0, tokens = 0, head_dim = 0;
+  CaptureDtype q_dtype = CaptureDtype::f32, k_dtype = CaptureDtype::f32;
+  std::vector<unsigned char> q_bytes, k_bytes;
+
+  // Writes q[head][t][c] for t < tokens, c < head_dim as binary64 (exact for f16 and f32) to
+  // out[t*head_dim + c] (tokens*head_dim doubles). Throws std::out_of_range unless 0 <= head < heads.
+  void q_head(long long head, double* out) const;
+  // The same for k[kv_head]; throws std::out_of_range unless 0 <= kv_head < kv_heads.
+  void k_head(long long kv_head, double* out) const;
+};
+
+class CaptureSource {
+ public:
+  virtual ~CaptureSource() = default;
+  virtual const CaptureGeometry& geometry() const = 0;
+  virtual CaptureDtype q_dtype() const = 0;
+  virtual CaptureDtype k_dtype() const = 0;
+  // Returns: the positions of `sequence`'s tokens (tokens entries). Throws std::out_of_range
+  // unless 0 <= sequence < sequences.
+  virtual const std::vector<long long>& positions(long long sequence) const = 0;
+  virtual std::optional<std::string> source() const = 0;  // the `source` text, UTF-8
+  virtual bool has_token_ids() const = 0;
+  // The next block, sequence-major: (s0,l0), (s0,l1), ..., (s1,l0), ...; false after the last.
+  // Reuses block's buffers. Throws InputError for a NaN/inf value (naming the element, e.g.
+  // "q[0, 3, 1, 17, 5]") or a read error (a CRC mismatch surfaces with the last block).
+  virtual bool next(CaptureBlock& block) = 0;
+  // e.g. "toy.npz: 4 sequences x 3 layers x 4/2 heads x 256 tokens x 32, float32": the path as
+  // given to open_capture ("memory" for memory_capture), with "q float32, k float16" when the
+  // dtypes differ.
+  virtual std::string describe() const = 0;
+};
+
+// Opens and validates a capture file; reads q and k lazily, one block at a time, from two libzip
+// streams (peak memory: one block of q and k, plus positions), never the whole member. Throws
+// InputError naming `input` (the archive) or "<input>: member '<name>'": not a zip, corrupt or
+// truncated, a missing or unknown member, a wrong ndim, dtype or dimension, q and k disagreeing,
+// heads not a multiple of kv_heads, an odd head_dim, positions of the wrong length or outside
+// [0, 2^40), a member's data size not its header's, a source that is not a 0-d '<U<n>' string.
+std::unique_ptr<CaptureSource> open_capture(const std::string& path, const std::string& input = "--capture");
+
+// A capture in memory (Python: NumPy arrays), non-owning: q and k point to C-order arrays of the
+// geometry's shapes in their dtypes, and must outlive the source; positions has tokens or
+// sequences*tokens entries. Validates like open_capture, naming "q", "k" and "positions" (the
+// geometry's fields by the array they shape); NaN/inf values are found by next(), as for a file.
+std::unique_ptr<CaptureSource> memory_capture(const CaptureGeometry& g, CaptureDtype q_dtype, const void* q, CaptureDtype k_dtype,
+                                              const void* k, const std::vector<long long>& positions,
+                                              std::optional<std::string> source = std::nullopt);
+
+}  // namespace ropecheck::usage

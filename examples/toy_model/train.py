@@ -55,10 +55,8 @@ FILES = ("model.py", "task.py", "capture.py", "train.py")
 def set_determinism(threads=1):
     """One thread and deterministic kernels; call before any torch work."""
     torch.set_num_threads(threads)
-    try:
+    if torch.get_num_interop_threads() != threads:  # settable once, before inter-op work (else abort)
         torch.set_num_interop_threads(threads)
-    except RuntimeError:  # already set in this process
-        pass
     torch.use_deterministic_algorithms(True)
 
 

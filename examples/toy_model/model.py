@@ -28,7 +28,7 @@ import torch.nn.functional as F
 
 def make_config(vocab_size=128, hidden_size=128, num_hidden_layers=2, num_attention_heads=4,
                 num_key_value_heads=2, head_dim=32, intermediate_size=256,
-                max_position_embeddings=128, rope_theta=10000.0, rms_norm_eps=1e-5):
+                max_position_embeddings=64, rope_theta=10000.0, rms_norm_eps=1e-5):
     """The model's configuration, with transformers' LlamaConfig attribute names."""
     return SimpleNamespace(model_type="llama", vocab_size=vocab_size, hidden_size=hidden_size,
                            num_hidden_layers=num_hidden_layers, num_attention_heads=num_attention_heads,

@@ -1,7 +1,8 @@
 """The paper's Table 2 comparison on the toy induction task (an offline experiment, not a CI step).
 
 Trains every encoding of train.ENCODINGS with the same data, model size and steps for each seed
-(one train.py process per run, at most --jobs at once, one thread each), then writes
+(one train.py process per run, at most --jobs at once, one thread each; the runs in CAPTURED also
+write their capture and weights with train.py --capture --save-weights), then writes
 OUT/table2.md (mean and 95% t-interval across seeds, per-seed numbers), OUT/table2.json and
 OUT/table2.csv (raw per-run numbers) with the command, environment, wall times and sha256s.
 
@@ -30,6 +31,9 @@ T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8
 ORDER = ("nope", "rope", "rope-500k", "p-rope-0.25", "p-rope-0.75", "reversed-0.75")
 
 
+CAPTURED = (("rope", 0), ("p-rope-0.75", 0))  # runs that also write a capture and their weights
+
+
 def run_all(seeds, steps, work, jobs):
     """Runs the missing (encoding, seed) trainings; returns {(encoding, seed): wall seconds or None}."""
     os.makedirs(work, exist_ok=True)
@@ -41,7 +45,7 @@ def run_all(seeds, steps, work, jobs):
             e, s = pending.pop(0)
             log = open(os.path.join(work, f"{e}_seed{s}.log"), "w")
             cmd = [sys.executable, os.path.join(HERE, "train.py"), "--encoding", e, "--seed", str(s),
-                   "--steps", str(steps), "--out", work]
+                   "--steps", str(steps), "--out", work] + (["--capture", "--save-weights"] if (e, s) in CAPTURED else [])
             running.append((e, s, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), time.time(), log))
         time.sleep(1)
         for item in list(running):

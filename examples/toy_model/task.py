@@ -8,7 +8,8 @@ equals the current token and copies what followed it. Tokens of the first copy a
 (loss ln(vocab) at best), so the loss is taken only on targets after the first copy, excluding the
 first repeated token (targets at positions S+1 .. L-1 for segment length S).
 
-Training: length T = 2S (one segment, one copy). Held-out lengths L = m*T for m in 1, 2, 4, 8, two
+Training: length T; each sequence's segment length S is drawn from [8, T/2] and the segment is
+repeated to fill T tokens (make_train_batch). Held-out lengths L = m*T for m in 1, 2, 4, 8, two
 families (both from a fixed evaluation seed, the same for every run):
   "repeats":  the training segment length S, repeated L/S times (same copy distance, longer positions);
   "long":     one segment of L/2 tokens and one copy (copy distances up to L/2, beyond training).
@@ -31,6 +32,17 @@ def make_batch(generator, batch, segment, copies, vocab_size):
     mask = torch.zeros_like(ids, dtype=torch.bool)
     mask[:, segment + 1:] = True
     return ids, mask
+
+
+def make_train_batch(generator, batch, length, vocab_size, min_segment=8):
+    """A training batch: each sequence has its own segment length S in [min_segment, length/2],
+    repeated to fill `length` tokens, so that the copy distance varies and a fixed-offset positional
+    head cannot solve the task (with one fixed S the model learned "attend to i - S + 1" instead of
+    an induction circuit). Returns (input_ids, mask) as make_batch does."""
+    S = torch.randint(min_segment, length // 2 + 1, (batch, 1), generator=generator, dtype=torch.int64)
+    tokens = torch.randint(0, vocab_size, (batch, length), generator=generator, dtype=torch.int64)
+    t = torch.arange(length, dtype=torch.int64)[None]
+    return tokens.gather(1, t % S), t > S
 
 
 def masked_loss(logits, ids, mask):

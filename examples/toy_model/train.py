@@ -45,10 +45,10 @@ CONFIG_ROPE = {
     "p-rope-0.25": {"rope_type": "proportional", "rope_theta": 10000.0, "partial_rotary_factor": 0.25},
     "p-rope-0.75": {"rope_type": "proportional", "rope_theta": 10000.0, "partial_rotary_factor": 0.75},
 }
-FULL = dict(model=dict(), batch=16, steps=400, lr=3e-3, warmup=50)  # the committed runs' settings
+FULL = dict(model=dict(), batch=16, steps=600, lr=3e-3, warmup=50, min_segment=8)  # the committed runs' settings
 SMOKE = dict(model=dict(vocab_size=16, hidden_size=32, num_attention_heads=4, num_key_value_heads=2,
                         head_dim=8, intermediate_size=32, max_position_embeddings=16),
-             batch=4, steps=5, lr=3e-3, warmup=2)
+             batch=4, steps=5, lr=3e-3, warmup=2, min_segment=2)
 FILES = ("model.py", "task.py", "capture.py", "train.py")
 
 
@@ -111,7 +111,7 @@ def train(encoding, seed, settings=FULL, steps=None, log_every=50, log=print):
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
     curve, start = [], time.perf_counter()
     for step in range(steps):
-        ids, mask = task.make_batch(data, settings["batch"], T // 2, 1, config.vocab_size)
+        ids, mask = task.make_train_batch(data, settings["batch"], T, config.vocab_size, settings["min_segment"])
         loss, acc = task.masked_loss(model(ids), ids, mask)
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -131,7 +131,7 @@ def train(encoding, seed, settings=FULL, steps=None, log_every=50, log=print):
     return model, result
 
 
-def capture_inputs(config, sequences=4, multiplier=2):
+def capture_inputs(config, sequences=4, multiplier=4):
     """The capture's held-out sequences: the 'repeats' family at multiplier x the training length."""
     ids, _ = task.heldout_batch("repeats", multiplier, config.max_position_embeddings, config.vocab_size, sequences)
     return ids
@@ -168,7 +168,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--encoding", choices=sorted(ENCODINGS), default="rope")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--steps", type=int, default=None, help="default: 400 (5 with --smoke)")
+    p.add_argument("--steps", type=int, default=None, help="default: 600 (5 with --smoke)")
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--smoke", action="store_true", help="tiny model, a few steps")
     p.add_argument("--capture", action="store_true", help="write NAME.capture.npz of held-out sequences")

@@ -58,3 +58,15 @@ def test_same_seed_same_bytes(tmp_path):
     _, r1, b = _capture(tmp_path, 0)
     assert a["q"].tobytes() == b["q"].tobytes() and a["k"].tobytes() == b["k"].tobytes()
     assert r0["curve"] == r1["curve"]
+
+
+def test_agrees_with_ropecheck_capture(tmp_path):
+    """The example's hooks give the same bytes as ropecheck.capture.from_module, which reads the
+    example's .npz (skipped where the package predates ropecheck.capture)."""
+    rc_capture = pytest.importorskip("ropecheck.capture")
+    model, _, z = _capture(tmp_path, 1)
+    theirs = rc_capture.from_module(model, torch.from_numpy(z["token_ids"]))
+    assert theirs["q"].tobytes() == z["q"].tobytes() and theirs["k"].tobytes() == z["k"].tobytes()
+    assert (theirs["positions"] == z["positions"]).all()
+    loaded = rc_capture.load(next(tmp_path.glob("run1_rope/*.capture.npz")))
+    assert loaded["q"].shape == z["q"].shape and str(loaded["source"]) == str(z["source"])

@@ -56,6 +56,8 @@ def run_all(seeds, steps, work, jobs):
                 if proc.returncode != 0:
                     raise SystemExit(f"{e} seed {s} failed; see {log.name}")
                 walls[(e, s)] = time.time() - start
+                with open(os.path.join(work, f"{e}_seed{s}.wall.json"), "w") as f:
+                    json.dump({"wall_seconds": walls[(e, s)], "concurrent_jobs": jobs}, f)
                 print(f"done {e} seed {s} in {walls[(e, s)]:.0f} s", flush=True)
     return walls
 
@@ -66,14 +68,20 @@ def interval(values):
     return mean, T975[len(values) - 1] * statistics.stdev(values) / len(values) ** 0.5
 
 
-def collect(seeds, work, walls):
-    """The per-run raw rows, read back from WORK/*.result.json."""
+def wall_of(work, e, s):
+    """A run's wall seconds from its sidecar (written when it finished), or None."""
+    path = os.path.join(work, f"{e}_seed{s}.wall.json")
+    return json.load(open(path))["wall_seconds"] if os.path.exists(path) else None
+
+
+def collect(seeds, work):
+    """The per-run raw rows, read back from WORK/*.result.json and *.wall.json."""
     rows = []
     for e in ORDER:
         for s in seeds:
             r = json.load(open(os.path.join(work, f"{e}_seed{s}.result.json")))
             row = {"encoding": e, "seed": s, "steps": r["steps"], "final_train_loss": r["final_train_loss"],
-                   "train_seconds": r["train_seconds"], "wall_seconds": walls.get((e, s)),
+                   "train_seconds": r["train_seconds"], "wall_seconds": wall_of(work, e, s),
                    "previous_token_layer0_max": max(r["previous_token"][0])}
             for fam in task.FAMILIES:
                 for m in task.LENGTH_MULTIPLIERS:
@@ -83,12 +91,19 @@ def collect(seeds, work, walls):
     return rows, r["environment"], r["train_length"]
 
 
+def cell(value, key):
+    """A raw-table cell: losses to 4 decimals, seconds to whole seconds, missing as '-'."""
+    if value is None:
+        return "-"
+    return f"{value:.0f}" if key.endswith("seconds") else f"{value:.4f}"
+
+
 def markdown(rows, seeds, meta):
     """The Markdown report: one table per family (mean ± 95% half-width), then the raw numbers."""
     out = ["# Table 2 on the toy induction task", "",
            f"Command: `{meta['command']}`  ", f"torch {meta['environment']['torch']}, BLAS `{meta['environment']['blas']}`, "
            f"1 thread per run; seeds {seeds}; {meta['steps']} steps per run (batch 16, training length {meta['train_length']}); "
-           f"total wall {meta['total_wall_seconds']:.0f} s.  ",
+           f"{meta['jobs']} runs at a time, this invocation's wall {meta['total_wall_seconds_this_invocation']:.0f} s.  ",
            "Held-out next-token loss (nats, masked to targets after the first copy; task.py) at 1x-8x the training "
            f"length; mean ± half-width of the 95% Student t-interval over {len(seeds)} seeds (t with {len(seeds) - 1} df).", ""]
     for fam, what in (("repeats", "segment of T/2 tokens repeated (copy distance as in training)"),
@@ -101,10 +116,11 @@ def markdown(rows, seeds, meta):
             pt = interval([r["previous_token_layer0_max"] for r in mine])
             out.append(f"| {e} | " + " | ".join(f"{a:.3f} ± {h:.3f}" for a, h in cells) + f" | {pt[0]:.2f} ± {pt[1]:.2f} |")
         out.append("")
-    keys = ["final_train_loss"] + [f"{f}_{m}x_loss" for f in task.FAMILIES for m in task.LENGTH_MULTIPLIERS] + ["train_seconds"]
+    keys = (["final_train_loss", "previous_token_layer0_max"] + [f"{f}_{m}x_loss" for f in task.FAMILIES for m in task.LENGTH_MULTIPLIERS]
+            + ["train_seconds", "wall_seconds"])
     out += ["## Per-seed raw numbers", "", "| encoding | seed | " + " | ".join(keys) + " |", "|---" * (len(keys) + 2) + "|"]
     for r in rows:
-        out.append(f"| {r['encoding']} | {r['seed']} | " + " | ".join(f"{r[k]:.4f}" if "loss" in k else f"{r[k]:.0f}" for k in keys) + " |")
+        out.append(f"| {r['encoding']} | {r['seed']} | " + " | ".join(cell(r[k], k) for k in keys) + " |")
     out += ["", "sha256: " + ", ".join(f"`{k}` {v}" for k, v in meta["sha256"].items()), ""]
     return "\n".join(out)
 
@@ -120,11 +136,12 @@ def main():
     if len(a.seeds) < 2:
         raise SystemExit("need at least 2 seeds for an interval")
     start = time.time()
-    walls = run_all(a.seeds, a.steps, a.work, a.jobs)
-    rows, env, T = collect(a.seeds, a.work, walls)
+    run_all(a.seeds, a.steps, a.work, a.jobs)
+    rows, env, T = collect(a.seeds, a.work)
     files = train.FILES + ("table2.py",)
-    meta = {"command": "python3 examples/toy_model/table2.py " + " ".join(sys.argv[1:]), "environment": env,
-            "seeds": a.seeds, "steps": a.steps, "train_length": T, "total_wall_seconds": time.time() - start,
+    meta = {"command": " ".join([sys.executable] + sys.argv), "environment": env,
+            "seeds": a.seeds, "steps": a.steps, "train_length": T, "total_wall_seconds_this_invocation": time.time() - start,
+            "jobs": a.jobs,
             "interval": "95% two-sided Student t-interval over seeds: mean ± t_{0.975,n-1} * sd / sqrt(n)",
             "sha256": {f: hashlib.sha256(open(os.path.join(HERE, f), "rb").read()).hexdigest() for f in files}}
     os.makedirs(a.out, exist_ok=True)

@@ -83,8 +83,9 @@ MovedKeyBreak certify_moved_key_break(const MovedKey& m, long long max_distance)
   check_vector(m.runner_pass, m.query_pass.size(), "runner_pass");
   check_vector(m.query_pass, m.query_pass.size(), "query_pass");
   if (m.runner_distance < 0) throw InputError("runner_distance", "an integer >= 0", std::to_string(m.runner_distance));
-  if (max_distance < 0 || max_distance > (1LL << 40))
-    throw InputError("max_distance", "an integer in [0, 2^40]", std::to_string(max_distance));
+  if (m.from_distance < 0) throw InputError("from_distance", "an integer >= 0", std::to_string(m.from_distance));
+  if (max_distance < m.from_distance || max_distance > (1LL << 40))
+    throw InputError("max_distance", "an integer in [from_distance, 2^40]", std::to_string(max_distance));
 
   Head head;
   head.spectrum = m.spectrum;
@@ -104,7 +105,7 @@ MovedKeyBreak certify_moved_key_break(const MovedKey& m, long long max_distance)
   out.runner_activation = runner;
   unsigned top_bits = 0;
   constexpr long long kMpfiLimit = 4096;  // distances handed to MPFI before the pass gives up
-  for (long long t = 0; t <= max_distance; ++t) {
+  for (long long t = m.from_distance; t <= max_distance; ++t) {
     acts.at(t);
     // s = RN(a^ + P^), f = RN(s - a'^): |f - (a(t) - a')| <= E_t + e(P) + u|s| + u|f| + (a' error).
     const double s = acts.activation(0) + key_pass.value;

@@ -55,7 +55,8 @@ int UsageCommand::run() {
                 << brk << "\n";
     }
   std::cout << "Section 5: " << r.ranking.statement << "\n";
-  std::fprintf(stderr, "usage: analysed in %.1f s on %d thread(s)\n", r.seconds, o.threads);
+  std::cout.flush();
+  std::cerr << printf_string("usage: analysed in %.1f s on %d thread(s)\n", r.seconds, o.threads);
   if (json_out) atomic_write(*json_out, usage::usage_json(r).dump(2) + "\n", "--json");
   if (out_dir) {
     std::vector<report::AttentionPanel> panels = report::panels_to_draw(r);

@@ -19,11 +19,12 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string sample_note(const usage::UsageResult& r) {
-  return printf_string("measured on %lld sequence(s) x %lld tokens", r.geometry.sequences, r.geometry.tokens);
+  return printf_string("Measured on %lld sequence(s) x %lld tokens", r.geometry.sequences, r.geometry.tokens);
 }
 
+// A heat map of z over integer x in [0, nx) and y in [0, ny), cells centred on the integers.
 Figure heat_map(const std::string& name, const std::string& title, const std::string& caption, const std::string& csv,
-                const std::string& x, const std::string& y, const std::string& z) {
+                const std::string& x, const std::string& y, const std::string& z, long long nx, long long ny) {
   Figure f;
   f.name = name;
   f.title = title;
@@ -31,7 +32,8 @@ Figure heat_map(const std::string& name, const std::string& title, const std::st
   f.csv = csv;
   f.xlabel = x;
   f.ylabel = y;
-  f.settings = "set view map\nset palette defined (0 '#ffffff', 1 '#fdd49e', 2 '#fc8d59', 3 '#b30000')\nset cblabel '" + z + "'";
+  f.settings = "set view map\nset palette defined (0 '#ffffff', 1 '#fdd49e', 2 '#fc8d59', 3 '#b30000')\nset cblabel '" + z + "'\n" +
+               printf_string("set xrange [-0.5:%lld.5]\nset yrange [-0.5:%lld.5]", nx - 1, ny - 1) + (ny <= 40 ? "\nset ytics 1" : "");
   f.plot = "DATA using 1:2:3 with image notitle";
   return f;
 }
@@ -83,7 +85,8 @@ std::vector<Figure> usage_figures(const usage::UsageResult& r, const std::vector
     const std::string who = std::string(which) == "q" ? "queries" : "keys";
     figs.push_back(heat_map(std::string("usage-") + which + "-layers", "Mean norm of " + who + " per layer and pair (Fig. 3)",
                             "Pair 0 is the fastest rotary pair; pass-through pairs come last. " + note + ", every head.", csv.str(),
-                            "pair (fastest first)", "layer", "mean chunk norm"));
+                            "pair (fastest first)", "layer", "mean chunk norm", static_cast<long long>(r.layers.front().q_norm.size()),
+                            static_cast<long long>(r.layers.size())));
   }
   const int L = positional_layer(r);
   {
@@ -93,7 +96,8 @@ std::vector<Figure> usage_figures(const usage::UsageResult& r, const std::vector
       for (size_t p = 0; p < h.q_norm.size(); ++p) csv << p << ',' << h.head << ',' << printf_string("%.9g", h.q_norm[p]) << '\n';
     figs.push_back(heat_map("usage-heads-layer-" + std::to_string(L), "Query usage per head, layer " + std::to_string(L) + " (Fig. 4)",
                             "The layer with the most positional heads. " + note + ".", csv.str(), "pair (fastest first)", "head",
-                            "mean query chunk norm"));
+                            "mean query chunk norm", static_cast<long long>(r.layers[static_cast<size_t>(L)].heads.front().q_norm.size()),
+                            static_cast<long long>(r.layers[static_cast<size_t>(L)].heads.size())));
   }
   for (const AttentionPanel& p : panels) {
     const std::string stem = "usage-attention-" + p.kind;
@@ -103,8 +107,8 @@ std::vector<Figure> usage_figures(const usage::UsageResult& r, const std::vector
       for (Eigen::Index j = 0; j < p.map.cols(); ++j) csv << j << ',' << i << ',' << printf_string("%.6g", p.map(i, j)) << '\n';
     Figure f = heat_map(stem, "Attention of layer " + std::to_string(p.layer) + " head " + std::to_string(p.head) + ", a " + p.kind + " head (Fig. 5)",
                         "Sequence 0, first " + std::to_string(p.map.rows()) + " tokens; the model's exact RoPE, causal softmax.", csv.str(),
-                        "key token", "query token", "attention");
-    f.settings += "\nset yrange [] reverse";
+                        "key token", "query token", "attention", static_cast<long long>(p.map.cols()), static_cast<long long>(p.map.rows()));
+    f.settings += printf_string("\nset yrange [%lld.5:-0.5]", static_cast<long long>(p.map.rows()) - 1);
     figs.push_back(f);
     const usage::HeadUsage& h = r.layers[static_cast<size_t>(p.layer)].heads[static_cast<size_t>(p.head)];
     std::ostringstream bars;
@@ -137,7 +141,7 @@ std::vector<Figure> usage_figures(const usage::UsageResult& r, const std::vector
   a.csv = csv.str();
   a.xlabel = "head (layer, head)";
   a.ylabel = "mean TV distance";
-  a.settings = "set style fill solid 0.6 noborder\nset boxwidth 0.4\nset xtics rotate by 90 font ',8'\nset yrange [0:1]";
+  a.settings = "set style fill solid 0.6 noborder\nset boxwidth 0.4\nset xtics rotate by 90 right font ',8'\nset bmargin 7\nset yrange [0:1]";
   a.plot = "DATA using ($1-0.2):3 with boxes title 'slow quarter position-free (p-RoPE 0.75)', DATA using ($1+0.2):4:xtic(2) with boxes title 'fast quarter removed'";
   figs.push_back(a);
   return figs;

@@ -122,7 +122,8 @@ ContentBreak certify_break(const LayerPairs& lp, const HeadState& s, int head_di
   }
   (void)head_dim;
   mk.runner_distance = b.runner_distance;
-  const adversarial::MovedKeyBreak r = adversarial::certify_moved_key_break(mk, o.break_limit);
+  mk.from_distance = b.key_distance;
+  const adversarial::MovedKeyBreak r = adversarial::certify_moved_key_break(mk, std::max(o.break_limit, b.key_distance));
   b.outcome = adversarial::outcome_name(r.outcome);
   b.distance = r.distance;
   b.limit = r.max_distance;

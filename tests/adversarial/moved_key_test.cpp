@@ -96,3 +96,20 @@ TEST(MovedKey, RefusesBadVectors) {
 
 }  // namespace
 }  // namespace ropecheck::adversarial
+
+namespace ropecheck::adversarial {
+namespace {
+
+// Moved back from where it is: cos t < 0.5 first at t = 2, but from t = 5 on (cos 5 = 0.28) it is
+// already losing; from 6 (cos 6 = 0.96) the next loss is at 8 (cos 7 = 0.75, cos 8 = -0.15).
+TEST(MovedKey, SearchesFromTheKeysOwnDistance) {
+  MovedKey m = cosine_against(0.5);
+  m.from_distance = 6;
+  const MovedKeyBreak b = certify_moved_key_break(m, 100);
+  EXPECT_EQ(b.outcome, MovedKeyBreak::Outcome::found);
+  EXPECT_EQ(b.distance, 8);
+  EXPECT_THROW(certify_moved_key_break(m, 5), InputError);  // max_distance below from_distance
+}
+
+}  // namespace
+}  // namespace ropecheck::adversarial

@@ -1,0 +1,80 @@
+"""ropecheck.usage: the same JSON as `ropecheck usage --json`, bad input named by parameter, and the
+attention it measures equal to the one the example model itself computes (examples/toy_model: the
+committed rope capture re-run through the model's own torch forward pass with its weights)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ropecheck
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+EXAMPLE = os.path.join(ROOT, "examples", "toy_model")
+CAPTURE = os.path.join(EXAMPLE, "captures", "rope_seed0.capture.npz")
+CONFIG = os.path.join(EXAMPLE, "captures", "rope_seed0.config.json")
+
+
+def _arrays():
+    with np.load(CAPTURE) as z:
+        return z["q"], z["k"], z["positions"], z["token_ids"]
+
+
+def test_python_and_cli_give_the_same_json(tmp_path):
+    q, k, positions, _ = _arrays()
+    u = ropecheck.usage(q, k, positions, model=CONFIG, threads=2)
+    out = tmp_path / "usage.json"
+    subprocess.run([os.environ["ROPECHECK_CLI"], "usage", "--model", CONFIG, "--capture", CAPTURE, "--json", str(out)],
+                   check=True, capture_output=True)
+    cli = json.loads(out.read_text())
+    mine = u.to_dict()
+    # The capture's description names where it came from: the file for the CLI, memory for Python.
+    assert cli["capture"].pop("description").startswith(CAPTURE)
+    assert mine["capture"].pop("description").startswith("memory")
+    assert mine == cli
+
+
+def test_attention_equals_the_models_own(tmp_path):
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, os.path.abspath(EXAMPLE))
+    import model as toy  # noqa: E402
+    cfg = json.loads(open(CONFIG).read())
+    q, k, positions, token_ids = _arrays()
+    spectrum = ropecheck.spectrum(dim=cfg["head_dim"], theta=str(cfg["rope_theta"]))
+    config = toy.make_config(vocab_size=cfg["vocab_size"], max_position_embeddings=cfg["max_position_embeddings"])
+    net = toy.ToyLlama(config, np.asarray(spectrum.frequencies, dtype=np.float32))
+    net.load_state_dict(torch.load(CAPTURE.replace(".capture.npz", ".weights.pt")))
+    for layer in net.model.layers:
+        layer.self_attn.keep_weights = True
+    with torch.no_grad():
+        net(torch.as_tensor(token_ids), torch.as_tensor(positions))
+    u = ropecheck.usage(q, k, positions, model=CONFIG, certify_breaks=False)
+    for layer, layer_usage in zip(net.model.layers, u.layers):
+        w = layer.self_attn.last_weights.double().numpy()  # [sequences, heads, tokens, tokens]
+        rows = np.arange(1, w.shape[-1])
+        for h, head in enumerate(layer_usage["heads"]):
+            # torch computes in float32 (angles float32(p) * inv_freq, products and softmax in
+            # float32); ropecheck in binary64 from the exact frequencies: the means differ by the
+            # float32 model's own error, ~1e-4 here, far above ropecheck's ~1e-12.
+            assert head["diagonal"] == pytest.approx(w[:, h, rows, rows].mean(), abs=2e-3)
+            assert head["previous_token"] == pytest.approx(w[:, h, rows, rows - 1].mean(), abs=2e-3)
+            assert head["first_token"] == pytest.approx(w[:, h, rows, 0].mean(), abs=2e-3)
+
+
+def test_bad_input_names_the_parameter():
+    q, k, positions, _ = _arrays()
+    with pytest.raises(ropecheck.InputError, match="q"):
+        ropecheck.usage(q.astype(np.float64), k, positions, model=CONFIG)
+    with pytest.raises(ropecheck.InputError, match="positions"):
+        ropecheck.usage(q, k, positions[:, :-1], model=CONFIG)
+    bad = q.copy()
+    bad[0, 1, 2, 3, 4] = np.nan
+    with pytest.raises(ropecheck.InputError, match=r"q\[0, 1, 2, 3, 4\]"):
+        ropecheck.usage(bad, k, positions, model=CONFIG)
+    with pytest.raises(ropecheck.InputError, match="threads"):
+        ropecheck.usage(q, k, positions, model=CONFIG, threads=0)
+    with pytest.raises(ropecheck.InputError, match="layers"):
+        ropecheck.usage(q[:, :1], k[:, :1], positions, model=CONFIG)

@@ -101,6 +101,17 @@ def usage(q: Any, k: Any, positions: Any, *, model: str, threads: int = 1, conte
         Breaking distances are certified over [0, break_limit].
     certify_breaks : bool
         Whether to certify the breaking distance of each ``other`` head (Theorem 6.1).
+
+    Returns
+    -------
+    Usage
+        The measurements; ``to_dict()`` is ``ropecheck usage --json``.
+
+    Raises
+    ------
+    InputError
+        Naming the parameter: a wrong dtype or shape, NaN or infinite values (the element is
+        named), a capture that does not fit the model (layers, heads, kv heads, head_dim).
     """
     qa = _capture_array(q, "q")
     ka = _capture_array(k, "k")

@@ -6,7 +6,7 @@
 // case), layer_mb (one layer's q and k as stored). The attention is O(tokens^2) per head, so the
 // rows at 1024 and 2048 tokens show the scaling.
 //
-//   build/bench/ropecheck_usage_bench --benchmark_filter='usage/4096/2$' --benchmark_out=usage.json --benchmark_out_format=json
+//   build/bench/ropecheck_usage_bench --benchmark_filter='usage/4096/2/' --benchmark_out=usage.json --benchmark_out_format=json
 //
 // The capture is made once per token count by bench/make_usage_capture.py (NumPy) under
 // $ROPECHECK_BENCH_DIR (default /tmp), and reused.

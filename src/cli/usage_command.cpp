@@ -1,10 +1,12 @@
 #include "cli/usage_command.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/flags.h"
 #include "io/atomic_write.h"
+#include "io/input_error.h"
 #include "io/printf_string.h"
 #include "report/usage_figures.h"
 #include "spectrum/model_zoo.h"
@@ -33,6 +35,7 @@ int UsageCommand::run() {
   if (content_distance) o.content_distance = parse_integer("--content-distance", *content_distance, 1, 1LL << 40);
   if (break_limit) o.break_limit = parse_integer("--break-limit", *break_limit, 1, 1LL << 40);
   o.certify_breaks = !no_breaks;
+  if (out_dir && std::filesystem::exists(*out_dir)) throw InputError("--out", "a directory that does not exist yet", *out_dir);
   const ModelDescription m = load_model(model);
   const usage::UsageResult r = [&] {
     auto source = usage::open_capture(capture, "--capture");
@@ -57,7 +60,6 @@ int UsageCommand::run() {
   std::cout << "Section 5: " << r.ranking.statement << "\n";
   std::cout.flush();
   std::cerr << printf_string("usage: analysed in %.1f s on %d thread(s)\n", r.seconds, o.threads);
-  if (json_out) atomic_write(*json_out, usage::usage_json(r).dump(2) + "\n", "--json");
   if (out_dir) {
     std::vector<report::AttentionPanel> panels = report::panels_to_draw(r);
     for (report::AttentionPanel& p : panels) {
@@ -66,6 +68,7 @@ int UsageCommand::run() {
     }
     report::write_usage_directory(*out_dir, r, panels);
   }
+  if (json_out) atomic_write(*json_out, usage::usage_json(r).dump(2) + "\n", "--json");
   return 0;
 }
 

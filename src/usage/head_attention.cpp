@@ -1,7 +1,5 @@
 #include "usage/head_attention.h"
 
-#include "usage/detail/score_product.h"
-
 #include <algorithm>
 #include <cmath>
 
@@ -51,34 +49,21 @@ void fill(RowMatrix& out, const std::vector<int>& which, const LayerPairs& lp, c
   }
 }
 
-// out = a[r0 .. r0 + rn) * keys[c0 .. c0 + cn)^T (detail/score_product.h; c0 a multiple of 8).
+// out's rows [0, rn), columns [0, cn) = a[r0 .. r0 + rn) * keys[c0 .. c0 + cn)^T (detail/score_product.h;
+// c0 a multiple of 8). `out` is allocated once per head (rows >= rn, columns >= cn): no allocation per block.
 void product(RowMatrix& out, const RowMatrix& a, Eigen::Index r0, Eigen::Index rn, const detail::PackedKeys& keys, Eigen::Index c0,
              Eigen::Index cn, cpu::Path path) {
-  out.resize(rn, cn);
   detail::score_block(path, a.data() + r0 * a.cols(), static_cast<long>(a.cols()), static_cast<long>(rn), keys, static_cast<long>(c0),
-                      static_cast<long>(cn), out.data(), static_cast<long>(cn));
+                      static_cast<long>(cn), out.data(), static_cast<long>(out.cols()));
 }
 
-struct PackedHead {
-  detail::PackedKeys fast, rest, slow, slow_still;
-};
-PackedHead pack(const RotatedHead& k) {
-  auto one = [](const RowMatrix& m) { return detail::pack_keys(m.data(), static_cast<long>(m.rows()), static_cast<long>(m.cols()), static_cast<long>(m.cols())); };
-  return {one(k.fast), one(k.rest), one(k.slow), one(k.slow_still)};
-}
-
-struct Row {
-  Eigen::ArrayXd p;
-  Eigen::Index top = 0;
-};
-
-// Softmax of scale * logits (softcapped) into r.p; r.top = the first argmax.
-void softmax(const Eigen::ArrayXd& logits, const AttentionSettings& st, Row& r) {
-  r.p = logits * st.scale;
-  if (st.softcap) r.p = *st.softcap * (r.p / *st.softcap).tanh();
-  const double m = r.p.maxCoeff(&r.top);
-  r.p = (r.p - m).exp();
-  r.p /= r.p.sum();
+// In place: logits -> softmax of scale * logits (softcapped); top = the first argmax.
+void softmax(Eigen::Ref<Eigen::ArrayXd> p, const AttentionSettings& st, Eigen::Index& top) {
+  p *= st.scale;
+  if (st.softcap) p = *st.softcap * (p / *st.softcap).tanh();
+  const double m = p.maxCoeff(&top);
+  p = (p - m).exp();
+  p /= p.sum();
 }
 
 }  // namespace
@@ -95,24 +80,36 @@ void HeadAttention::add(const HeadAttention& o) {
   if (o.match.weight > match.weight) match = o.match;
 }
 
-RotatedHead rotate_head(const LayerPairs& lp, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim) {
+void rotate_head(const LayerPairs& lp, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim, RotatedHead& h) {
   const BandColumns b = band_columns(lp);
-  RotatedHead h;
   fill(h.fast, b.fast, lp, table, x, tokens, head_dim, false);
   fill(h.rest, b.rest, lp, table, x, tokens, head_dim, false);
   fill(h.slow, b.slow, lp, table, x, tokens, head_dim, false);
   fill(h.slow_still, b.slow, lp, table, x, tokens, head_dim, true);
+}
+
+RotatedHead rotate_head(const LayerPairs& lp, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim) {
+  RotatedHead h;
+  rotate_head(lp, table, x, tokens, head_dim, h);
   return h;
 }
 
-void accumulate_attention(const RotatedHead& q, const RotatedHead& k, const AttentionSettings& st, long long sequence, HeadAttention& into) {
+KeyPanels prepare_keys(const RotatedHead& k) {
+  auto one = [](const RowMatrix& m) { return detail::pack_keys(m.data(), static_cast<long>(m.rows()), static_cast<long>(m.cols()), static_cast<long>(m.cols())); };
+  return {one(k.fast), one(k.rest), one(k.slow), one(k.slow_still)};
+}
+
+void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const AttentionSettings& st, long long sequence, HeadAttention& into,
+                          AttentionWorkspace& ws) {
   const Eigen::Index tokens = q.rest.rows();
   constexpr Eigen::Index kBlock = 128;
   const cpu::Path path = cpu::default_path();
-  const PackedHead kp = pack(k);
-  RowMatrix s_fast, s_rest, s_slow, s_still;
-  Eigen::ArrayXd logits;
-  Row base, slow_still, fast_removed;
+  for (RowMatrix* m : {&ws.s_fast, &ws.s_rest, &ws.s_slow, &ws.s_still})
+    if (m->rows() < kBlock || m->cols() < tokens) m->resize(kBlock, tokens);
+  for (Eigen::ArrayXd* a : {&ws.base, &ws.slow_still, &ws.fast_removed})
+    if (a->size() < tokens) a->resize(tokens);
+  RowMatrix &s_fast = ws.s_fast, &s_rest = ws.s_rest, &s_slow = ws.s_slow, &s_still = ws.s_still;
+  Eigen::ArrayXd &base_buf = ws.base, &still_buf = ws.slow_still, &removed_buf = ws.fast_removed;
   for (Eigen::Index i0 = 1; i0 < tokens; i0 += kBlock) {
     const Eigen::Index n = std::min(kBlock, tokens - i0);
     // Keys from c0 (a multiple of 8 at or below the block's first key) to the block's last query.
@@ -126,33 +123,36 @@ void accumulate_attention(const RotatedHead& q, const RotatedHead& k, const Atte
       const Eigen::Index i = i0 + r;
       const Eigen::Index lo = st.window ? std::max<Eigen::Index>(0, i - static_cast<Eigen::Index>(*st.window) + 1) : 0;
       const Eigen::Index off = lo - c0, len = i - lo + 1;
-      const auto f = s_fast.row(r).segment(off, len).array();
-      const auto m = s_rest.row(r).segment(off, len).array();
-      const auto w = s_slow.row(r).segment(off, len).array();
-      const auto z = s_still.row(r).segment(off, len).array();
-      logits = f + m + w;
-      softmax(logits, st, base);
-      const Eigen::Index winner = base.top;
+      const auto f = s_fast.row(r).segment(off, len).array().transpose();
+      const auto m = s_rest.row(r).segment(off, len).array().transpose();
+      const auto w = s_slow.row(r).segment(off, len).array().transpose();
+      const auto z = s_still.row(r).segment(off, len).array().transpose();
+      auto base = base_buf.head(len);
+      auto slow_still = still_buf.head(len);
+      auto fast_removed = removed_buf.head(len);
+      base = f + m + w;
+      slow_still = f + m + z;
+      fast_removed = m + w;
       // The runner-up: the highest score of the row other than the winner (first on ties).
-      Eigen::Index runner = -1;
+      Eigen::Index winner = 0, runner = -1, top_still = 0, top_removed = 0;
+      base.maxCoeff(&winner);
       for (Eigen::Index j = 0; j < len; ++j)
-        if (j != winner && (runner < 0 || logits[j] > logits[runner])) runner = j;
-      logits = f + m + z;
-      softmax(logits, st, slow_still);
-      logits = m + w;
-      softmax(logits, st, fast_removed);
+        if (j != winner && (runner < 0 || base[j] > base[runner])) runner = j;
+      softmax(base, st, winner);
+      softmax(slow_still, st, top_still);
+      softmax(fast_removed, st, top_removed);
 
       into.rows += 1;
-      into.diagonal += base.p[len - 1];
-      if (i - 1 >= lo) into.previous += base.p[len - 2];
-      if (lo == 0) into.first += base.p[0];
-      into.tv_slow_still += 0.5 * (base.p - slow_still.p).abs().sum();
-      into.tv_fast_removed += 0.5 * (base.p - fast_removed.p).abs().sum();
-      into.top1_slow_still += slow_still.top == winner;
-      into.top1_fast_removed += fast_removed.top == winner;
+      into.diagonal += base[len - 1];
+      if (i - 1 >= lo) into.previous += base[len - 2];
+      if (lo == 0) into.first += base[0];
+      into.tv_slow_still += 0.5 * (base - slow_still).abs().sum();
+      into.tv_fast_removed += 0.5 * (base - fast_removed).abs().sum();
+      into.top1_slow_still += top_still == winner;
+      into.top1_fast_removed += top_removed == winner;
       const long long distance = static_cast<long long>(len - 1 - winner);
-      if (distance >= st.content_distance && runner >= 0 && base.p[winner] > into.match.weight)
-        into.match = {base.p[winner], sequence, static_cast<long long>(i), static_cast<long long>(lo + winner),
+      if (distance >= st.content_distance && runner >= 0 && base[winner] > into.match.weight)
+        into.match = {base[winner], sequence, static_cast<long long>(i), static_cast<long long>(lo + winner),
                       static_cast<long long>(lo + runner)};
     }
   }
@@ -162,20 +162,21 @@ RowMatrix attention_rows(const RotatedHead& q, const RotatedHead& k, const Atten
   const Eigen::Index n = std::min<Eigen::Index>(q.rest.rows(), static_cast<Eigen::Index>(limit));
   RowMatrix out = RowMatrix::Zero(n, n);
   if (n == 0) return out;
-  RowMatrix s_fast, s_rest, s_slow;
   const cpu::Path path = cpu::default_path();
-  const PackedHead kp = pack(k);
+  const KeyPanels kp = prepare_keys(k);
+  RowMatrix s_fast(n, n), s_rest(n, n), s_slow(n, n);
   product(s_fast, q.fast, 0, n, kp.fast, 0, n, path);
   product(s_rest, q.rest, 0, n, kp.rest, 0, n, path);
   product(s_slow, q.slow, 0, n, kp.slow, 0, n, path);
-  Eigen::ArrayXd logits;
-  Row row;
+  Eigen::ArrayXd row(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const Eigen::Index lo = st.window ? std::max<Eigen::Index>(0, i - static_cast<Eigen::Index>(*st.window) + 1) : 0;
     const Eigen::Index len = i - lo + 1;
-    logits = s_fast.row(i).segment(lo, len).array() + s_rest.row(i).segment(lo, len).array() + s_slow.row(i).segment(lo, len).array();
-    softmax(logits, st, row);
-    out.row(i).segment(lo, len) = row.p.matrix().transpose();
+    auto p = row.head(len);
+    p = (s_fast.row(i).segment(lo, len) + s_rest.row(i).segment(lo, len) + s_slow.row(i).segment(lo, len)).array().transpose();
+    Eigen::Index top = 0;
+    softmax(p, st, top);
+    out.row(i).segment(lo, len) = p.matrix().transpose();
   }
   return out;
 }

@@ -11,9 +11,8 @@
 //
 // Arithmetic: binary64 throughout. The rotation uses the production kernel's table (cos and sin of
 // p g within 2^-50, scaled by a: kernel/sincos_table.h); scores are dot products of the rotated
-// vectors summed in channel order (detail/score_product.h: a scalar twin and an AVX2+FMA one,
-// chosen by the CPU path like the kernel's; they differ in the last bits, each gives the same bytes
-// for every thread count). Per score, |error| <= (D + 2) u sum_c |y_q,c y_k,c| + 2^-49 a^2 |q| |k| (u = 2^-53),
+// vectors, fused multiply-adds in channel order (detail/score_product.h: a scalar twin and an
+// AVX2+FMA one, chosen by the CPU path like the kernel's, bit-identical). Per score, |error| <= (D + 2) u sum_c |y_q,c y_k,c| + 2^-49 a^2 |q| |k| (u = 2^-53),
 // i.e. below 1e-13 * |q| |k| for head_dim <= 512, and a softmax weight moves by at most
 // ~2 max|score error| relatively: every mean reported (6 significant digits) is exact to ~1e-12
 // for logits up to 1e3. These are measurements on data, not certificates.
@@ -24,6 +23,7 @@
 #include <Eigen/Dense>
 
 #include "kernel/sincos_table.h"
+#include "usage/detail/score_product.h"
 #include "usage/layer_pairs.h"
 
 namespace ropecheck::usage {
@@ -38,9 +38,22 @@ struct RotatedHead {
   RowMatrix slow_still;  // slow pairs unrotated, scaled by a (p-RoPE's frequency 0)
 };
 
-// Returns: x (tokens x head_dim, row-major) rotated. `table`: the layer type's plan at this
-// sequence's positions (unused, may be null, for a layer without RoPE).
+// Writes x (tokens x head_dim, row-major) rotated into `out` (reusing its storage). `table`: the
+// layer type's plan at this sequence's positions (unused, may be null, for a layer without RoPE).
+void rotate_head(const LayerPairs& pairs, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim, RotatedHead& out);
 RotatedHead rotate_head(const LayerPairs& pairs, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim);
+
+// A rotated key head packed for the score products, once per kv head (shared by its query heads).
+struct KeyPanels {
+  detail::PackedKeys fast, rest, slow, slow_still;
+};
+KeyPanels prepare_keys(const RotatedHead& k);
+
+// One worker's buffers, reused from head to head (no allocation per head or per block).
+struct AttentionWorkspace {
+  RowMatrix s_fast, s_rest, s_slow, s_still;  // 128 query rows x tokens
+  Eigen::ArrayXd base, slow_still, fast_removed;
+};
 
 struct AttentionSettings {
   double scale = 1;                  // the model's (AttentionShape::scale)
@@ -66,8 +79,8 @@ struct HeadAttention {
 };
 
 // Adds the rows i >= 1 of one sequence. q and k: the rotated query head and its kv head.
-void accumulate_attention(const RotatedHead& q, const RotatedHead& k, const AttentionSettings& settings, long long sequence,
-                          HeadAttention& into);
+void accumulate_attention(const RotatedHead& q, const KeyPanels& k, const AttentionSettings& settings, long long sequence,
+                          HeadAttention& into, AttentionWorkspace& workspace);
 
 // Returns: the base attention of the first `limit` query tokens (rows) over keys [0, limit): row
 // i holds the softmax over keys j <= i (the window applied), zeros above the diagonal. For figures.

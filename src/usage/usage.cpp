@@ -56,18 +56,22 @@ struct HeadState {
   std::vector<long long> match_positions;          // query, key, runner positions
 };
 
+// Chunk norms as sqrt(a^2 + b^2) (within 2 ulp; no overflow for values from float32 or float16),
+// summed over tokens in order.
 void add_norms(const LayerPairs& lp, const double* x, long long tokens, int head_dim, std::vector<double>& sums) {
   sums.resize(lp.pairs.size(), 0.0);
   for (long long t = 0; t < tokens; ++t)
-    for (size_t p = 0; p < lp.pairs.size(); ++p)
-      sums[p] += std::hypot(x[t * head_dim + lp.pairs[p].first], x[t * head_dim + lp.pairs[p].second]);
+    for (size_t p = 0; p < lp.pairs.size(); ++p) {
+      const double a = x[t * head_dim + lp.pairs[p].first], b = x[t * head_dim + lp.pairs[p].second];
+      sums[p] += std::sqrt(a * a + b * b);
+    }
 }
 
-// Runs f(i) for i in [0, n) on `threads` threads, each taking every threads-th index.
+// Runs f(i, worker) for i in [0, n) on `threads` threads, worker t taking every threads-th index.
 template <class F>
 void for_each_index(int n, int threads, F&& f) {
   if (threads <= 1 || n <= 1) {
-    for (int i = 0; i < n; ++i) f(i);
+    for (int i = 0; i < n; ++i) f(i, 0);
     return;
   }
   std::vector<std::thread> pool;
@@ -76,7 +80,7 @@ void for_each_index(int n, int threads, F&& f) {
   for (int t = 0; t < std::min(threads, n); ++t)
     pool.emplace_back([&, t] {
       try {
-        for (int i = t; i < n; i += threads) f(i);
+        for (int i = t; i < n; i += threads) f(i, t);
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mutex);
         if (!error) error = std::current_exception();
@@ -86,7 +90,7 @@ void for_each_index(int n, int threads, F&& f) {
   if (error) std::rethrow_exception(error);
 }
 
-ContentBreak certify_break(const LayerPairs& lp, const HeadState& s, int head_dim, long long span, const UsageOptions& o) {
+ContentBreak certify_break(const LayerPairs& lp, const HeadState& s, long long span, const UsageOptions& o) {
   const HeadAttention::Match& m = s.attention.match;
   ContentBreak b;
   b.sequence = m.sequence;
@@ -120,7 +124,6 @@ ContentBreak certify_break(const LayerPairs& lp, const HeadState& s, int head_di
     mk.runner[i] = s.runner_row[static_cast<size_t>(p.first)];
     mk.runner[i + 1] = s.runner_row[static_cast<size_t>(p.second)];
   }
-  (void)head_dim;
   mk.runner_distance = b.runner_distance;
   mk.from_distance = b.key_distance;
   const adversarial::MovedKeyBreak r = adversarial::certify_moved_key_break(mk, std::max(o.break_limit, b.key_distance));
@@ -169,6 +172,15 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
   std::vector<std::vector<std::vector<double>>> k_norm_sum(static_cast<size_t>(g.layers), std::vector<std::vector<double>>(static_cast<size_t>(KV)));
   std::map<const LayerType*, std::unique_ptr<kernel::SinCosTable>> tables;
   long long table_sequence = -1;
+  // Buffers reused from block to block: raw and packed kv heads, and per worker thread a query
+  // head, its rotation and the score workspace (no allocation per head).
+  struct Worker {
+    std::vector<double> x, k;  // a head's vectors in binary64; k: a kv head, when a match is kept
+    RotatedHead q;
+    AttentionWorkspace workspace;
+  };
+  std::vector<Worker> workers(static_cast<size_t>(std::max(1, o.threads)));
+  std::vector<KeyPanels> k_panels(static_cast<size_t>(std::max(1, o.threads)));
   CaptureBlock block;
   while (capture.next(block)) {
     const LayerType* lt = type_of[static_cast<size_t>(block.layer)];
@@ -185,34 +197,45 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
     const kernel::SinCosTable* table = lp.plan ? tables.at(lt).get() : nullptr;
     AttentionSettings st{scale, model.attention.softcap, lt->window, o.content_distance};
 
-    std::vector<std::vector<double>> k_raw(static_cast<size_t>(KV));
-    std::vector<RotatedHead> k_rot(static_cast<size_t>(KV));
-    for_each_index(KV, o.threads, [&](int kv) {
-      std::vector<double>& x = k_raw[static_cast<size_t>(kv)];
-      x.resize(static_cast<size_t>(T * D));
-      block.k_head(kv, x.data());
-      add_norms(lp, x.data(), T, D, k_norm_sum[static_cast<size_t>(block.layer)][static_cast<size_t>(kv)]);
-      k_rot[static_cast<size_t>(kv)] = rotate_head(lp, table, x.data(), T, D);
-    });
-    for_each_index(H, o.threads, [&](int h) {
-      std::vector<double> x(static_cast<size_t>(T * D));
-      block.q_head(h, x.data());
-      HeadState& s = state[static_cast<size_t>(block.layer)][static_cast<size_t>(h)];
-      add_norms(lp, x.data(), T, D, s.q_norm_sum);
-      const RotatedHead q = rotate_head(lp, table, x.data(), T, D);
-      HeadAttention here;
-      accumulate_attention(q, k_rot[static_cast<size_t>(h / group)], st, block.sequence, here);
-      const double before = s.attention.match.weight;
-      s.attention.add(here);
-      if (s.attention.match.weight != before) {  // the match is in this block: keep its vectors
-        const HeadAttention::Match& m = s.attention.match;
-        const std::vector<double>& kx = k_raw[static_cast<size_t>(h / group)];
-        s.q_row.assign(x.begin() + m.query * D, x.begin() + (m.query + 1) * D);
-        s.key_row.assign(kx.begin() + m.key * D, kx.begin() + (m.key + 1) * D);
-        s.runner_row.assign(kx.begin() + m.runner * D, kx.begin() + (m.runner + 1) * D);
-        s.match_positions = {positions[static_cast<size_t>(m.query)], positions[static_cast<size_t>(m.key)], positions[static_cast<size_t>(m.runner)]};
-      }
-    });
+    // kv heads in rounds of `threads`: each round rotates and packs its kv heads, then runs their
+    // query heads, so at most `threads` packed kv heads exist at once.
+    const int round = std::max(1, o.threads);
+    for (int kv0 = 0; kv0 < KV; kv0 += round) {
+      const int kvn = std::min(round, KV - kv0);
+      for_each_index(kvn, o.threads, [&](int i, int worker) {
+        const int kv = kv0 + i;
+        std::vector<double>& x = workers[static_cast<size_t>(worker)].x;
+        x.resize(static_cast<size_t>(T * D));
+        block.k_head(kv, x.data());
+        add_norms(lp, x.data(), T, D, k_norm_sum[static_cast<size_t>(block.layer)][static_cast<size_t>(kv)]);
+        rotate_head(lp, table, x.data(), T, D, workers[static_cast<size_t>(worker)].q);
+        k_panels[static_cast<size_t>(i)] = prepare_keys(workers[static_cast<size_t>(worker)].q);
+      });
+      for_each_index(kvn * group, o.threads, [&](int i, int worker) {
+        const int h = kv0 * group + i;
+        Worker& wk = workers[static_cast<size_t>(worker)];
+        std::vector<double>& x = wk.x;
+        x.resize(static_cast<size_t>(T * D));
+        block.q_head(h, x.data());
+        HeadState& s = state[static_cast<size_t>(block.layer)][static_cast<size_t>(h)];
+        add_norms(lp, x.data(), T, D, s.q_norm_sum);
+        rotate_head(lp, table, x.data(), T, D, wk.q);
+        HeadAttention here;
+        accumulate_attention(wk.q, k_panels[static_cast<size_t>(h / group - kv0)], st, block.sequence, here, wk.workspace);
+        const double before = s.attention.match.weight;
+        s.attention.add(here);
+        if (s.attention.match.weight != before) {  // the match is in this block: keep its vectors
+          const HeadAttention::Match& m = s.attention.match;
+          s.q_row.assign(x.begin() + m.query * D, x.begin() + (m.query + 1) * D);
+          std::vector<double>& kx = wk.k;
+          kx.resize(static_cast<size_t>(T * D));
+          block.k_head(h / group, kx.data());
+          s.key_row.assign(kx.begin() + m.key * D, kx.begin() + (m.key + 1) * D);
+          s.runner_row.assign(kx.begin() + m.runner * D, kx.begin() + (m.runner + 1) * D);
+          s.match_positions = {positions[static_cast<size_t>(m.query)], positions[static_cast<size_t>(m.key)], positions[static_cast<size_t>(m.runner)]};
+        }
+      });
+    }
   }
 
   // Per layer and head: means, kinds, shares.
@@ -304,11 +327,11 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
         if (hu.kind == "other" && pairs_of.at(type_of[static_cast<size_t>(lu.layer)]).plan &&
             state[static_cast<size_t>(lu.layer)][static_cast<size_t>(hu.head)].attention.match.weight >= 0)
           todo.push_back({lu.layer, hu.head});
-    for_each_index(static_cast<int>(todo.size()), o.threads, [&](int i) {
+    for_each_index(static_cast<int>(todo.size()), o.threads, [&](int i, int) {
       const auto [l, h] = todo[static_cast<size_t>(i)];
       const LayerType* lt = type_of[static_cast<size_t>(l)];
       out.layers[static_cast<size_t>(l)].heads[static_cast<size_t>(h)].breaking =
-          certify_break(pairs_of.at(lt), state[static_cast<size_t>(l)][static_cast<size_t>(h)], D, lt->span(), o);
+          certify_break(pairs_of.at(lt), state[static_cast<size_t>(l)][static_cast<size_t>(h)], lt->span(), o);
     });
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

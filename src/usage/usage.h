@@ -20,9 +20,10 @@
 //                   win (adversarial/moved_key.h), or "none up to break_limit"; beside the span.
 //
 // GQA follows transformers' repeat_kv: query head h reads kv head h / (heads / kv_heads). Peak
-// memory: one (sequence, layer) block of the capture plus, per thread, one head's rotated vectors
-// and a 128 x tokens block of scores (x4). Deterministic: the same bytes for every thread count
-// (per-head sums in token and sequence order, combined in head order).
+// memory: one (sequence, layer) block of the capture as stored, plus per thread one head in
+// binary64, its rotation, one packed kv head and four 128 x tokens blocks of scores.
+// Deterministic: the same bytes for every thread count (per-head sums in token and sequence
+// order, combined in head order).
 #pragma once
 
 #include <optional>

@@ -24,17 +24,21 @@ bool cpu_runs_avx2() {
   return false;
 }
 
-// Every output against the exact dot product's bound: |s^ - s| <= gamma_depth sum |a b| (both
-// twins sum in channel order; gamma_n = n u / (1 - n u)).
+// Every output against the exact dot product's bound: |s^ - s| <= gamma_depth sum |a b| (fused
+// multiply-adds in channel order; gamma_n = n u / (1 - n u)), and the twins bit-identical.
 TEST(ScoreProduct, BothTwinsWithinTheDotProductBound) {
   const long rows = 11, tokens = 37, depth = 20;
   const std::vector<double> a = score_test_values(rows * depth, 1), k = score_test_values(tokens * depth, 2);
   const PackedKeys keys = pack_keys(k.data(), tokens, depth, depth);
   std::vector<cpu::Path> paths = {cpu::Path::scalar};
   if (cpu_runs_avx2()) paths.push_back(cpu::Path::avx2);
+  std::vector<double> scalar;
   for (cpu::Path path : paths) {
     std::vector<double> out(static_cast<size_t>(rows * tokens));
     score_block(path, a.data(), depth, rows, keys, 0, tokens, out.data(), tokens);
+    if (scalar.empty()) scalar = out;
+    for (size_t i = 0; i < out.size(); ++i)
+      EXPECT_EQ(out[i], scalar[i]) << cpu::path_name(path) << " vs scalar at " << i << ": " << std::hexfloat << out[i] << " " << scalar[i];
     for (long r = 0; r < rows; ++r)
       for (long j = 0; j < tokens; ++j) {
         long double exact = 0, magnitude = 0;

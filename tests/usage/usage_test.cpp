@@ -6,6 +6,7 @@
 
 #include "io/input_error.h"
 #include "spectrum/hf_config.h"
+#include "spectrum/model_zoo.h"
 #include "usage/usage_json.h"
 
 namespace ropecheck::usage {
@@ -189,6 +190,58 @@ TEST(Usage, RefusesACaptureThatDoesNotFitTheModel) {
     EXPECT_EQ(e.input(), "q");
     EXPECT_NE(std::string(e.what()).find("2 layers"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace ropecheck::usage
+
+namespace ropecheck::usage {
+namespace {
+
+// A capture shaped like a zoo model, 4 tokens, values from a fixed recurrence.
+UsageResult usage_of_zoo_model(const std::string& name) {
+  const ModelDescription m = load_model(name);
+  CaptureGeometry g{1, m.layers, m.attention.heads, m.attention.kv_heads, 4, m.layer_types.front().head_dim};
+  std::vector<float> q(static_cast<size_t>(g.layers * g.heads * g.tokens * g.head_dim)), k(static_cast<size_t>(g.layers * g.kv_heads * g.tokens * g.head_dim));
+  unsigned state = 11;
+  for (float& x : q) x = noise(state);
+  for (float& x : k) x = noise(state);
+  auto source = memory_capture(g, CaptureDtype::f32, q.data(), CaptureDtype::f32, k.data(), {0, 1, 2, 3});
+  UsageOptions o;
+  o.certify_breaks = false;
+  return analyse_usage(m, *source, o);
+}
+
+// Per-layer RoPE, layer by layer: every layer gets its own layer type's pairs.
+TEST(Usage, PerLayerRopeNopeLayersAndMla) {
+  // Llama 4 Scout: every 4th layer is NoPE: all pairs still, no share, no ablation.
+  const UsageResult scout = usage_of_zoo_model("llama-4-scout");
+  for (const LayerUsage& lu : scout.layers) {
+    const bool nope = (lu.layer + 1) % 4 == 0;
+    EXPECT_EQ(lu.layer_type, nope ? "nope" : "rope") << lu.layer;
+    EXPECT_EQ(lu.heads[0].high_frequency_share.has_value(), !nope) << lu.layer;
+    EXPECT_EQ(lu.heads[0].slow_still.has_value(), !nope) << lu.layer;
+    EXPECT_EQ(lu.q_norm.size(), 64u);
+  }
+  // DeepSeek-V3's MLA: 32 rope pairs (channels 128..191, interleaved) then 64 pass-through pairs;
+  // its YaRN has mscale = mscale_all_dim, so a = 1 and the logit scale carries mscale^2.
+  const UsageResult ds = usage_of_zoo_model("deepseek-v3");
+  ASSERT_EQ(ds.layer_types.size(), 1u);
+  const LayerTypePairs& t = ds.layer_types[0];
+  ASSERT_EQ(t.pairs.size(), 96u);
+  EXPECT_EQ(t.pairs[0].first, 128);
+  EXPECT_EQ(t.pairs[0].second, 129);
+  EXPECT_EQ(t.pairs[0].band, "fast");
+  EXPECT_EQ(t.pairs[31].band, "slow");
+  EXPECT_EQ(t.pairs[32].band, "still");
+  EXPECT_EQ(t.pairs[32].frequency, 0.0);
+  EXPECT_EQ(t.attention_factor, 1.0);
+  EXPECT_NE(ds.scale_text.find("mscale"), std::string::npos) << ds.scale_text;
+  // Gemma 3: sliding layers (local theta 10^4) and every 6th layer full (10^6, linear scaling).
+  const UsageResult gemma = usage_of_zoo_model("gemma-3-27b");
+  ASSERT_EQ(gemma.layer_types.size(), 2u);
+  for (const LayerUsage& lu : gemma.layers) EXPECT_EQ(lu.layer_type, (lu.layer + 1) % 6 == 0 ? "full_attention" : "sliding_attention");
+  EXPECT_NE(gemma.layer_types[0].pairs[1].frequency, gemma.layer_types[1].pairs[1].frequency);
 }
 
 }  // namespace

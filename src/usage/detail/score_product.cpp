@@ -1,5 +1,7 @@
 #include "usage/detail/score_product.h"
 
+#include <cmath>
+
 namespace ropecheck::usage::detail {
 
 PackedKeys pack_keys(const double* keys, long tokens, long depth, long ld) {
@@ -13,6 +15,8 @@ PackedKeys pack_keys(const double* keys, long tokens, long depth, long ld) {
   return p;
 }
 
+// s = fma(a_c, b_c, s) in channel order, as the avx2 twin does in each lane: the same bits. (glibc's
+// fma runs the FMA instruction where the CPU has one, a correctly rounded software fma elsewhere.)
 void score_block_scalar(const double* a, long lda, long rows, const PackedKeys& keys, long c0, long cols, double* out, long ldo) {
   const long depth = keys.depth;
   for (long r = 0; r < rows; ++r)
@@ -20,7 +24,7 @@ void score_block_scalar(const double* a, long lda, long rows, const PackedKeys& 
       const long t = c0 + j;
       const double* panel = keys.data.data() + (t / 8) * depth * 8 + t % 8;
       double s = 0;
-      for (long c = 0; c < depth; ++c) s += a[r * lda + c] * panel[c * 8];
+      for (long c = 0; c < depth; ++c) s = std::fma(a[r * lda + c], panel[c * 8], s);
       out[r * ldo + j] = s;
     }
 }

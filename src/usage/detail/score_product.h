@@ -2,10 +2,9 @@
 // The score products of head_attention.cpp: out(r, j) = sum_c a(r, c) b(j, c) for a block of
 // query rows against a range of keys, with the keys packed once per head into panels of 8 (so the
 // inner loop reads contiguous memory). Two twins, as the kernel has (cpu/path.h): `scalar`
-// (portable, separate multiply and add) and `avx2` (AVX2 + FMA, 4 rows x 8 keys per step). Each
-// sums its terms in the same order, c = 0, 1, ...; the avx2 twin rounds once per term (FMA), so the
-// two differ in the last bits, within head_attention.h's error bound. Which runs: cpu::default_path()
-// (ROPECHECK_KERNEL forces it): avx2 on every path but scalar. Same bytes for every thread count.
+// (portable) and `avx2` (AVX2 + FMA, 4 rows x 8 keys per step). Both compute every output as
+// s = fma(a_c, b_c, s) for c = 0, 1, ... in that order, so they give the same bits; which runs is
+// cpu::default_path() (ROPECHECK_KERNEL forces it): avx2 on every path but scalar.
 #pragma once
 
 #include <vector>

@@ -1,5 +1,7 @@
 #include "usage/usage.h"
 
+#include <mpfr.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -68,6 +70,8 @@ void add_norms(const LayerPairs& lp, const double* x, long long tokens, int head
 }
 
 // Runs f(i, worker) for i in [0, n) on `threads` threads, worker t taking every threads-th index.
+// A worker thread frees its MPFR caches before it ends (the certificates run MPFR and MPFI: the
+// kernel plan's turns, interval frequencies), or they leak; the calling thread keeps its own.
 template <class F>
 void for_each_index(int n, int threads, F&& f) {
   if (threads <= 1 || n <= 1) {
@@ -81,7 +85,9 @@ void for_each_index(int n, int threads, F&& f) {
     pool.emplace_back([&, t] {
       try {
         for (int i = t; i < n; i += threads) f(i, t);
+        mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
       } catch (...) {
+        mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
         std::lock_guard<std::mutex> lock(error_mutex);
         if (!error) error = std::current_exception();
       }

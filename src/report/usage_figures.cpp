@@ -38,6 +38,22 @@ Figure heat_map(const std::string& name, const std::string& title, const std::st
   return f;
 }
 
+// Two series of bars side by side: columns 2 and 3 of the CSV (after the x column), with titles.
+Figure paired_bars(const std::string& name, const std::string& title, const std::string& caption, const std::string& csv,
+                   const std::string& x, const std::string& y, const std::string& first, const std::string& second,
+                   const std::string& settings = "", const std::string& xtics = "") {
+  Figure f;
+  f.name = name;
+  f.title = title;
+  f.caption = caption;
+  f.csv = csv;
+  f.xlabel = x;
+  f.ylabel = y;
+  f.settings = "set style fill solid 0.6 noborder\nset boxwidth 0.4" + settings;
+  f.plot = "DATA using ($1-0.2):2 with boxes title '" + first + "', DATA using ($1+0.2):3" + xtics + " with boxes title '" + second + "'";
+  return f;
+}
+
 int positional_layer(const usage::UsageResult& r) {
   int best = 0, most = -1;
   for (const usage::LayerUsage& lu : r.layers) {
@@ -114,36 +130,23 @@ std::vector<Figure> usage_figures(const usage::UsageResult& r, const std::vector
     std::ostringstream bars;
     bars << "pair,q_norm,k_norm\n";
     for (size_t i = 0; i < h.q_norm.size(); ++i) bars << i << ',' << printf_string("%.9g", h.q_norm[i]) << ',' << printf_string("%.9g", h.k_norm[i]) << '\n';
-    Figure u;
-    u.name = stem + "-pairs";
-    u.title = "Usage of layer " + std::to_string(p.layer) + " head " + std::to_string(p.head) + " per pair (Fig. 6)";
-    u.caption = "Mean chunk norm of its queries and of its kv head's keys; pair 0 is the fastest. " + note + ".";
-    u.csv = bars.str();
-    u.xlabel = "pair (fastest first)";
-    u.ylabel = "mean chunk norm";
-    u.settings = "set style fill solid 0.6 noborder\nset boxwidth 0.4";
-    u.plot = "DATA using ($1-0.2):2 with boxes title 'queries', DATA using ($1+0.2):3 with boxes title 'keys'";
-    figs.push_back(u);
+    figs.push_back(paired_bars(stem + "-pairs", "Usage of layer " + std::to_string(p.layer) + " head " + std::to_string(p.head) + " per pair (Fig. 6)",
+                               "Mean chunk norm of its queries and of its kv head's keys; pair 0 is the fastest. " + note + ".", bars.str(),
+                               "pair (fastest first)", "mean chunk norm", "queries", "keys"));
   }
   std::ostringstream csv;
-  csv << "index,label,slow_still_tv,fast_removed_tv\n";
+  csv << "index,slow_still_tv,fast_removed_tv,label\n";
   int index = 0;
   for (const usage::LayerUsage& lu : r.layers)
     for (const usage::HeadUsage& h : lu.heads) {
       if (!h.slow_still) continue;
-      csv << index++ << ",L" << lu.layer << "H" << h.head << ',' << printf_string("%.6g", h.slow_still->tv) << ','
-          << printf_string("%.6g", h.fast_removed->tv) << '\n';
+      csv << index++ << ',' << printf_string("%.6g", h.slow_still->tv) << ',' << printf_string("%.6g", h.fast_removed->tv) << ",L"
+          << lu.layer << "H" << h.head << '\n';
     }
-  Figure a;
-  a.name = "usage-ablations";
-  a.title = "What each head loses: slow quarter position-free vs fast quarter removed";
-  a.caption = "Mean total-variation distance between the model's attention rows and the ablated ones. " + note + ".";
-  a.csv = csv.str();
-  a.xlabel = "head (layer, head)";
-  a.ylabel = "mean TV distance";
-  a.settings = "set style fill solid 0.6 noborder\nset boxwidth 0.4\nset xtics rotate by 90 right font ',8'\nset bmargin 7\nset yrange [0:1]";
-  a.plot = "DATA using ($1-0.2):3 with boxes title 'slow quarter position-free (p-RoPE 0.75)', DATA using ($1+0.2):4:xtic(2) with boxes title 'fast quarter removed'";
-  figs.push_back(a);
+  figs.push_back(paired_bars("usage-ablations", "What each head loses: slow quarter position-free vs fast quarter removed",
+                             "Mean total-variation distance between the model's attention rows and the ablated ones. " + note + ".", csv.str(),
+                             "head (layer, head)", "mean TV distance", "slow quarter position-free (p-RoPE 0.75)", "fast quarter removed",
+                             "\nset xtics rotate by 90 right font ',8'\nset bmargin 7\nset yrange [0:1]", ":xtic(4)"));
   return figs;
 }
 

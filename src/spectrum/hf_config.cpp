@@ -292,7 +292,7 @@ json with_type_defaults(json text, const std::string& model_type, std::vector<st
 // Gemma 2/3 query_pre_attn_scalar^-1/2 (Gemma2Config and Gemma3TextConfig default 256); MLA
 // (DeepSeek-V3) qk_head_dim^-1/2 times mscale^2 when rope_scaling has mscale_all_dim, with
 // mscale = 0.1 mscale_all_dim ln(factor) + 1 (yarn_get_mscale; 1 when factor <= 1).
-AttentionShape read_attention_shape(const Config& c, const std::string& type, int head_dim, bool mla) {
+AttentionShape read_attention_shape(const Config& c, const std::string& type, int head_dim, bool mla, const Scaling& scaling) {
   AttentionShape a;
   a.heads = static_cast<int>(c.integer("num_attention_heads"));
   a.kv_heads = c.has("num_key_value_heads") ? static_cast<int>(c.integer("num_key_value_heads")) : a.heads;
@@ -312,18 +312,12 @@ AttentionShape read_attention_shape(const Config& c, const std::string& type, in
   }
   a.scale = 1 / std::sqrt(static_cast<double>(root));
   a.scale_text = what + "^-1/2 = 1/sqrt(" + std::to_string(root) + ")";
-  const std::string dict_key = c.has("rope_scaling") ? "rope_scaling" : "rope_parameters";
-  if (mla && c.has(dict_key) && c.j[dict_key].is_object()) {
-    const JsonPlace place = c.place.member(dict_key);
-    const auto all_dim = optional_decimal(c.j[dict_key], place, "mscale_all_dim");
-    const auto factor = optional_decimal(c.j[dict_key], place, "factor");
-    if (all_dim && factor) {
-      const double f = as_double(*factor);
-      const double ms = f <= 1 ? 1 : 0.1 * as_double(*all_dim) * std::log(f) + 1;
-      a.scale *= ms * ms;
-      a.scale_text = "qk_head_dim^-1/2 * mscale^2 = mscale^2/sqrt(" + std::to_string(root) + "), mscale " + printf_string("%.17g", ms);
-      c.read.push_back(dict_key + ".mscale_all_dim (the attention scale's mscale^2)");
-    }
+  if (mla && scaling.mscale_all_dim) {  // the scaling read_rope parsed (yarn's DeepSeek ratio form)
+    const double f = as_double(scaling.factor);
+    const double ms = f <= 1 ? 1 : 0.1 * as_double(*scaling.mscale_all_dim) * std::log(f) + 1;
+    a.scale *= ms * ms;
+    a.scale_text = "qk_head_dim^-1/2 * mscale^2 = mscale^2/sqrt(" + std::to_string(root) + "), mscale " + printf_string("%.17g", ms);
+    c.read.push_back("mscale_all_dim (the attention scale's mscale^2)");
   }
   if (type == "gemma2") {
     a.softcap = c.has("attn_logit_softcapping") ? as_double(c.number("attn_logit_softcapping")) : 50.0;
@@ -392,8 +386,8 @@ ModelDescription read_hf_config(const json& root, const std::string& origin, con
     if (type != "glm4_moe") layout = Layout::interleaved;
   m.read.push_back("layout " + layout_name(layout) + " (" + type + "'s reference code)");
 
-  m.attention = read_attention_shape(c, type, head_dim, mla);
   const auto rope = read_rope(c, options, type);
+  m.attention = read_attention_shape(c, type, head_dim, mla, rope.count("") ? rope.at("").scaling : Scaling{});
   const std::vector<std::string> kinds = layer_kinds(c, m.layers, type);
   std::optional<long long> sliding;
   if (c.has("sliding_window") && c.flag("use_sliding_window", true)) sliding = c.integer("sliding_window");

@@ -9,11 +9,14 @@
 
 namespace ropecheck::usage {
 
-std::vector<int> LayerPairs::in_band(Band b) const {
-  std::vector<int> out;
-  for (size_t i = 0; i < pairs.size(); ++i)
-    if (pairs[i].band == b) out.push_back(static_cast<int>(i));
-  return out;
+std::string band_name(Band b) {
+  switch (b) {
+    case Band::fast: return "fast";
+    case Band::middle: return "middle";
+    case Band::slow: return "slow";
+    case Band::still: return "still";
+  }
+  return "still";
 }
 
 LayerPairs layer_pairs(const LayerType& lt) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "kernel/rope_plan.h"
@@ -19,6 +20,8 @@
 namespace ropecheck::usage {
 
 enum class Band { fast, middle, slow, still };
+std::string band_name(Band b);  // "fast", "middle", "slow", "still"
+
 
 struct HeadPair {
   int first = 0, second = 0;  // channel indices in the head vector
@@ -34,7 +37,6 @@ struct LayerPairs {
   int quarter = 0;                       // floor(rotating / 4): the size of `fast` and of `slow`
   double attention_factor = 1;           // a (1 when none): multiplies cos and sin, so a^2 every rotary product
 
-  std::vector<int> in_band(Band b) const;  // indices into `pairs`, in pair order
 };
 
 // Returns: the pairs of `layer_type`. Throws InputError("head_dim", ...) for an odd count of

@@ -6,13 +6,12 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <cmath>
 #include <map>
 #include <span>
-#include <thread>
 
 #include "adversarial/moved_key.h"
+#include "cpu/split_tokens.h"
 #include "cpu/thread_count.h"
 #include "io/input_error.h"
 #include "statistics/rank_sum.h"
@@ -21,25 +20,13 @@ namespace ropecheck::usage {
 
 namespace {
 
-std::string band_name(Band b) {
-  switch (b) {
-    case Band::fast: return "fast";
-    case Band::middle: return "middle";
-    case Band::slow: return "slow";
-    case Band::still: return "still";
-  }
-  return "still";
-}
-
-std::string dtype_text(CaptureDtype d) { return d == CaptureDtype::f16 ? "float16" : "float32"; }
-
 // The layer type of every layer, checked against the capture.
 std::vector<const LayerType*> layer_types_of(const ModelDescription& model, const CaptureGeometry& g) {
   if (g.layers != model.layers)
     throw InputError("q", "a capture of the model's " + std::to_string(model.layers) + " layers (axis 1)", std::to_string(g.layers) + " layers");
-  if (model.attention.heads != 0 && g.heads != model.attention.heads)
+  if (g.heads != model.attention.heads)
     throw InputError("q", "the model's " + std::to_string(model.attention.heads) + " query heads (axis 2)", std::to_string(g.heads));
-  if (model.attention.kv_heads != 0 && g.kv_heads != model.attention.kv_heads)
+  if (g.kv_heads != model.attention.kv_heads)
     throw InputError("k", "the model's " + std::to_string(model.attention.kv_heads) + " key/value heads (axis 2)", std::to_string(g.kv_heads));
   std::vector<const LayerType*> of(static_cast<size_t>(model.layers), nullptr);
   for (const LayerType& lt : model.layer_types) {
@@ -69,31 +56,26 @@ void add_norms(const LayerPairs& lp, const double* x, long long tokens, int head
     }
 }
 
-// Runs f(i, worker) for i in [0, n) on `threads` threads, worker t taking every threads-th index.
-// A worker thread frees its MPFR caches before it ends (the certificates run MPFR and MPFI: the
-// kernel plan's turns, interval frequencies), or they leak; the calling thread keeps its own.
+// Runs f(i, worker) for i in [0, n) over at most `threads` workers (cpu/split_tokens.h: contiguous
+// ranges, worker 0 on the calling thread, exceptions rethrown here). A worker thread frees its
+// MPFR caches before it ends (the certificates run MPFR and MPFI: the kernel plan's turns, interval
+// frequencies), or they leak; the calling thread keeps its own.
 template <class F>
 void for_each_index(int n, int threads, F&& f) {
-  if (threads <= 1 || n <= 1) {
-    for (int i = 0; i < n; ++i) f(i, 0);
-    return;
-  }
-  std::vector<std::thread> pool;
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  for (int t = 0; t < std::min(threads, n); ++t)
-    pool.emplace_back([&, t] {
-      try {
-        for (int i = t; i < n; i += threads) f(i, t);
-        mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
-      } catch (...) {
-        mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
+  cpu::split_tokens(n, std::max(1, std::min(threads, n)), [&](std::int64_t i0, std::int64_t i1, std::int64_t worker) {
+    struct ReleaseCaches {
+      bool worker_thread;
+      ~ReleaseCaches() {
+        if (worker_thread) mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
       }
-    });
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
+    } release{worker != 0};
+    for (std::int64_t i = i0; i < i1; ++i) f(static_cast<int>(i), static_cast<int>(worker));
+  });
+}
+
+// The attention settings of a layer type: the model's scale and softcap, the layer's window.
+AttentionSettings settings_of(const ModelDescription& model, const LayerType& lt, long long content_distance) {
+  return AttentionSettings{model.attention.scale, model.attention.softcap, lt.window, content_distance};
 }
 
 ContentBreak certify_break(const LayerPairs& lp, const HeadState& s, long long span, const UsageOptions& o) {
@@ -157,8 +139,8 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
   out.model = model.name;
   out.capture = capture.describe();
   out.geometry = g;
-  out.q_dtype = dtype_text(capture.q_dtype());
-  out.k_dtype = dtype_text(capture.k_dtype());
+  out.q_dtype = capture_dtype_name(capture.q_dtype());
+  out.k_dtype = capture_dtype_name(capture.k_dtype());
   out.scale_text = model.attention.scale_text;
   out.softcap = model.attention.softcap;
   out.options = o;
@@ -172,7 +154,6 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
       info.pairs.push_back({static_cast<int>(i), lp.pairs[i].first, lp.pairs[i].second, band_name(lp.pairs[i].band), lp.pairs[i].frequency});
     out.layer_types.push_back(info);
   }
-  const double scale = model.attention.scale > 0 ? model.attention.scale : 1 / std::sqrt(static_cast<double>(D));
 
   std::vector<std::vector<HeadState>> state(static_cast<size_t>(g.layers), std::vector<HeadState>(static_cast<size_t>(H)));
   std::vector<std::vector<std::vector<double>>> k_norm_sum(static_cast<size_t>(g.layers), std::vector<std::vector<double>>(static_cast<size_t>(KV)));
@@ -201,7 +182,7 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
       tables[lt] = std::make_unique<kernel::SinCosTable>(*lp.plan, std::span<const std::int64_t>(pos));
     }
     const kernel::SinCosTable* table = lp.plan ? tables.at(lt).get() : nullptr;
-    AttentionSettings st{scale, model.attention.softcap, lt->window, o.content_distance};
+    const AttentionSettings st = settings_of(model, *lt, o.content_distance);
 
     // kv heads in rounds of `threads`: each round rotates and packs its kv heads, then runs their
     // query heads, so at most `threads` packed kv heads exist at once.
@@ -371,8 +352,7 @@ RowMatrix attention_map(const ModelDescription& model, CaptureSource& capture, i
     const RotatedHead k = rotate_head(lp, table.get(), x.data(), T, D);
     block.q_head(head, x.data());
     const RotatedHead q = rotate_head(lp, table.get(), x.data(), T, D);
-    const double scale = model.attention.scale > 0 ? model.attention.scale : 1 / std::sqrt(static_cast<double>(D));
-    return attention_rows(q, k, AttentionSettings{scale, model.attention.softcap, lt->window, 64}, limit);
+    return attention_rows(q, k, settings_of(model, *lt, 1), limit);
   }
   throw InputError("sequence", "a block present in the capture", std::to_string(sequence));
 }

@@ -18,5 +18,5 @@ set boxwidth 0.4
 set xtics rotate by 90 right font ',8'
 set bmargin 7
 set yrange [0:1]
-plot 'usage-ablations.csv' using ($1-0.2):3 with boxes title 'slow quarter position-free (p-RoPE 0.75)', 'usage-ablations.csv' using ($1+0.2):4:xtic(2) with boxes title 'fast quarter removed'
+plot 'usage-ablations.csv' using ($1-0.2):2 with boxes title 'slow quarter position-free (p-RoPE 0.75)', 'usage-ablations.csv' using ($1+0.2):3:xtic(4) with boxes title 'fast quarter removed'
 unset output

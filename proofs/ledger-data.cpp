@@ -6,6 +6,7 @@
 
 #include "io/input_error.h"
 #include "io/json_fields.h"
+#include "io/json_reader.h"
 
 #ifndef ROPECHECK_LEDGER_PATH
 #define ROPECHECK_LEDGER_PATH "proofs/ledger.json"

@@ -6,6 +6,7 @@
 #include "adversarial/counterexample.h"
 #include "io/input_error.h"
 #include "io/json_fields.h"
+#include "io/json_reader.h"
 #include "spectrum/lowest_pairs.h"
 
 namespace ropecheck::adversarial {

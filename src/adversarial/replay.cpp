@@ -4,6 +4,7 @@
 #include "accuracy/kernel_counterexample.h"
 #include "io/input_error.h"
 #include "io/json_fields.h"
+#include "io/json_reader.h"
 
 namespace ropecheck::adversarial {
 

@@ -2,7 +2,8 @@
 // JSON whose numbers keep the text they were written with. Model configs write decimals as JSON
 // numbers ("rope_theta": 500000.0, "short_factor": [1.0800000429153442, ...]); a JSON parser rounds
 // them to binary64, which is not the decimal the file shows, and exact arithmetic needs the
-// decimal. parse_json_exact() keeps each JSON float as its lexeme; number_text() returns it.
+// decimal. parse_json(..., JsonNumbers::exact) (io/json_reader.h) keeps each JSON float as its lexeme;
+// number_text() returns it.
 //
 // Representation: a float is held in the DOM as a string that starts with kFloatMark (a control
 // character no JSON text can put in a string unescaped), so the documents stay plain nlohmann
@@ -19,13 +20,6 @@
 namespace ropecheck {
 
 inline constexpr char kFloatMark = '\x01';
-
-// Returns: the document in `text`, floats kept as marked lexemes. Throws InputError(origin, "a
-// readable JSON file", reason) for malformed or truncated JSON and for a key given twice in one
-// object, as read_json_file does.
-nlohmann::json parse_json_exact(const std::string& text, const std::string& origin);
-// Returns: parse_json_exact of the file's contents. Throws InputError(path, ...) as read_json_file.
-nlohmann::json read_json_exact_file(const std::string& path);
 
 // Returns: true for a JSON integer or a marked float.
 bool is_exact_number(const nlohmann::json& j);

@@ -29,7 +29,8 @@ JsonPlace JsonPlace::member(const std::string& key) const {
 JsonPlace JsonPlace::item(std::size_t i) const { return JsonPlace(name_ + "[" + std::to_string(i) + "]"); }
 
 std::string shown(const json& j) {
-  std::string s = j.dump();
+  // Replacing invalid UTF-8 (a caller's value, not a parsed one): dump() would throw on it.
+  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
   if (s.size() > 60) s = s.substr(0, 57) + "...";
   return s;
 }
@@ -103,57 +104,6 @@ double finite_double_value(const json& j, const JsonPlace& place) {
   }
   if (!std::isfinite(x)) throw InputError(place.name(), accepted, shown(j));
   return x;
-}
-
-std::string read_json_text(const std::string& path) {
-  namespace fs = std::filesystem;
-  const std::string accepted = "a readable JSON file";
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw InputError(path, accepted, "no such file");
-  if (fs::is_directory(path, ec)) throw InputError(path, accepted, "a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, accepted, "cannot be opened for reading");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(path, accepted, "a read error");
-  return text;
-}
-
-std::string json_error_reason(const json::exception& e, std::size_t text_size, bool parse_error) {
-  // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: <reason>".
-  std::string reason = e.what();
-  const std::size_t bracket = reason.find("] ");
-  if (bracket != std::string::npos) reason = reason.substr(bracket + 2);
-  if (!parse_error) return "malformed JSON: " + reason;  // e.g. a number beyond the binary64 range
-  // e.byte counts from 1, and is one past the end when the input ended early.
-  const std::size_t byte = static_cast<const json::parse_error&>(e).byte;
-  return std::string(byte > text_size ? "truncated" : "malformed") + " JSON at byte " + std::to_string(byte) + " of " +
-         std::to_string(text_size) + ": " + reason;
-}
-
-json read_json_file(const std::string& path) {
-  const std::string accepted = "a readable JSON file";
-  const std::string text = read_json_text(path);
-  // nlohmann keeps the last of two equal keys silently; a duplicate is as suspicious as a typo.
-  std::vector<std::set<std::string>> open_objects;
-  std::string duplicate;
-  const json::parser_callback_t callback = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) open_objects.emplace_back();
-    else if (event == json::parse_event_t::object_end && !open_objects.empty()) open_objects.pop_back();
-    else if (event == json::parse_event_t::key && !open_objects.empty() && duplicate.empty() &&
-             !open_objects.back().insert(parsed.get<std::string>()).second)
-      duplicate = parsed.get<std::string>();
-    return true;
-  };
-  json j;
-  try {
-    j = json::parse(text, callback);
-  } catch (const json::parse_error& e) {
-    throw InputError(path, accepted, json_error_reason(e, text.size(), true));
-  } catch (const json::exception& e) {
-    throw InputError(path, accepted, json_error_reason(e, text.size(), false));
-  }
-  if (!duplicate.empty()) throw InputError(path, accepted, "malformed JSON: the key \"" + duplicate + "\" twice in one object");
-  return j;
 }
 
 }  // namespace ropecheck

@@ -76,16 +76,4 @@ std::string decimal_value(const nlohmann::json& j, const JsonPlace& place, const
 // parsers keep no sign for integer zero): "-0" or -0.0 is the negative zero.
 double finite_double_value(const nlohmann::json& j, const JsonPlace& place);
 
-// Returns: the parsed JSON of a file. Throws InputError(path, "a readable JSON file", reason) for a
-// missing or unreadable file, a directory, malformed or truncated JSON (with the parser's byte
-// offset: "truncated JSON at byte B of N: ..."), a number beyond the binary64 range, and a key given
-// twice in one object (nlohmann would silently keep the last).
-nlohmann::json read_json_file(const std::string& path);
-// Returns: the contents of a file, with read_json_file's refusals of missing, unreadable files and
-// directories.
-std::string read_json_text(const std::string& path);
-// Returns: the reason read_json_file gives for a parser exception on a text of text_size bytes
-// (parse_error: e is a json::parse_error; else another refusal such as a number out of range).
-std::string json_error_reason(const nlohmann::json::exception& e, std::size_t text_size, bool parse_error);
-
 }  // namespace ropecheck

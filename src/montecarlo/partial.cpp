@@ -6,6 +6,7 @@
 #include <set>
 
 #include "io/input_error.h"
+#include "io/json_reader.h"
 #include "io/printf_string.h"
 #include "io/sha256.h"
 
@@ -91,15 +92,16 @@ std::string partial_text(const Partial& p) {
 Partial parse_partial(const std::string& text, const std::string& input) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception&) {
-    bad(input, "it is not valid JSON: truncated?");
+    j = parse_json(text, input, kPartialJsonLimits);
+  } catch (const InputError& e) {
+    if (e.accepted() != "a readable JSON file") throw;  // past a limit: named as such
+    bad(input, "it is not valid JSON: " + e.got());
   }
   if (!j.is_object() || !j.contains("sha256") || !j["sha256"].is_string()) bad(input, "no sha256 field");
   const std::string recorded = j["sha256"].get<std::string>();
   j.erase("sha256");
   if (sha256_hex(j.dump()) != recorded) bad(input, "its sha256 does not match its content: edited or damaged");
-  if (j.value("format", "") != kFormat) bad(input, "format is not " + std::string(kFormat));
+  if (!j.contains("format") || j["format"] != kFormat) bad(input, "format is not " + std::string(kFormat));
   const int version = j.contains("version") && j["version"].is_number_integer() ? j["version"].get<int>() : 0;
   if (version != 1 && version != kFileVersion) bad(input, "version is not 1 or " + std::to_string(kFileVersion));
   if (!j.contains("params")) bad(input, "no params");
@@ -107,7 +109,9 @@ Partial parse_partial(const std::string& text, const std::string& input) {
   p.params = Params::from_json(j["params"], input, version);
   if (!j.contains("shards") || !j["shards"].is_array() || j["shards"].empty()) bad(input, "no shards");
   for (const nlohmann::json& s : j["shards"]) {
-    Shard sh{s.value("index", std::int64_t{-1}), s.value("count", std::int64_t{0})};
+    if (!s.is_object() || !s.contains("index") || !s.contains("count") || !s["index"].is_number_integer() || !s["count"].is_number_integer())
+      bad(input, "a shard must be {\"index\": K, \"count\": N}");
+    Shard sh{s["index"].get<std::int64_t>(), s["count"].get<std::int64_t>()};
     if (sh.count < 1 || sh.index < 0 || sh.index >= sh.count) bad(input, "shard index/count out of range");
     p.shards.push_back(sh);
   }

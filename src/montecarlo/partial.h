@@ -16,7 +16,9 @@
 #include <utility>
 #include <vector>
 
+#include "io/json_reader.h"
 #include "montecarlo/experiment.h"
+#include "montecarlo/streams.h"
 #include "statistics/moments.h"
 
 namespace ropecheck::montecarlo {
@@ -43,6 +45,10 @@ struct Partial {
 
   bool complete() const;  // the shards cover every trial exactly once
 };
+
+// The partials' JSON limits (io/json_reader.h): a partial nests 6 deep; its longest lists are the
+// per-distance sums (max_distance + 1 <= 2^24) and the two-sample values (one per trial <= 2^32).
+inline constexpr JsonLimits kPartialJsonLimits{std::size_t{1} << 36, 16, static_cast<std::size_t>(kMaxTrials)};
 
 // Returns: the JSON file text (with its sha256).
 std::string partial_text(const Partial& p);

@@ -17,6 +17,7 @@
 #include "attention/activation.h"
 #include "certificate/certificate.h"
 #include "io/input_error.h"
+#include "io/json_reader.h"
 #include "numeric/decimal.h"
 #include "numeric/precision.h"
 #include "proofs/semantic-channel.h"
@@ -157,7 +158,7 @@ SearchOutcome run_search(const Search& s, const Context& context, SectionResult&
     const std::string rel = relative_to_report(f.file, context.work_dir);
     const std::string bytes = read_bytes(f.file);
     nlohmann::json entry = {{"file", rel}, {"candidate", f.candidate}, {"context", f.context}, {"minimal", f.minimal}};
-    entry.update(key_numbers(nlohmann::json::parse(bytes)));
+    entry.update(key_numbers(parse_json(bytes, f.file)));
     findings.push_back(entry);
     o.findings.push_back(entry);
     // The same head found twice (already present) is one file: list it once.

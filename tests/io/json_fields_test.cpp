@@ -1,5 +1,5 @@
 // io/json_fields.h: field names, the value readers (finite binary64 components among them), unknown
-// keys, and read_json_file's refusals.
+// keys (the reading of whole documents: json_reader_test.cpp).
 #include "io/json_fields.h"
 
 #include <gtest/gtest.h>
@@ -116,42 +116,6 @@ TEST(FiniteDouble, RejectsNonFiniteGarbageAndTrailingCharacters) {
     SCOPED_TRACE(j.dump());
     expect_input_error([&] { finite_double_value(j, "f.json: head.query[3]"); }, "f.json: head.query[3]", {"a finite number"});
   }
-}
-
-// ---- files ----
-
-json small_doc() {
-  return json::parse(R"({"format": "x/1", "head": {"query": ["1", "0x1.8p+1", 0, -2.5], "epsilon": "0.1"}, "swaps": [[2, 4]]})");
-}
-
-TEST(ReadJsonFile, MissingMalformedTruncatedAndDuplicateKeysAreInputErrors) {
-  TempDir dir("json_read");
-  const std::string missing = (dir.path / "missing.json").string();
-  expect_input_error([&] { read_json_file(missing); }, missing, {"a readable JSON file", "no such file"});
-  expect_input_error([&] { read_json_file(dir.path.string()); }, dir.path.string(), {"a directory"});
-  const fs::path malformed = dir.path / "malformed.json";
-  write_bytes(malformed, "{\"a\": 1,, \"b\": 2}");
-  expect_input_error([&] { read_json_file(malformed.string()); }, malformed.string(), {"malformed JSON at byte 9 of 17", "unexpected ','"});
-  const fs::path truncated = dir.path / "truncated.json";
-  const std::string whole = canonical_text(small_doc());
-  write_bytes(truncated, whole.substr(0, whole.size() / 2));
-  expect_input_error([&] { read_json_file(truncated.string()); }, truncated.string(), {"truncated JSON at byte"});
-  const fs::path empty = dir.path / "empty.json";
-  write_bytes(empty, "");
-  expect_input_error([&] { read_json_file(empty.string()); }, empty.string(), {"truncated JSON"});
-  const fs::path trailing = dir.path / "trailing.json";
-  write_bytes(trailing, "{} x");
-  expect_input_error([&] { read_json_file(trailing.string()); }, trailing.string(), {"malformed JSON at byte"});
-  const fs::path twice = dir.path / "twice.json";
-  write_bytes(twice, R"({"head": {"query": [1], "query": [2]}})");
-  expect_input_error([&] { read_json_file(twice.string()); }, twice.string(), {"\"query\" twice"});
-  const fs::path number = dir.path / "huge.json";
-  write_bytes(number, "[1e400]");
-  // The parser refuses a number beyond binary64 (nlohmann's out_of_range, not a parse_error).
-  expect_input_error([&] { read_json_file(number.string()); }, number.string(), {"malformed JSON", "1e400"});
-  const fs::path good = dir.path / "good.json";
-  write_bytes(good, whole);
-  EXPECT_EQ(read_json_file(good.string()), small_doc());
 }
 
 }  // namespace

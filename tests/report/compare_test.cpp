@@ -267,6 +267,15 @@ TEST(CompareReports, RejectsWhatIsNotAReport) {
     }
   }
   EXPECT_THROW(compare_reports(garbage, good), InputError);
+  // Past the reader's limits (io/json_reader.h): named, with the limit, not a crash.
+  const std::string deep = tmp.sub("deep", "{\"schema\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+  try {
+    compare_reports(good, deep);
+    ADD_FAILURE() << "a run.json nested 100001 deep accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.input(), deep) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nesting depth at most 64"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

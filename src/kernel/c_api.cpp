@@ -13,6 +13,7 @@
 #include <string>
 
 #include "io/input_error.h"
+#include "spectrum/limits.h"
 #include "kernel/apply_rope.h"
 #include "cpu/path.h"
 #include "cpu/thread_count.h"
@@ -100,8 +101,8 @@ const char* required_text(const char* field, const char* name) {
 // tensor), and a caller applies the same spec to q and k of every layer. Plans are shared and
 // immutable, so a plan in use stays valid when the cache is cleared.
 std::shared_ptr<const kernel::RopePlan> plan_for(const ropecheck_rope_spec& spec) {
-  if (spec.head_dim < 2 || spec.head_dim % 2 != 0)
-    throw InputError("spec->head_dim", "an even integer >= 2", std::to_string(spec.head_dim));
+  if (spec.head_dim < 2 || spec.head_dim > ropecheck::kMaxHeadDim || spec.head_dim % 2 != 0)
+    throw InputError("spec->head_dim", "an even integer in [2, " + std::to_string(ropecheck::kMaxHeadDim) + "]", std::to_string(spec.head_dim));
   const std::string theta = required_text(spec.theta, "spec->theta");
   const std::string variant = required_text(spec.variant, "spec->variant");
   const std::string fraction = spec.fraction == nullptr ? "1" : spec.fraction;

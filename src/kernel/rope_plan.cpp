@@ -11,6 +11,7 @@
 #include "numeric/precision.h"
 #include "numeric/scalar.h"
 #include "spectrum/attention_factor.h"
+#include "spectrum/limits.h"
 #include "spectrum/frequencies.h"
 
 namespace ropecheck::kernel {
@@ -43,8 +44,8 @@ RopePlan::RopePlan(const LayerType& layer)
 
 RopePlan::RopePlan(const Spectrum& spectrum, Layout layout, int head_dim, int rotary_offset)
     : spectrum_(spectrum), layout_(layout), head_dim_(head_dim), offset_(rotary_offset) {
-  if (head_dim < 2 || head_dim > 65536 || head_dim % 2 != 0)
-    throw InputError("head_dim", "an even integer in [2, 65536]", std::to_string(head_dim));
+  if (head_dim < 2 || head_dim > kMaxHeadDim || head_dim % 2 != 0)
+    throw InputError("head_dim", "an even integer in [2, " + std::to_string(kMaxHeadDim) + "]", std::to_string(head_dim));
   if (rotary_offset < 0 || rotary_offset > head_dim - spectrum.dim())
     throw InputError("rotary_offset", "an offset in [0, head_dim - rotary dims] = [0, " + std::to_string(head_dim - spectrum.dim()) +
                                           "] (rotary dims " + std::to_string(spectrum.dim()) + " inside head_dim " + std::to_string(head_dim) + ")",

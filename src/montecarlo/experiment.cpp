@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "io/input_error.h"
+#include "spectrum/limits.h"
 #include "io/json_fields.h"
 #include "spectrum/spectrum_json.h"
 
@@ -79,8 +80,9 @@ Spectrum v1_spectrum_from_json(const json& j, const JsonPlace& place) {
       integer_value(required(sj, sp, "original_context", "an integer"), sp.member("original_context"), "an integer");
   const std::string v = string_value(required(j, place, "variant", text), place.member("variant"), text);
   const Variant variant = parse_variant(v, place.member("variant").name());
-  const long long dim = integer_value(required(j, place, "dim", "an even integer >= 2"), place.member("dim"), "an even integer >= 2");
-  if (dim < 2 || dim > (1 << 20)) throw InputError(place.member("dim").name(), "an even integer >= 2", std::to_string(dim));
+  const std::string dims = "an even integer in [2, " + std::to_string(kMaxHeadDim) + "]";
+  const long long dim = integer_value(required(j, place, "dim", dims), place.member("dim"), dims);
+  if (dim < 2 || dim > kMaxHeadDim) throw InputError(place.member("dim").name(), dims, std::to_string(dim));
   const std::string theta = string_value(required(j, place, "theta", text), place.member("theta"), text);
   const std::string fraction = string_value(required(j, place, "fraction", text), place.member("fraction"), text);
   string_value(required(j, place, "describe", text), place.member("describe"), text);  // informational: the round trip checks it

@@ -293,7 +293,6 @@ void validate(const Params& p, const Shard& shard, const RunOptions& o) {
     }
     if (shard.count > s.trials)
       throw InputError("--shard", "K/N with N <= the trials (" + std::to_string(s.trials) + ")", std::to_string(shard.index) + "/" + std::to_string(shard.count));
-    if (s.spectrum.dim() > 65536) throw InputError("--dim", "an even integer in [2, 65536]", std::to_string(s.spectrum.dim()));
     if (p.experiment != Experiment::fig8) continue;
     if (s.L < p.fig8_n) throw InputError("--fig8-L", "values >= n = " + std::to_string(p.fig8_n) + " (positions are drawn without replacement from [0, L))", std::to_string(s.L));
     // f64 keeps a cos/sin row per gap: bound the table (2^25 entries of 16 bytes = 512 MiB).

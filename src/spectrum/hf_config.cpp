@@ -8,7 +8,9 @@
 #include "io/input_error.h"
 #include "io/printf_string.h"
 #include "io/json_exact.h"
+#include "io/json_reader.h"
 #include "numeric/scalar.h"
+#include "spectrum/limits.h"
 
 namespace ropecheck {
 
@@ -28,10 +30,12 @@ struct Config {
   std::string number(const std::string& key, const std::string& accepted = "a number") const {
     return number_text(required(j, place, key, accepted), place.member(key), accepted);
   }
-  long long integer(const std::string& key, long long min = 1) const {
-    const std::string accepted = "an integer >= " + std::to_string(min);
+  // Every count and size is bounded (spectrum/limits.h): lengths by kMaxLengthArgument unless a
+  // tighter limit is given, so no absurd number reaches an allocation or a cast to int.
+  long long integer(const std::string& key, long long min = 1, long long max = kMaxLengthArgument) const {
+    const std::string accepted = "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
     const long long v = integer_value(required(j, place, key, accepted), place.member(key), accepted);
-    if (v < min) throw InputError(place.member(key).name(), accepted, std::to_string(v));
+    if (v < min || v > max) throw InputError(place.member(key).name(), accepted, std::to_string(v));
     return v;
   }
   std::optional<long long> optional_integer(const std::string& key, long long min = 1) const {
@@ -108,10 +112,10 @@ RopeParams read_rope_dict(const json& dict, const JsonPlace& place, const Config
   // C: the dict's original_max_position_embeddings, else (Phi-3) the top-level one, else max_pos.
   const bool top_level_original = c.has("original_max_position_embeddings");
   auto original = [&]() -> long long {
-    const std::string accepted = "an integer >= 1";
+    const std::string accepted = "an integer in [1, " + std::to_string(kMaxLengthArgument) + "]";
     if (dict.contains("original_max_position_embeddings")) {
       const long long v = integer_value(dict["original_max_position_embeddings"], place.member("original_max_position_embeddings"), accepted);
-      if (v < 1) throw InputError(place.member("original_max_position_embeddings").name(), accepted, std::to_string(v));
+      if (v < 1 || v > kMaxLengthArgument) throw InputError(place.member("original_max_position_embeddings").name(), accepted, std::to_string(v));
       return v;
     }
     if (top_level_original) return c.integer("original_max_position_embeddings");
@@ -212,11 +216,15 @@ std::map<std::string, RopeParams> read_rope(const Config& c, const ModelOptions&
 int divide_head(const Config& c) {
   if (c.has("head_dim")) {
     c.read.push_back("head_dim");
-    return static_cast<int>(c.integer("head_dim", 2));
+    return static_cast<int>(c.integer("head_dim", 2, kMaxHeadDim));
   }
-  const long long hidden = c.integer("hidden_size"), heads = c.integer("num_attention_heads");
+  const long long hidden = c.integer("hidden_size"), heads = c.integer("num_attention_heads", 1, kMaxHeads);
   if (hidden % heads != 0)
     throw InputError(c.place.member("hidden_size").name(), "a multiple of num_attention_heads (" + std::to_string(heads) + ")", std::to_string(hidden));
+  if (hidden / heads > kMaxHeadDim)
+    throw InputError(c.place.member("hidden_size").name(),
+                     "at most " + std::to_string(kMaxHeadDim) + " x num_attention_heads (" + std::to_string(heads) + "): the head width hidden_size / num_attention_heads is at most " + std::to_string(kMaxHeadDim),
+                     std::to_string(hidden));
   c.read.push_back("hidden_size / num_attention_heads (no head_dim)");
   return static_cast<int>(hidden / heads);
 }
@@ -294,8 +302,8 @@ json with_type_defaults(json text, const std::string& model_type, std::vector<st
 // mscale = 0.1 mscale_all_dim ln(factor) + 1 (yarn_get_mscale; 1 when factor <= 1).
 AttentionShape read_attention_shape(const Config& c, const std::string& type, int head_dim, bool mla, const Scaling& scaling) {
   AttentionShape a;
-  a.heads = static_cast<int>(c.integer("num_attention_heads"));
-  a.kv_heads = c.has("num_key_value_heads") ? static_cast<int>(c.integer("num_key_value_heads")) : a.heads;
+  a.heads = static_cast<int>(c.integer("num_attention_heads", 1, kMaxHeads));
+  a.kv_heads = c.has("num_key_value_heads") ? static_cast<int>(c.integer("num_key_value_heads", 1, kMaxHeads)) : a.heads;
   if (a.heads % a.kv_heads != 0)
     throw InputError(c.place.member("num_key_value_heads").name(), "a divisor of num_attention_heads (" + std::to_string(a.heads) + ")",
                      std::to_string(a.kv_heads));
@@ -321,6 +329,8 @@ AttentionShape read_attention_shape(const Config& c, const std::string& type, in
   }
   if (type == "gemma2") {
     a.softcap = c.has("attn_logit_softcapping") ? as_double(c.number("attn_logit_softcapping")) : 50.0;
+    if (!(*a.softcap > 0) || !std::isfinite(*a.softcap))
+      throw InputError(c.place.member("attn_logit_softcapping").name(), "a finite number > 0", c.number("attn_logit_softcapping"));
     c.read.push_back(c.has("attn_logit_softcapping") ? "attn_logit_softcapping" : "attn_logit_softcapping absent: Gemma2Config's default 50");
   }
   return a;
@@ -347,7 +357,7 @@ ModelDescription read_hf_config(const json& root, const std::string& origin, con
                : root.contains("model_type") ? exact_string(root["model_type"], doc.member("model_type"), types_accepted)
                                               : "llama";
   const std::string& type = m.model_type;
-  m.layers = static_cast<int>(c.integer("num_hidden_layers"));
+  m.layers = static_cast<int>(c.integer("num_hidden_layers", 1, kMaxLayers));
   const long long context = c.integer("max_position_embeddings");
   m.read.push_back("max_position_embeddings (the context)");
 
@@ -356,8 +366,8 @@ ModelDescription read_hf_config(const json& root, const std::string& origin, con
   int head_dim = 0, rotary = 0, offset = 0;
   Layout layout = Layout::half;
   if (mla) {
-    const int rope = static_cast<int>(c.integer("qk_rope_head_dim", 2));
-    const int nope = static_cast<int>(c.integer("qk_nope_head_dim", 0));
+    const int rope = static_cast<int>(c.integer("qk_rope_head_dim", 2, kMaxHeadDim));
+    const int nope = static_cast<int>(c.integer("qk_nope_head_dim", 0, kMaxHeadDim - rope));
     head_dim = nope + rope;
     rotary = rope;
     offset = nope;
@@ -447,7 +457,7 @@ ModelDescription read_hf_config(const json& root, const std::string& origin, con
 }
 
 ModelDescription read_hf_config_text(const std::string& text, const std::string& origin, const ModelOptions& options) {
-  return read_hf_config(parse_json_exact(text, origin), origin, options);
+  return read_hf_config(parse_json(text, origin, kConfigJsonLimits, JsonNumbers::exact), origin, options);
 }
 
 }  // namespace ropecheck

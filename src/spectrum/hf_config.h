@@ -24,6 +24,9 @@
 //   glm, glm4: partial_rotary_factor (default 0.5), interleaved within the rotary part.
 //   gpt_oss: yarn (truncate false as shipped); layer_types.
 //   Any other model_type is read as llama is, and says so in `read`.
+// Limits: every count and size within spectrum/limits.h (head_dim, heads, layers, lengths), every
+// document within kConfigJsonLimits: checked here, once, so that no command reaches an allocation
+// sized by an absurd config.
 // Context: max_position_embeddings. dynamic and longrope are evaluated at the sequence length
 // `sequence_length` when given, else at the context (transformers' rule at a full context).
 #pragma once
@@ -33,9 +36,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_reader.h"
 #include "spectrum/model.h"
 
 namespace ropecheck {
+
+// config.json, as files, the zoo's and the C ABI's text: shipped configs are a few kB and nest 4
+// deep; their longest list is longrope's factors, head_dim / 2 <= 32768 items (limits.h).
+inline constexpr JsonLimits kConfigJsonLimits{std::size_t{16} << 20, 32, 65536};
 
 struct ModelOptions {
   std::optional<long long> sequence_length;  // dynamic / longrope: S (default: the context)

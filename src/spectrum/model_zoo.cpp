@@ -5,6 +5,7 @@
 
 #include "io/input_error.h"
 #include "io/json_exact.h"
+#include "io/json_reader.h"
 #include "spectrum/detail/zoo_files.h"
 
 namespace ropecheck {
@@ -22,7 +23,7 @@ std::vector<std::string> strings_of(const json& j) {
 }
 
 ModelDescription read_zoo_file(const std::string& name, const std::string& text, const ModelOptions& options) {
-  json config = parse_json_exact(text, "zoo/" + name + ".json");
+  json config = parse_json(text, "zoo/" + name + ".json", kConfigJsonLimits, JsonNumbers::exact);
   const json meta = config.value("_ropecheck", json::object());
   config.erase("_ropecheck");
   ModelDescription m = read_hf_config(config, "zoo/" + name + ".json", options);
@@ -62,7 +63,7 @@ ModelDescription load_model(const std::string& name_or_file, const ModelOptions&
   std::error_code ec;
   if (!std::filesystem::is_regular_file(name_or_file, ec))
     throw InputError("model", "a zoo name (" + names_text() + ") or a config.json path", name_or_file);
-  ModelDescription m = read_hf_config_text(read_json_text(name_or_file), name_or_file, options);
+  ModelDescription m = read_hf_config_text(read_json_text(name_or_file, kConfigJsonLimits), name_or_file, options);
   m.name = std::filesystem::path(name_or_file).filename().string();
   return m;
 }

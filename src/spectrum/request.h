@@ -7,15 +7,11 @@
 #include <optional>
 #include <string>
 
+#include "spectrum/limits.h"  // kMaxLengthArgument: the CLI's flags and Python's keywords take it from here
 #include "spectrum/model.h"
 #include "spectrum/spectrum.h"
 
 namespace ropecheck {
-
-// The largest length a user may give (context, sequence length, max_n, a distance): 2^40 tokens,
-// far beyond any model's context, where every check stays within its proved ranges. The CLI's
-// flags and Python's keywords take it from here.
-inline constexpr long long kMaxLengthArgument = 1LL << 40;
 
 struct SpectrumRequest {
   std::optional<std::string> config;    // --config NAME

@@ -2,6 +2,7 @@
 
 #include "io/input_error.h"
 #include "numeric/scalar.h"
+#include "spectrum/limits.h"
 
 namespace ropecheck {
 
@@ -24,6 +25,17 @@ bool positive_decimal(const std::string& text) {
 
 void require_positive(const std::string& name, const std::string& text) {
   if (!positive_decimal(text)) throw InputError(name, "a decimal > 0", text);
+}
+
+// A context-extension factor is a ratio of context lengths: at most kMaxLengthArgument (2^40,
+// spectrum/limits.h). Far larger ones (1e308) made dynamic NTK's base fS/M - (f - 1) cancel to an
+// enclosure straddling 0 at the working precision, which the power then refused (exit 3).
+bool factor_decimal(const std::string& text) {
+  const auto x = decimal_enclosure(text);
+  return x && certainly_positive(*x) && upper_of(*x) <= Real(static_cast<double>(kMaxLengthArgument));
+}
+void require_factor(const std::string& name, const std::string& text) {
+  if (!factor_decimal(text)) throw InputError(name, "a decimal in (0, 2^40]", text);
 }
 
 // Decides a <= b for decimals exactly: the decimal texts are compared through enclosures, whose
@@ -79,12 +91,12 @@ std::string Scaling::describe() const {
 }
 
 Scaling parse_scaling(const std::string& text) {
-  const std::string accepted = "none, linear:F (F a decimal > 0), llama3 or llama3:F:LOW:HIGH:C";
+  const std::string accepted = "none, linear:F (F a decimal in (0, 2^40]), llama3 or llama3:F:LOW:HIGH:C";
   if (text == "none") return {};
   if (text == "llama3") return Scaling::llama3_1();
   if (text.rfind("linear:", 0) == 0) {
     const std::string f = text.substr(7);
-    if (!positive_decimal(f)) throw InputError("scaling", accepted, text);
+    if (!factor_decimal(f)) throw InputError("scaling", accepted, text);
     return Scaling::linear(f);
   }
   if (text.rfind("llama3:", 0) == 0) {
@@ -120,9 +132,9 @@ void check_scaling(const Scaling& s, int pairs) {
   };
   switch (s.kind) {
     case Scaling::Kind::none: return;
-    case Scaling::Kind::linear: require_positive("scaling.factor", s.factor); return;
+    case Scaling::Kind::linear: require_factor("scaling.factor", s.factor); return;
     case Scaling::Kind::llama3:
-      require_positive("scaling.factor", s.factor);
+      require_factor("scaling.factor", s.factor);
       require_positive("scaling.low_freq_factor", s.low_freq_factor);
       require_positive("scaling.high_freq_factor", s.high_freq_factor);
       if (!decimal_at_most(s.low_freq_factor, s.high_freq_factor))
@@ -131,12 +143,12 @@ void check_scaling(const Scaling& s, int pairs) {
       return;
     case Scaling::Kind::dynamic:
       // factor > 0 keeps the base 1 + factor (S/M - 1) of the power >= 1 for every S >= M.
-      require_positive("scaling.factor", s.factor);
+      require_factor("scaling.factor", s.factor);
       require_context("scaling.max_position", s.max_position);
       if (s.sequence_length < 0) throw InputError("scaling.sequence_length", "an integer >= 0", context_text(s.sequence_length));
       return;
     case Scaling::Kind::yarn:
-      require_positive("scaling.factor", s.factor);
+      require_factor("scaling.factor", s.factor);
       require_context("scaling.original_context", s.original_context);
       require_positive("scaling.beta_fast", s.beta_fast);
       require_positive("scaling.beta_slow", s.beta_slow);
@@ -148,7 +160,7 @@ void check_scaling(const Scaling& s, int pairs) {
     case Scaling::Kind::longrope: {
       require_context("scaling.original_context", s.original_context);
       if (s.factor.empty()) require_context("scaling.max_position", s.max_position);
-      else require_positive("scaling.factor", s.factor);
+      else require_factor("scaling.factor", s.factor);
       if (s.attention_factor) require_positive("scaling.attention_factor", *s.attention_factor);
       const std::string accepted = "a list of " + std::to_string(pairs) + " decimals > 0 (one per rotating pair)";
       for (const auto* list : {&s.short_factor, &s.long_factor}) {

@@ -4,6 +4,7 @@
 
 #include "io/input_error.h"
 #include "numeric/scalar.h"
+#include "spectrum/limits.h"
 
 namespace ropecheck {
 
@@ -33,7 +34,8 @@ int kept_pairs(int dim, double fraction) { return static_cast<int>(std::floor((f
 
 Spectrum::Spectrum(int dim, std::string theta, Variant variant, std::string fraction, Scaling scaling)
     : dim_(dim), theta_(std::move(theta)), variant_(variant), fraction_(std::move(fraction)), scaling_(std::move(scaling)) {
-  if (dim_ < 2 || dim_ % 2 != 0) throw InputError("dim", "an even integer >= 2", std::to_string(dim_));
+  if (dim_ < 2 || dim_ > kMaxHeadDim || dim_ % 2 != 0)
+    throw InputError("dim", "an even integer in [2, " + std::to_string(kMaxHeadDim) + "]", std::to_string(dim_));
   double t = 0;
   try {
     t = from_decimal<double>(theta_);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "io/input_error.h"
+#include "spectrum/limits.h"
 #include "numeric/scalar.h"
 #include "io/json_fields.h"
 
@@ -162,7 +163,7 @@ json scaling_to_json(const Scaling& s) {
 
 Scaling scaling_from_json(const json& j, const std::string& where) {
   if (j.is_object()) return scaling_from_object(j, where);
-  const std::string accepted = "none, linear:F (F a decimal > 0), llama3, llama3:F:LOW:HIGH:C or a scaling object {\"kind\": ...}";
+  const std::string accepted = "none, linear:F (F a decimal in (0, 2^40]), llama3, llama3:F:LOW:HIGH:C or a scaling object {\"kind\": ...}";
   const std::string text = string_value(j, where, accepted);
   try {
     return parse_scaling(text);
@@ -213,9 +214,9 @@ SpectrumRequest spectrum_request_from_json(const json& j, const std::string& whe
   if (j.contains("vllm_dynamic")) r.vllm_dynamic = boolean_field(j, place, "vllm_dynamic");
   if (j.contains("config")) r.config = string_value(j["config"], place.member("config"), "a configuration name (string)");
   if (j.contains("dim")) {
-    const std::string accepted = "an even integer >= 2";
+    const std::string accepted = "an even integer in [2, " + std::to_string(kMaxHeadDim) + "]";
     const long long d = integer_value(j["dim"], place.member("dim"), accepted);
-    if (d < 2 || d > INT_MAX) throw InputError(place.member("dim").name(), accepted, std::to_string(d));
+    if (d < 2 || d > kMaxHeadDim) throw InputError(place.member("dim").name(), accepted, std::to_string(d));
     r.dim = static_cast<int>(d);
   }
   if (j.contains("theta")) r.theta = decimal_value(j["theta"], place.member("theta"), "a decimal > 1");

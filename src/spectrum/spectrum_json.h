@@ -13,7 +13,7 @@
 //    "fraction": "0.75",             a decimal string in [0, 1] (or a JSON integer): required with,
 //                                    and only allowed with, p-rope, reversed and partial
 //    "scaling": SCALING}
-// SCALING is the --scaling text where one exists: "none", "linear:F" (F a decimal > 0), "llama3"
+// SCALING is the --scaling text where one exists: "none", "linear:F" (F a decimal in (0, 2^40]), "llama3"
 // (Llama 3.1's factor 8, low 1, high 4, original context 8192); or an object with its "kind" and
 // that kind's parameters, each required, no other key:
 //   {"kind": "none"}

@@ -142,5 +142,47 @@ TEST(HfConfig, BadConfigsNameTheField) {
             "config.json: rope_scaling.high_freq_factor");
 }
 
+
+// Every count and size within spectrum/limits.h, checked where the description is built: each of
+// these reached an allocation, a narrowing cast or an MPFI exception (exit 3) before.
+TEST(HfConfig, AbsurdSizesAreRefusedWithTheFieldAndTheLimit) {
+  const std::string base = R"("model_type": "llama", "hidden_size": 256, "num_attention_heads": 4, "max_position_embeddings": 4096)";
+  // The base config with `extra`'s fields put over it.
+  const auto with = [&](const std::string& extra) {
+    nlohmann::json j = nlohmann::json::parse("{" + base + "}");
+    j.update(nlohmann::json::parse("{" + extra + "}"));
+    return j.dump();
+  };
+  const auto refused = [&](const std::string& extra, const std::string& field, const std::string& accepted) {
+    try {
+      read(with(extra));
+      ADD_FAILURE() << extra << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.input(), "config.json: " + field) << extra << ": " << e.what();
+      EXPECT_NE(e.accepted().find(accepted), std::string::npos) << extra << ": " << e.what();
+    }
+  };
+  refused(R"("num_hidden_layers": 2, "head_dim": 2147483646)", "head_dim", "an integer in [2, 65536]");
+  refused(R"("num_hidden_layers": 2, "head_dim": 8589934594)", "head_dim", "an integer in [2, 65536]");  // was cast to int 2
+  refused(R"("num_hidden_layers": 2147483647)", "num_hidden_layers", "an integer in [1, 65536]");
+  refused(R"("num_hidden_layers": 2, "num_key_value_heads": 1000000)", "num_key_value_heads", "an integer in [1, 65536]");
+  refused(R"("num_hidden_layers": 2, "max_position_embeddings": 4611686018427387904)", "max_position_embeddings", "1099511627776]");
+  refused(R"("num_hidden_layers": 2, "model_type": "deepseek_v3", "qk_rope_head_dim": 64, "qk_nope_head_dim": 2147483647)", "qk_nope_head_dim",
+          "an integer in [0, 65472]");
+  refused(R"("num_hidden_layers": 2, "sliding_window": 1152921504606846976)", "sliding_window", "1099511627776]");
+  refused(R"("num_hidden_layers": 2, "rope_scaling": {"rope_type": "dynamic", "factor": 1e308})", "rope_scaling.factor", "(0, 2^40]");
+  refused(R"("num_hidden_layers": 2, "rope_scaling": {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 4611686018427387904})",
+          "rope_scaling.original_max_position_embeddings", "1099511627776]");
+  refused(R"("num_hidden_layers": 2, "model_type": "gemma2", "head_dim": 64, "attn_logit_softcapping": 0.0)", "attn_logit_softcapping", "> 0");
+  EXPECT_EQ(input_of(R"({"num_hidden_layers": 2, "hidden_size": 8589934592, "num_attention_heads": 2, "max_position_embeddings": 4096})"),
+            "config.json: hidden_size");
+  // At the limits exactly: accepted.
+  const ModelDescription m = read(with(R"("num_hidden_layers": 1, "head_dim": 65536, "max_position_embeddings": 1099511627776,
+                                        "rope_scaling": {"rope_type": "dynamic", "factor": 1099511627776})"));
+  EXPECT_EQ(m.layer_types.front().head_dim, 65536);
+  // The document's limits (kConfigJsonLimits), from the C ABI's text as from a file.
+  EXPECT_EQ(input_of(std::string(100, '[') + std::string(100, ']')), "config.json");
+}
+
 }  // namespace
 }  // namespace ropecheck

@@ -22,7 +22,7 @@ class InputError(ValueError):
     ...     ropecheck.spectrum(dim=7)
     ... except ropecheck.InputError as e:
     ...     print(e.parameter, "|", e)
-    dim | dim must be an even integer >= 2 (got 7)
+    dim | dim must be an even integer in [2, 65536] (got 7)
     """
 
     def __init__(self, parameter: str, accepted: str, got: str = "") -> None:

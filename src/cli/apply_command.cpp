@@ -74,7 +74,7 @@ int ApplyCommand::run() {
   std::optional<kernel::Layout> kernel_layout;
   if (!layout.empty()) kernel_layout = kernel::parse_layout(layout, "--layout");
   const int thread_count = threads.empty() ? 1 : parse_threads("--threads", threads);
-  check_writable_target(output, "--output");
+  check_output(output, "--output");
 
   const NpyArray x = read_npy(input, "--input", {format == Dtype::f32 ? "<f4" : "<u2"});
   const RopeTensorShape shape = rope_tensor_shape(x.shape, "--input");

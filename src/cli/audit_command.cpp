@@ -31,7 +31,7 @@ void AuditCommand::attach(CLI::App& app) {
 }
 
 int AuditCommand::run() {
-  if (!json_path.empty()) check_writable_target(json_path, "--json");
+  if (!json_path.empty()) check_output(json_path, "--json");
   accuracy::AuditRequest request;
   request.input_path = input;
   request.positions_path = positions;

@@ -1,10 +1,13 @@
 #include "cli/flags.h"
 
 #include <charconv>
+#include <iostream>
 #include <limits>
 
 #include "cpu/thread_count.h"
+#include "io/atomic_write.h"
 #include "io/input_error.h"
+#include "io/temporaries.h"
 #include "numeric/precision.h"
 #include "spectrum/config.h"
 
@@ -44,6 +47,12 @@ void add_spectrum_flags(CLI::App* cmd, SpectrumFlags& f) {
   cmd->add_option("--sequence-length", f.sequence_length,
                   "with --model: the sequence length S of dynamic and longrope rules (default: the model's context)")->needs(model);
   cmd->add_flag("--vllm-dynamic", f.vllm_dynamic, "with --model: vLLM's static dynamic-NTK rule (S = factor x max_position)")->needs(model);
+}
+
+void check_output(const std::string& path, const std::string& flag) {
+  check_writable_target(path, flag);
+  const std::string swept = sweep_stale_temporaries(path);
+  if (!swept.empty()) std::cerr << swept << "\n";
 }
 
 long long parse_integer(const std::string& flag, const std::string& text, long long min, long long max) {

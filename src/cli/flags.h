@@ -33,6 +33,11 @@ SpectrumRequest to_request(const SpectrumFlags& flags);
 // (fraction: --p-rope, --reversed or --partial, whichever to_request read); any other input as is.
 std::string cli_message(const InputError& e);
 
+// Refuses an unwritable output path at once (io/atomic_write.h check_writable_target: InputError
+// naming flag) and sweeps the stale temporaries a killed run left beside it (io/temporaries.h),
+// printing what it did, in one line, on stderr.
+void check_output(const std::string& path, const std::string& flag);
+
 // Returns: text parsed as an integer in [min, max]. Throws InputError(flag, range, text).
 long long parse_integer(const std::string& flag, const std::string& text, long long min, long long max);
 std::uint64_t parse_seed(const std::string& text);

@@ -25,7 +25,7 @@ void KernelCheckCommand::attach(CLI::App& app) {
 }
 
 int KernelCheckCommand::run() {
-  if (!json_path.empty()) check_writable_target(json_path, "--json");
+  if (!json_path.empty()) check_output(json_path, "--json");
   accuracy::KernelCheckOptions o;
   o.formats = parse_kernel_dtypes(dtype.empty() ? "both" : dtype, "--dtype");
   if (!samples.empty()) o.samples = parse_integer("--samples", samples, 1, 10000000);

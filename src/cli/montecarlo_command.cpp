@@ -84,8 +84,8 @@ int MontecarloCommand::run() {
   const Shard sh = shard.empty() ? Shard{} : parse_shard(shard);
   if (!shard.empty() && out.empty()) throw InputError("--out", "a file for the partial that --shard writes", "nothing");
   if (!shard.empty() && !csv.empty()) throw InputError("--csv", "given to `ropecheck merge` (a shard's partial has no series yet)", csv);
-  if (!out.empty()) check_writable_target(out, "--out");
-  if (!csv.empty()) check_writable_target(csv, "--csv");
+  if (!out.empty()) check_output(out, "--out");
+  if (!csv.empty()) check_output(csv, "--csv");
 
   choice.spectrum = to_request(flags);
   if (fig8) {
@@ -124,8 +124,8 @@ void MergeCommand::attach(CLI::App& app) {
 }
 
 int MergeCommand::run() {
-  check_writable_target(out, "--out");
-  if (!csv.empty()) check_writable_target(csv, "--csv");
+  check_output(out, "--out");
+  if (!csv.empty()) check_output(csv, "--csv");
   if (partial && !csv.empty()) throw InputError("--csv", "not given with --partial", csv);
   std::vector<Partial> parts;
   for (const std::string& f : inputs) {

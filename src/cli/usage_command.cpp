@@ -8,6 +8,7 @@
 #include "io/atomic_write.h"
 #include "io/input_error.h"
 #include "io/printf_string.h"
+#include "io/temporaries.h"
 #include "report/usage_figures.h"
 #include "spectrum/model_zoo.h"
 #include "usage/usage_json.h"
@@ -36,6 +37,10 @@ int UsageCommand::run() {
   if (break_limit) o.break_limit = parse_integer("--break-limit", *break_limit, 1, 1LL << 40);
   o.certify_breaks = !no_breaks;
   if (out_dir && std::filesystem::exists(*out_dir)) throw InputError("--out", "a directory that does not exist yet", *out_dir);
+  if (out_dir) {
+    const std::string swept = sweep_stale_temporaries(*out_dir);  // a killed run's leftovers
+    if (!swept.empty()) std::cerr << swept << "\n";
+  }
   const ModelDescription m = load_model(model);
   const usage::UsageResult r = [&] {
     auto source = usage::open_capture(capture, "--capture");

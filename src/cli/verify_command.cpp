@@ -41,7 +41,7 @@ int VerifyCommand::run() {
     for (const Claim& c : proofs::registered_claims()) std::cout << c.id << "\t" << c.title << "\n";
     return 0;
   }
-  if (!json_path.empty()) check_writable_target(json_path, "--json");
+  if (!json_path.empty()) check_output(json_path, "--json");
   ClaimOptions options;
   options.spectrum = to_request(flags);
   options.precision_bits = parse_precision(precision);

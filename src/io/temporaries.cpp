@@ -5,11 +5,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace ropecheck {
 namespace {
@@ -57,7 +60,83 @@ void remove_and_forget(const std::string& path) {
   ::_exit(128 + signal);
 }
 
+// Returns: the PID in a temporary's name after ".<name>.": "tmp.<pid>", "tmp.<pid>.<n>",
+// "tmp-<pid>-XXXXXX", "old-<pid>"; 0 for any other name. old: the ".old-" form.
+pid_t temporary_pid(const std::string& suffix, bool& old) {
+  old = suffix.rfind("old-", 0) == 0;
+  const bool file = suffix.rfind("tmp.", 0) == 0, dir = suffix.rfind("tmp-", 0) == 0;
+  if (!old && !file && !dir) return 0;
+  std::size_t i = 4, digits = 0;
+  long long pid = 0;
+  while (i < suffix.size() && std::isdigit(static_cast<unsigned char>(suffix[i])) && digits < 10) {
+    pid = pid * 10 + (suffix[i++] - '0');
+    ++digits;
+  }
+  if (digits == 0 || pid <= 0 || pid > 0x3fffffff) return 0;
+  const std::string rest = suffix.substr(i);
+  bool valid = false;
+  if (old) valid = rest.empty();
+  else if (dir) valid = rest.size() == 7 && rest[0] == '-';
+  else valid = rest.empty() || (rest.size() > 1 && rest[0] == '.' && rest.find_first_not_of("0123456789", 1) == std::string::npos);
+  return valid ? static_cast<pid_t>(pid) : 0;
+}
+
+bool running(pid_t pid) { return pid == ::getpid() || ::kill(pid, 0) == 0 || errno == EPERM; }
+
 }  // namespace
+
+std::string temporary_directory_pattern(const std::string& target) {
+  const std::filesystem::path t(target);
+  const std::filesystem::path parent = t.has_parent_path() ? t.parent_path() : std::filesystem::path(".");
+  return (parent / ("." + t.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+}
+
+std::string sweep_stale_temporaries(const std::string& target) {
+  namespace fs = std::filesystem;
+  const fs::path t(target);
+  const std::string name = t.filename().string();
+  if (name.empty() || name == "." || name == "..") return "";
+  const fs::path parent = t.has_parent_path() ? t.parent_path() : fs::path(".");
+  const std::string prefix = "." + name + ".";
+  std::vector<std::string> removed, restored, left, failed;
+  std::error_code ec;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string entry = it->path().filename().string();
+    if (entry.rfind(prefix, 0) != 0) continue;
+    bool old = false;
+    const pid_t pid = temporary_pid(entry.substr(prefix.size()), old);
+    if (pid == 0) continue;
+    const std::string shown = entry + " (PID " + std::to_string(pid) + ")";
+    if (running(pid)) {
+      left.push_back(shown);
+      continue;
+    }
+    std::error_code e;
+    std::lock_guard lock(registry().mutex);  // no temporary of this process is published meanwhile
+    if (old && !fs::exists(t, e)) {
+      fs::rename(it->path(), t, e);
+      (e ? failed : restored).push_back(shown);
+    } else {
+      fs::remove_all(it->path(), e);
+      (e ? failed : removed).push_back(shown);
+    }
+  }
+  const auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
+  std::string line;
+  const auto part = [&](const std::vector<std::string>& v, const std::string& what) {
+    if (!v.empty()) line += (line.empty() ? "" : "; ") + what + " " + list(v);
+  };
+  part(removed, "removed the stale temporaries of a killed run:");
+  part(restored, "put back the report a killed run had moved aside:");
+  part(failed, "could not remove stale temporaries:");
+  part(left, "left alone the temporaries of running processes:");
+  if (line.empty()) return "";
+  return "ropecheck: " + parent.string() + ": " + line;
+}
 
 Temporary::Temporary(std::string path) : path_(std::move(path)) {
   std::lock_guard lock(registry().mutex);

@@ -56,4 +56,18 @@ class Temporary {
 // See the contract above. Idempotent.
 void install_interrupt_cleanup();
 
+// Stale temporaries. A run killed by SIGKILL (or a power cut) cannot clean up. Every temporary's
+// name holds its writer's PID: ".<name>.tmp.<pid>" and ".<name>.tmp.<pid>.<n>" (atomic_write.h),
+// ".<name>.tmp-<pid>-XXXXXX" (directories: temporary_directory_pattern), ".<name>.old-<pid>" (a
+// report moved aside while its replacement is renamed into place).
+// Returns: the mkdtemp pattern of a temporary directory for `target`: beside it, with this PID.
+std::string temporary_directory_pattern(const std::string& target);
+// For every temporary of `target` in its directory whose PID names no running process: removes it,
+// except a ".old-" one whose target is missing, which is renamed back to `target` (the run was
+// killed between a replacement's two renames: it is the only copy). Temporaries of running
+// processes (this one, a concurrent run, or a reused PID) are left alone.
+// Returns: one line saying what was found and done ("" when nothing was found), for the caller to
+// print. Never throws: a temporary that cannot be removed is reported in the line.
+std::string sweep_stale_temporaries(const std::string& target);
+
 }  // namespace ropecheck

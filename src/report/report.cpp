@@ -147,8 +147,10 @@ ReportOutcome run_report(const ReportOptions& options, std::ostream& log) {
   fs::create_directories(parent, ec);
   if (ec || access(parent.c_str(), W_OK) != 0) throw InputError("--out", "a path whose parent directory can be created and written", target.string());
 
+  const std::string swept = sweep_stale_temporaries(target.string());  // a killed run's leftovers
+  if (!swept.empty()) log << swept << "\n";
   // Registered (io/temporaries.h): an interrupt removes it; the destructor removes it on any error.
-  Temporary work_dir = Temporary::make_directory((parent / ("." + target.filename().string() + ".tmp-XXXXXX")).string());
+  Temporary work_dir = Temporary::make_directory(temporary_directory_pattern(target.string()));
   if (work_dir.path().empty()) throw InputError("--out", "a path whose parent directory can be written", target.string());
   const fs::path work(work_dir.path());
 

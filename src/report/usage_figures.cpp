@@ -157,7 +157,7 @@ void write_usage_directory(const std::string& target_text, const usage::UsageRes
   const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::current_path();
   fs::create_directories(parent, ec);
   if (ec || access(parent.c_str(), W_OK) != 0) throw InputError("--out", "a path whose parent directory can be created and written", target_text);
-  Temporary work = Temporary::make_directory((parent / ("." + target.filename().string() + ".tmp-XXXXXX")).string());
+  Temporary work = Temporary::make_directory(temporary_directory_pattern(target.string()));
   if (work.path().empty()) throw InputError("--out", "a path whose parent directory can be written", target_text);
   {
     std::ofstream json(fs::path(work.path()) / "usage.json");

@@ -1,13 +1,16 @@
 // An interrupted `ropecheck` leaves no temporary and no half-written output, and exits 128 +
 // signal (io/temporaries.h; cli/main.cpp installs the cleanup). Each case starts the real binary,
-// interrupts it while it works, and lists what is left in its output directory.
+// interrupts it while it works, and lists what is left in its output directory. A run killed with
+// SIGKILL cannot clean up: the next run does (Killed.*).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,10 +38,11 @@ pid_t start(const fs::path& cwd, const std::vector<std::string>& args) {
   return pid;
 }
 
-// Every entry under `dir` (recursively), as paths relative to it.
+// Every entry under `dir` (recursively), as paths relative to it, sorted.
 std::vector<std::string> listing(const fs::path& dir) {
   std::vector<std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(dir)) out.push_back(fs::relative(e.path(), dir).string());
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -100,6 +104,57 @@ TEST(Interrupt, FuzzKeepsOnlyWholeCounterexamples) {
     EXPECT_TRUE(name == "log.txt" || name == "cx" || name == "channel" || (name.size() == 69 && name.substr(64) == ".json"))
         << "left behind: " << entry;
   }
+  fs::remove_all(d);
+}
+
+
+// Waits until `file` contains `text` (at most 60 s). Returns: whether it did.
+bool wait_for_text(const fs::path& file, const std::string& text) {
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (Clock::now() < deadline) {
+    if (test::read_bytes(file).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+TEST(Killed, AReportKilledWithSigkillIsCleanedUpByTheNextRun) {
+  // SIGKILL cannot be caught: the first run leaves .R.tmp-<pid>-XXXXXX behind. The next run finds
+  // it by its name and dead PID, removes it and says so in one line, before its own work.
+  const fs::path d = test::fresh_dir("killed_report");
+  const pid_t first = start(d, {"report", "--smoke", "--out", "R"});
+  ASSERT_TRUE(wait_for_entry(d, ".R.tmp-" + std::to_string(first) + "-")) << joined(listing(d));
+  EXPECT_EQ(stop(first, SIGKILL), 128 + SIGKILL);
+  std::string leftover;
+  for (const auto& e : fs::directory_iterator(d))
+    if (e.path().filename().string().rfind(".R.tmp-", 0) == 0) leftover = e.path().filename().string();
+  ASSERT_FALSE(leftover.empty()) << "SIGKILL left nothing to clean: " << joined(listing(d));
+  fs::rename(d / "log.txt", d / "first.txt");
+  const pid_t second = start(d, {"report", "--smoke", "--out", "R"});
+  ASSERT_TRUE(wait_for_text(d / "log.txt", "removed the stale temporaries of a killed run: " + leftover + " (PID " + std::to_string(first) + ")"))
+      << test::read_bytes(d / "log.txt");
+  EXPECT_EQ(stop(second, SIGINT), 130);
+  EXPECT_FALSE(fs::exists(d / leftover));
+  EXPECT_EQ(joined(listing(d)), "first.txt log.txt ");
+  fs::remove_all(d);
+}
+
+TEST(Killed, MontecarloRemovesAKilledWritersTemporaryBesideItsOutput) {
+  // A run killed inside atomic_write leaves .<out>.tmp.<pid>: the next run writing that output
+  // removes it (one line on stderr) and writes its own file.
+  const fs::path d = test::fresh_dir("killed_montecarlo");
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  const std::string stale = ".fig2a.json.tmp." + std::to_string(child);
+  { std::ofstream(d / stale) << "{\"half"; }
+  const pid_t run = start(d, {"montecarlo", "--experiment", "fig2a", "--out", "fig2a.json"});
+  int status = 0;
+  ::waitpid(run, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << test::read_bytes(d / "log.txt");
+  EXPECT_NE(test::read_bytes(d / "log.txt").find("removed the stale temporaries of a killed run: " + stale), std::string::npos)
+      << test::read_bytes(d / "log.txt");
+  EXPECT_EQ(joined(listing(d)), "fig2a.json log.txt ");
   fs::remove_all(d);
 }
 

@@ -11,8 +11,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/support/files.h"
 
@@ -137,6 +139,67 @@ TEST(InterruptCleanup, AnIgnoredSignalStaysIgnored) {
   ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
   EXPECT_EQ(WEXITSTATUS(status), 0);
   fs::remove_all(d);
+}
+
+
+// A PID that names no running process: a child that has exited and been reaped. (The kernel hands
+// PIDs out in increasing order, so it is not reused within the test.)
+pid_t dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return child;
+}
+
+TEST(StaleTemporaries, AKilledRunsLeftoversAreRemovedAndALiveProcessesAreLeftAlone) {
+  const fs::path d = test::fresh_dir("temporaries_stale");
+  const std::string dead = std::to_string(dead_pid()), alive = std::to_string(::getpid());
+  write_file(d / "out.json", "published");
+  write_file(d / (".out.json.tmp." + dead), "half");                // atomic_write's
+  write_file(d / (".out.json.tmp." + dead + ".3"), "half");         // atomic_create's
+  fs::create_directory(d / (".out.json.tmp-" + dead + "-a1B2c3"));  // a directory's
+  write_file(d / (".out.json.tmp-" + dead + "-a1B2c3") / "inner", "x");
+  write_file(d / (".out.json.tmp." + alive), "mine");                // a running process's
+  // Names of other files, or not in a temporary's form, are never touched.
+  const std::vector<std::string> others = {".out.json.tmp.", ".out.json.tmp.12x", ".out.json.tmp-" + dead + "-short",
+                                           ".other.json.tmp." + dead, "out.json.tmp." + dead, ".out.json.bak." + dead};
+  for (const std::string& other : others) write_file(d / other, "keep");
+  const std::string line = sweep_stale_temporaries((d / "out.json").string());
+  std::cout << "line=" << line << "\n";
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_NE(line.find("removed the stale temporaries of a killed run: "), std::string::npos) << line;
+  EXPECT_NE(line.find("(PID " + dead + ")"), std::string::npos) << line;
+  EXPECT_NE(line.find("left alone the temporaries of running processes: .out.json.tmp." + alive), std::string::npos) << line;
+  EXPECT_FALSE(fs::exists(d / (".out.json.tmp." + dead)));
+  EXPECT_FALSE(fs::exists(d / (".out.json.tmp." + dead + ".3")));
+  EXPECT_FALSE(fs::exists(d / (".out.json.tmp-" + dead + "-a1B2c3")));
+  EXPECT_TRUE(fs::exists(d / (".out.json.tmp." + alive)));
+  EXPECT_TRUE(fs::exists(d / "out.json"));
+  for (const std::string& other : others) EXPECT_TRUE(fs::exists(d / other)) << other;
+  fs::remove(d / (".out.json.tmp." + alive));
+  EXPECT_EQ(sweep_stale_temporaries((d / "out.json").string()), "") << "nothing left to say";
+}
+
+TEST(StaleTemporaries, AReportMovedAsideIsPutBackWhenItsReplacementNeverArrived) {
+  const fs::path d = test::fresh_dir("temporaries_old");
+  const std::string dead = std::to_string(dead_pid());
+  fs::create_directory(d / (".rep.old-" + dead));
+  write_file(d / (".rep.old-" + dead) / "run.json", "{}");
+  const std::string line = sweep_stale_temporaries((d / "rep").string());
+  EXPECT_NE(line.find("put back the report a killed run had moved aside: .rep.old-" + dead), std::string::npos) << line;
+  EXPECT_TRUE(fs::exists(d / "rep" / "run.json"));
+  // With the new report in place, the old one is a leftover.
+  fs::create_directory(d / (".rep.old-" + dead));
+  EXPECT_NE(sweep_stale_temporaries((d / "rep").string()).find("removed"), std::string::npos);
+  EXPECT_FALSE(fs::exists(d / (".rep.old-" + dead)));
+  EXPECT_TRUE(fs::exists(d / "rep" / "run.json"));
+}
+
+TEST(StaleTemporaries, DirectoryPatternHoldsThePid) {
+  const std::string pattern = temporary_directory_pattern("some/dir/report");
+  EXPECT_EQ(pattern, "some/dir/.report.tmp-" + std::to_string(::getpid()) + "-XXXXXX");
+  EXPECT_EQ(temporary_directory_pattern("report"), "./.report.tmp-" + std::to_string(::getpid()) + "-XXXXXX");
 }
 
 }  // namespace

@@ -167,9 +167,10 @@ munged --foreground --socket "$munge_socket" --key-file "$dir/key/munge.key" \
 daemons+=($!)
 wait_for 20 "munged did not create its socket $munge_socket" test -S "$munge_socket"
 
+ctld_port="" slurmd_port=""
 free_port ctld_port
 free_port slurmd_port
-node=ropecheck-node
+node="ropecheck-node"
 host=$(uname -n)
 host=${host%%.*}  # slurmctld runs only on the host SlurmctldHost names
 cpus=$(nproc)
@@ -279,8 +280,13 @@ for k in 0 1 2 3; do
   fi
 done
 # The cancelled task leaves nothing behind: no part-2.json, no temporary.
-leftover=$(ls -A | grep -v -E '^(part-[013]\.json|slurm-[0-9]+_[0-3]\.out)$' || true)
-[ -z "$leftover" ] || fail "files left in the work directory: $leftover"
+leftover=""
+shopt -s dotglob nullglob
+for f in *; do
+  [[ "$f" =~ ^(part-[013]\.json|slurm-${job}_[0-3]\.out)$ ]] || leftover+=" $f"
+done
+shopt -u dotglob nullglob
+[ -z "$leftover" ] || fail "files left in the work directory:$leftover"
 log "tasks 0, 1, 3 completed, task 2 cancelled; parts: $(echo part-*.json)"
 
 # Exit status 2, exactly one line on stderr containing $3 (and $4 if given), neither output file.
@@ -293,7 +299,7 @@ expect_refused() {
   grep -qF -- "$needle" "$dir/merge.err" || fail "$what: the message does not name '$needle': $(cat "$dir/merge.err")"
   [ -z "$needle2" ] || grep -qF -- "$needle2" "$dir/merge.err" ||
     fail "$what: the message does not name '$needle2': $(cat "$dir/merge.err")"
-  [ ! -e "$dir/refused.json" ] && [ ! -e "$dir/refused.csv" ] || fail "$what: merge left an output file"
+  if [ -e "$dir/refused.json" ] || [ -e "$dir/refused.csv" ]; then fail "$what: merge left an output file"; fi
   log "$what: exit 2, '$(cat "$dir/merge.err")'"
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
@@ -276,14 +277,46 @@ SeriesOutcome analyse_series(const Params& p, const SeriesSpec& spec, const Seri
 
 std::string csv_number(double x) { return std::isfinite(x) ? printf_string("%.17g", x) : std::string(); }
 
+// What an incomplete merge got, for its one-line message: the shards it has and the shards of N it
+// lacks ("shards 0/4, 1/4, 3/4; shard 2/4 is missing"), the lack being what a user resubmits. At
+// most kNamed of each are named and the rest counted ("48 of 64 shards; shards 2/64, 5/64, 50/64,
+// 51/64, 52/64, 53/64, 54/64, 55/64 and 8 more are missing"), so that the line stays short for any
+// N. The shards are those merge_partials accepted: indices in [0, N) of one N, each once.
+std::string incomplete_shards(const std::vector<Shard>& shards) {
+  constexpr size_t kNamed = 8;
+  const auto name = [](std::int64_t k, std::int64_t n) { return std::to_string(k) + "/" + std::to_string(n); };
+  const std::int64_t n = shards.empty() ? 0 : shards.front().count;
+  std::vector<std::int64_t> have;
+  for (const Shard& s : shards) have.push_back(s.index);
+  std::sort(have.begin(), have.end());
+  std::string got;
+  if (have.size() <= kNamed) {
+    for (const std::int64_t k : have) got += (got.empty() ? "shards " : ", ") + name(k, n);
+    if (got.empty()) got = "no shard";
+  } else {
+    got = std::to_string(have.size()) + " of " + std::to_string(n) + " shards";
+  }
+  std::vector<std::int64_t> named;
+  std::int64_t missing = 0, next = 0;
+  have.push_back(n);  // closes the last gap
+  for (const std::int64_t k : have) {
+    if (k < next) continue;
+    for (std::int64_t j = next; j < k && named.size() < kNamed; ++j) named.push_back(j);
+    missing += k - next;
+    next = k + 1;
+  }
+  if (missing == 0) return got;
+  std::string lacks;
+  for (const std::int64_t k : named) lacks += (lacks.empty() ? "" : ", ") + name(k, n);
+  if (missing == 1) return got + "; shard " + lacks + " is missing";
+  if (missing > static_cast<std::int64_t>(named.size())) lacks += " and " + std::to_string(missing - static_cast<std::int64_t>(named.size())) + " more";
+  return got + "; shards " + lacks + " are missing";
+}
+
 }  // namespace
 
 Analysis analyse(const Partial& p) {
-  if (!p.complete()) {
-    std::string have;
-    for (const Shard& s : p.shards) have += (have.empty() ? "" : ", ") + std::to_string(s.index) + "/" + std::to_string(s.count);
-    throw InputError("merge", "partials covering every shard of the run", "shards " + have);
-  }
+  if (!p.complete()) throw InputError("merge", "partials covering every shard of the run", incomplete_shards(p.shards));
   Analysis a;
   a.json["format"] = "ropecheck-montecarlo-result";
   a.json["version"] = kFileVersion;

@@ -78,9 +78,12 @@ TEST(MontecarloCommand, Fig2bConfirmsAndShardsMergeByteIdentical) {
   const CliStreams missing = run_cli_streams("merge " + (dir / "part0.json") + " " + (dir / "part1.json") + " --out " + (dir / "x.json"));
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("every shard"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("shard 2/3 is missing"), std::string::npos) << missing.err;
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
   const CliStreams repeated = run_cli_streams("merge " + (dir / "part0.json") + " " + (dir / "part0.json") + " " + (dir / "part1.json") + " --out " + (dir / "x.json"));
   EXPECT_EQ(repeated.status, 2);
   EXPECT_NE(repeated.err.find("given twice"), std::string::npos) << repeated.err;
+  EXPECT_EQ(std::count(repeated.err.begin(), repeated.err.end(), '\n'), 1) << repeated.err;
   ASSERT_EQ(run_cli_streams(kSmallFig2bUnseeded + " --seed 8 --shard 2/3 --out " + (dir / "other.json")).status, 0);
   const CliStreams other = run_cli_streams("merge " + (dir / "part0.json") + " " + (dir / "part1.json") + " " + (dir / "other.json") + " --out " + (dir / "x.json"));
   EXPECT_EQ(other.status, 2);

@@ -7,8 +7,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cpu/path.h"
+#include "io/input_error.h"
 #include "montecarlo/analysis.h"
 #include "montecarlo/simulate.h"
 #include "montecarlo/streams.h"
@@ -89,6 +92,35 @@ TEST(MontecarloSimulate, ThreadsAndShardsDoNotChangeABit) {
     EXPECT_EQ(analyse(merged).json.dump(), analyse(one).json.dump()) << experiment_name(e);
     EXPECT_EQ(analyse(merged).csv, analyse(one).csv) << experiment_name(e);
   }
+}
+
+// An incomplete merge says which shards it lacks (what a user resubmits), on one line however many
+// shards the run has: at most eight named, the rest counted.
+TEST(MontecarloSimulate, AnIncompleteMergeNamesTheMissingShards) {
+  const Params p = small_params(Experiment::fig9, 8, 64, 10);
+  const auto refusal = [&p](std::int64_t n, const std::vector<std::int64_t>& shards) {
+    std::vector<Partial> parts;
+    std::vector<std::string> inputs;
+    for (const std::int64_t k : shards) {
+      parts.push_back(simulate(p, Shard{k, n}, RunOptions{1, false}));
+      inputs.push_back("part-" + std::to_string(k) + ".json");
+    }
+    try {
+      analyse(merge_partials(parts, inputs));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string must = "merge must be partials covering every shard of the run ";
+  EXPECT_EQ(refusal(4, {3, 0, 1}), must + "(got shards 0/4, 1/4, 3/4; shard 2/4 is missing)");
+  EXPECT_EQ(refusal(4, {1}), must + "(got shards 1/4; shards 0/4, 2/4, 3/4 are missing)");
+  std::vector<std::int64_t> most;
+  for (std::int64_t k = 0; k < 50; ++k)
+    if (k != 2 && k != 5) most.push_back(k);
+  EXPECT_EQ(refusal(64, most),
+            must + "(got 48 of 64 shards; shards 2/64, 5/64, 50/64, 51/64, 52/64, 53/64, 54/64, 55/64 and 8 more are missing)");
+  EXPECT_EQ(refusal(4, {2, 0, 3, 1}), "accepted");
 }
 
 double norm_of(const std::vector<double>& v, int from, int d) {

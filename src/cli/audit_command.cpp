@@ -1,8 +1,7 @@
 #include "cli/audit_command.h"
 
-#include <charconv>
-#include <cmath>
 #include <iostream>
+#include <limits>
 
 #include "cpu/thread_count.h"
 #include "io/atomic_write.h"
@@ -43,12 +42,7 @@ int AuditCommand::run() {
   if (!threads.empty()) request.measure.threads = parse_threads("--threads", threads);
   if (!precision.empty())
     request.measure.precision_bits = static_cast<unsigned>(parse_integer("--precision", precision, 64, accuracy::kReferenceMaxPrecisionBits));
-  double limit = -1;
-  if (!max_ulp.empty()) {
-    const auto [ptr, ec] = std::from_chars(max_ulp.data(), max_ulp.data() + max_ulp.size(), limit);
-    if (ec != std::errc() || ptr != max_ulp.data() + max_ulp.size() || !std::isfinite(limit) || !(limit > 0))
-      throw InputError("--max-ulp", "a decimal > 0", max_ulp);
-  }
+  const double limit = max_ulp.empty() ? -1 : parse_decimal("--max-ulp", max_ulp, "a decimal > 0", 0, std::numeric_limits<double>::max(), true);
   const accuracy::AuditResult result = accuracy::audit_files(request);
   std::cout << accuracy::format_audit(result);
   if (!json_path.empty()) atomic_write(json_path, accuracy::audit_json(result).dump(2) + "\n", "--json");

@@ -1,13 +1,17 @@
 #include "cli/flags.h"
 
 #include <charconv>
+#include <cmath>
 #include <iostream>
 #include <limits>
+#include <sstream>
 
 #include "cpu/thread_count.h"
 #include "io/atomic_write.h"
 #include "io/input_error.h"
 #include "io/temporaries.h"
+#include "montecarlo/partial.h"
+#include "montecarlo/streams.h"
 #include "numeric/precision.h"
 #include "spectrum/config.h"
 
@@ -64,6 +68,34 @@ long long parse_integer(const std::string& flag, const std::string& text, long l
   const char* last = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(first, last, v);
   if (text.empty() || ec != std::errc() || ptr != last || v < min || v > max) throw InputError(flag, range, text);
+  return v;
+}
+
+std::vector<std::int64_t> parse_integer_list(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max) {
+  std::vector<std::int64_t> v;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) v.push_back(parse_integer(flag, item, min, max));
+  if (v.empty() || v.size() > 8) throw InputError(flag, "1 to 8 comma-separated integers", text);
+  return v;
+}
+
+montecarlo::Shard parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) throw InputError("--shard", "K/N with integers 0 <= K < N", text);
+  montecarlo::Shard s;
+  s.count = parse_integer("--shard", text.substr(slash + 1), 1, montecarlo::kMaxTrials);
+  s.index = parse_integer("--shard", text.substr(0, slash), 0, montecarlo::kMaxTrials);
+  if (s.index >= s.count) throw InputError("--shard", "K/N with 0 <= K < N", text);
+  return s;
+}
+
+double parse_decimal(const std::string& flag, const std::string& text, const std::string& accepted, double min, double max, bool min_excluded) {
+  double v = 0;
+  const char* last = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), last, v);
+  if (text.empty() || ec != std::errc() || ptr != last || !std::isfinite(v) || v > max || v < min || (min_excluded && v == min))
+    throw InputError(flag, accepted, text);
   return v;
 }
 

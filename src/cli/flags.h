@@ -8,9 +8,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "io/input_error.h"
 #include "spectrum/request.h"
+
+namespace ropecheck::montecarlo {
+struct Shard;  // montecarlo/partial.h
+}
 
 namespace ropecheck::cli {
 
@@ -41,6 +46,20 @@ void check_output(const std::string& path, const std::string& flag);
 // Returns: text parsed as an integer in [min, max]. Throws InputError(flag, range, text).
 long long parse_integer(const std::string& flag, const std::string& text, long long min, long long max);
 std::uint64_t parse_seed(const std::string& text);
+
+// Returns: text parsed as 1 to 8 comma-separated integers, each in [min, max] (montecarlo's
+// --fig8-L). Throws InputError(flag, ...) naming the range of the first bad item, or the count.
+std::vector<std::int64_t> parse_integer_list(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max);
+
+// Returns: a --shard K/N value (montecarlo/partial.h Shard): integers 0 <= K < N, N at most the
+// largest trial count. Throws InputError("--shard", ...).
+montecarlo::Shard parse_shard(const std::string& text);
+
+// Returns: text parsed as a finite decimal (std::from_chars: the whole text; no spaces, hex-floats,
+// inf or nan) in [min, max], or in (min, max] when min_excluded. Throws InputError(flag, accepted,
+// text) otherwise (`accepted` states the range as the flag's help does: "a decimal > 0").
+double parse_decimal(const std::string& flag, const std::string& text, const std::string& accepted, double min, double max,
+                     bool min_excluded = false);
 
 // Returns: a --threads value, an integer in [1, cpu::kMaxThreads] (cpu/thread_count.h). Throws
 // InputError(flag, ...).

@@ -1,8 +1,7 @@
 #include "cli/fuzz_command.h"
 
-#include <cmath>
-#include <cstdlib>
 #include <iostream>
+#include <limits>
 
 #include "adversarial/fuzz.h"
 #include "adversarial/replay.h"
@@ -29,10 +28,7 @@ void FuzzCommand::attach(CLI::App& app) {
 int FuzzCommand::run() {
   adversarial::FuzzOptions o;
   o.target = adversarial::parse_target(target);
-  char* end = nullptr;
-  o.budget_seconds = std::strtod(budget.c_str(), &end);
-  if (budget.empty() || *end != '\0' || !std::isfinite(o.budget_seconds) || o.budget_seconds <= 0)
-    throw InputError("--budget", "a number of seconds > 0", budget);
+  o.budget_seconds = parse_decimal("--budget", budget, "a number of seconds > 0", 0, std::numeric_limits<double>::max(), true);
   o.seed = seed.empty() ? 1 : parse_seed(seed);
   if (!config.empty()) o.config = config;
   if (!model.empty()) o.model = model;

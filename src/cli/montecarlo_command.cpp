@@ -37,25 +37,6 @@ void MontecarloCommand::attach(CLI::App& app) {
 
 namespace {
 
-Shard parse_shard(const std::string& text) {
-  const auto slash = text.find('/');
-  if (slash == std::string::npos) throw InputError("--shard", "K/N with integers 0 <= K < N", text);
-  Shard s;
-  s.count = parse_integer("--shard", text.substr(slash + 1), 1, kMaxTrials);
-  s.index = parse_integer("--shard", text.substr(0, slash), 0, kMaxTrials);
-  if (s.index >= s.count) throw InputError("--shard", "K/N with 0 <= K < N", text);
-  return s;
-}
-
-std::vector<std::int64_t> parse_list(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max) {
-  std::vector<std::int64_t> v;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) v.push_back(parse_integer(flag, item, min, max));
-  if (v.empty() || v.size() > 8) throw InputError(flag, "1 to 8 comma-separated integers", text);
-  return v;
-}
-
 int write_results(const Analysis& a, const std::string& out, const std::string& csv) {
   if (!out.empty()) atomic_write(out, a.json.dump(1) + "\n", "--out");
   if (!csv.empty()) atomic_write(csv, a.csv, "--csv");
@@ -91,7 +72,7 @@ int MontecarloCommand::run() {
   if (fig8) {
     if (!fig8_n.empty()) choice.fig8_n = parse_integer("--fig8-n", fig8_n, 11, kMaxDistance + 1);
     const std::int64_t n = choice.fig8_n.value_or(1000);
-    if (!fig8_L.empty()) choice.fig8_L = parse_list("--fig8-L", fig8_L, n, std::int64_t{1} << 40);
+    if (!fig8_L.empty()) choice.fig8_L = parse_integer_list("--fig8-L", fig8_L, n, std::int64_t{1} << 40);
     if (vectors == "ones") choice.fig8_vectors = {Vectors::ones};
     else if (vectors == "gaussian") choice.fig8_vectors = {Vectors::gaussian};
     else if (!vectors.empty() && vectors != "both") throw InputError("--vectors", "ones, gaussian or both", vectors);

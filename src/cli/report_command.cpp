@@ -29,15 +29,7 @@ int ReportCommand::run() {
     if (quick || full || smoke || force || !out.empty() || !seed.empty() || !threads.empty())
       throw InputError("--compare", "OLD NEW alone (with --timing-tolerance at most)", "further report options");
     report::CompareOptions options;
-    if (!timing_tolerance.empty()) {
-      try {
-        size_t used = 0;
-        options.timing_tolerance = std::stod(timing_tolerance, &used);
-        if (used != timing_tolerance.size() || !(options.timing_tolerance >= 0 && options.timing_tolerance <= 1000)) throw std::invalid_argument("range");
-      } catch (const std::exception&) {
-        throw InputError("--timing-tolerance", "a decimal in [0, 1000]", timing_tolerance);
-      }
-    }
+    if (!timing_tolerance.empty()) options.timing_tolerance = parse_decimal("--timing-tolerance", timing_tolerance, "a decimal in [0, 1000]", 0, 1000);
     const report::CompareResult result = report::compare_reports(compare[0], compare[1], options);
     std::cout << report::format_comparison(result, options);
     return result.same() ? 0 : 1;

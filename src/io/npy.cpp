@@ -267,11 +267,12 @@ NpyHeader parse_header(const unsigned char* bytes, std::size_t size, const std::
     throw InputError(input, "a little-endian .npy file of " + what, got);
   }
 
-  // Elements and bytes, refusing sizes no file can have (and whose product would overflow).
+  // Elements and bytes, refusing sizes no file can have (and whose product would overflow): the
+  // data section, elements * item size, must stay below kMaxBytes, i.e. at most kMaxBytes - 1.
   constexpr std::int64_t kMaxBytes = std::int64_t{1} << 62;
   std::int64_t elements = 1;
   for (std::int64_t d : h.shape) {
-    if (d != 0 && elements > kMaxBytes / static_cast<std::int64_t>(size_of_item) / d)
+    if (d != 0 && elements > (kMaxBytes - 1) / static_cast<std::int64_t>(size_of_item) / d)
       throw InputError(input, "a .npy file of fewer than 2^62 bytes", where + ": shape " + shape_repr(h.shape));
     elements *= d;
   }

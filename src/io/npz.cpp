@@ -83,6 +83,11 @@ NpzArchive::Stream NpzArchive::open(const std::string& name) const {
   const std::size_t first = static_cast<std::size_t>(std::min<zip_uint64_t>(st.size, sizeof start));
   stream.read(start, first);
   const std::size_t prefix_size = npy_prefix_size(start, first, member, path_);
+  // A version 1.0 header length of 0 or 1 ends the header inside the 12 bytes just read: too short
+  // for any header dict (and copying those 12 bytes into it would overrun it).
+  if (prefix_size < first)
+    throw InputError(member, "a .npy file whose header holds its dict",
+                     path_ + ": the header length says the header ends at byte " + std::to_string(prefix_size));
   if (prefix_size > st.size)
     throw InputError(member, "a complete .npy file",
                      path_ + ": member is truncated: the header needs " + std::to_string(prefix_size) + " bytes, found " +

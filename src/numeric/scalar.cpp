@@ -11,16 +11,26 @@
 namespace ropecheck {
 namespace {
 
-// Accepts what MPFR's parser accepts, but only when it consumes the whole string and the value is
-// finite: "1e4", "  2" and "0x1p3" style inputs are decided by MPFR itself, so float/double and
-// MPFR never disagree on what a valid number is.
+// Accepts what MPFR's parser (base 10) and strtod both read whole, when the value is finite: the
+// float/double readers (strtof, strtod) and the MPFR/MPFI ones (mpfr_set_str, mpfi_set_str) then
+// read one and the same number. MPFR alone would also take an '@' exponent ("1@5" is 1e5 to MPFR,
+// 1 to strtod); the whole string is required, so an embedded NUL (which ends the C string every
+// reader sees) is refused rather than read as its prefix.
 void check_decimal(const std::string& s) {
   mpfr_t t;
   mpfr_init2(t, 64);
   char* end = nullptr;
   mpfr_strtofr(t, s.c_str(), &end, 10, MPFR_RNDN);
-  const bool ok = !s.empty() && end != s.c_str() && *end == '\0' && mpfr_number_p(t);
+  const char* whole = s.c_str() + s.size();
+  bool ok = !s.empty() && end != s.c_str() && end == whole && mpfr_number_p(t);
   mpfr_clear(t);
+  if (ok) {
+    char* double_end = nullptr;
+    const int saved = errno;
+    std::strtod(s.c_str(), &double_end);  // its value may overflow: only where it stops matters here
+    errno = saved;
+    ok = double_end == whole;
+  }
   if (!ok) throw std::invalid_argument("not a finite decimal number: '" + s + "'");
 }
 

@@ -238,6 +238,32 @@ TEST_F(Npy, RejectsEveryMalformedHeader) {
             std::string::npos);
 }
 
+// Found by the fuzz target npy (tests/fuzz/corpus/npy/crash-shape-of-2-to-the-62-bytes): a data
+// section of exactly 2^62 bytes passed the size check that refuses 2^62 bytes or more.
+TEST_F(Npy, RefusesAShapeOfExactly2To62BytesAndAcceptsOneByteLess) {
+  auto header = [](const std::string& descr, const std::string& shape) {
+    const std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }\n";
+    std::string out("\x93NUMPY\x01\x00", 8);
+    out += static_cast<char>(h.size() & 0xFF);
+    out += static_cast<char>(h.size() >> 8);
+    return out + h;
+  };
+  for (const auto& [descr, shape] : std::vector<std::pair<std::string, std::string>>{
+           {"|u1", "(4611686018427387904,)"}, {"<f4", "(1152921504606846976,)"}, {"<i8", "(2, 288230376151711744)"}, {"<f4", "(0, 1152921504606846976)"}}) {
+    const std::string bytes = header(descr, shape);
+    const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+    if (shape.rfind("(0,", 0) == 0) {
+      EXPECT_EQ(npy_data_size(parse_npy_header(data, bytes.size(), "member", "x.npz", {})), 0u) << shape;  // no data at all
+      continue;
+    }
+    EXPECT_NE(error_of([&] { parse_npy_header(data, bytes.size(), "member", "x.npz", {}); }, "member").find("2^62"), std::string::npos)
+        << descr << " " << shape;
+  }
+  const std::string largest = header("|u1", "(4611686018427387903,)");
+  EXPECT_EQ(npy_data_size(parse_npy_header(reinterpret_cast<const unsigned char*>(largest.data()), largest.size(), "member", "x.npz", {})),
+            (std::uint64_t{1} << 62) - 1);
+}
+
 TEST_F(Npy, WriteToABadDirectoryIsAnInputErrorAndLeavesNothing) {
   const NpyArray a = f32_array({2});
   error_of([&] { write_npy("/nonexistent-ropecheck-dir/y.npy", a, "--output"); }, "--output");

@@ -1,6 +1,7 @@
 #include "io/npz.h"
 
 #include <gtest/gtest.h>
+#include <zip.h>
 
 #include <algorithm>
 #include <cstring>
@@ -148,6 +149,35 @@ TEST(NpzArchive, RefusesDataOfAnotherSizeThanItsHeader) {
   test::expect_input_error([&] { overflow.header("q"); }, "--capture: member 'q'", {"fewer than 2^62 bytes"});
   const NpzArchive not_npy(data("bad_q_not_npy.npz"), "--capture");
   test::expect_input_error([&] { not_npy.header("q"); }, "--capture: member 'q'", {"not a .npy file"});
+}
+
+// Writes a stored (uncompressed) .npz at `path` holding the members (name, bytes).
+void write_npz(const std::string& path, const std::vector<std::pair<std::string, std::string>>& members) {
+  int code = 0;
+  zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code);
+  ASSERT_NE(z, nullptr) << code;
+  for (const auto& [name, bytes] : members) {
+    zip_source_t* src = zip_source_buffer(z, bytes.data(), bytes.size(), 0);
+    ASSERT_NE(src, nullptr);
+    const zip_int64_t index = zip_file_add(z, name.c_str(), src, ZIP_FL_OVERWRITE);
+    ASSERT_GE(index, 0);
+    ASSERT_EQ(zip_set_file_compression(z, static_cast<zip_uint64_t>(index), ZIP_CM_STORE, 0), 0);
+  }
+  ASSERT_EQ(zip_close(z), 0) << zip_error_strerror(zip_get_error(z));
+}
+
+// Found by the fuzz target npz (tests/fuzz/corpus/npz/crash-npy-header-length-0): a member whose
+// version 1.0 header length is 0 or 1 ends its header inside the 12 bytes read first, and open()
+// copied those 12 bytes into a prefix buffer of 10 or 11 (a heap overflow under `usage --capture`).
+TEST(NpzArchive, RefusesAHeaderThatEndsInsideItsFixedFields) {
+  const test::TempDir dir("npz_short_header");
+  const std::string path = (dir.path / "short.npz").string();
+  for (const std::string& member : {std::string("\x93NUMPY\x01\x00\x00\x00{}", 12), std::string("\x93NUMPY\x01\x00\x01\x00{}xyz", 15)}) {
+    write_npz(path, {{"q.npy", member}});
+    const NpzArchive a(path, "--capture");
+    test::expect_input_error([&] { a.header("q"); }, "--capture: member 'q'", {"header holds its dict", "short.npz"});
+    test::expect_input_error([&] { a.read("q", {}); }, "--capture: member 'q'", {"header holds its dict"});
+  }
 }
 
 TEST(NpzArchive, FindsACorruptedByteByItsCrcOrItsDeflateStream) {

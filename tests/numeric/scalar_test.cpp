@@ -35,6 +35,23 @@ TEST(Scalar, FromDecimalRejectsWhatIsNotOneFiniteNumber) {
   EXPECT_EQ(from_decimal<float>("0.75"), 0.75f);
 }
 
+// Found by the fuzz target decimal (tests/fuzz/corpus/decimal/crash-mpfr-at-exponent): MPFR reads
+// an '@' exponent that strtod does not, so "1@5" was 1e5 as an Interval and 1 as a double; and a
+// text with a NUL inside was read as its prefix. Every type must read the same number, or refuse.
+TEST(Scalar, FromDecimalRefusesWhatOnlyOneReaderUnderstands) {
+  for (const std::string& bad : std::vector<std::string>{"1@5", "1.00000005960464477539062@99", "5@-1", std::string("2\0", 2), std::string("10000\0abc", 9)}) {
+    EXPECT_THROW(from_decimal<double>(bad), std::invalid_argument) << "'" << bad << "'";
+    EXPECT_THROW(from_decimal<float>(bad), std::invalid_argument) << "'" << bad << "'";
+    EXPECT_THROW(from_decimal<Real>(bad), std::invalid_argument) << "'" << bad << "'";
+    EXPECT_THROW(from_decimal<Interval>(bad), std::invalid_argument) << "'" << bad << "'";
+  }
+  // What both read, as before: leading spaces, exponents, a bare point.
+  EXPECT_EQ(from_decimal<double>("  2"), 2.0);
+  EXPECT_EQ(from_decimal<double>("-12.5e-3"), -12.5e-3);
+  EXPECT_EQ(from_decimal<double>("1."), 1.0);
+  EXPECT_EQ(from_decimal<double>(".5"), 0.5);
+}
+
 TEST(Scalar, PiIntervalContainsPi) {
   ScopedPrecision p(256);
   Real pi_hi;

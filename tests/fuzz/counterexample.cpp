@@ -15,7 +15,7 @@
 #include "adversarial/certify.h"
 #include "adversarial/counterexample.h"
 #include "fuzz_support.h"
-#include "io/json_fields.h"
+#include "io/json_reader.h"
 
 namespace {
 

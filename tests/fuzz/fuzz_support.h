@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -101,6 +102,28 @@ inline std::string scratch_file(const std::string& name, std::string_view bytes)
   out.close();
   if (!out) fail("cannot write the scratch file " + p.string());
   return p.string();
+}
+
+// Returns: the deepest nesting of JSON arrays and objects in `text` (brackets inside strings not
+// counted), for a harness that parses a document itself: nlohmann's dump and copies recurse once per
+// level, so a harness must leave documents deeper than the project's readers accept to them.
+inline std::size_t nesting_depth(std::string_view text) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 // The separator of the harnesses that read two documents from one input (mc_partial's merge,

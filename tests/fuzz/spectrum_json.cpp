@@ -1,4 +1,4 @@
-// Fuzz target spectrum_json: a spectrum object's JSON text (spectrum/spectrum_json.h), the form
+// Fuzz target spectrum_json: a spectrum object's JSON file (spectrum/spectrum_json.h), the form
 // counterexample, kernel counterexample and Monte Carlo files name their spectra in, through
 // spectrum_request_from_json, resolve (spectrum_from_json, resolved_from_json) and
 // scaling_from_json. Round trips: the canonical JSON of an accepted request reads back as a request
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fuzz_support.h"
+#include "io/json_fields.h"
 #include "spectrum/model_zoo.h"
 #include "spectrum/spectrum_json.h"
 
@@ -60,8 +61,10 @@ void scaling(const nlohmann::json& j) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const nlohmann::json j = nlohmann::json::parse(fuzz::text_of(data, size), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return 0;
+  // Through the reader every file naming a spectrum goes through (a counterexample's, replay's).
+  nlohmann::json j;
+  if (!fuzz::accepted([&] { j = read_json_file(fuzz::scratch_file("spectrum.json", std::string_view(reinterpret_cast<const char*>(data), size))); }))
+    return 0;
   request(j);
   scaling(j);
   if (j.is_object() && j.contains("scaling")) scaling(j["scaling"]);

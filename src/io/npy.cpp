@@ -357,7 +357,7 @@ std::vector<std::int64_t> positions_from_npy(const NpyArray& array, std::int64_t
   };
   if (array.dtype == "<i8") {
     check_size(8);
-    std::memcpy(out.data(), p, out.size() * 8);
+    if (!out.empty()) std::memcpy(out.data(), p, out.size() * 8);  // no positions: data() may be null
   } else if (array.dtype == "<i4") {
     check_size(4);
     for (std::size_t i = 0; i < out.size(); ++i) {

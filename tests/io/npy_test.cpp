@@ -315,6 +315,10 @@ TEST(NpyPositions, EveryIntegerDtypeAndIntegralFloats) {
   const std::int64_t values[2] = {INT64_MAX, INT64_MIN};
   big.bytes.assign(reinterpret_cast<const unsigned char*>(values), reinterpret_cast<const unsigned char*>(values) + 16);
   EXPECT_EQ(positions_from_npy(big, 2, "--positions"), (std::vector<std::int64_t>{INT64_MAX, INT64_MIN}));
+  // No positions for no tokens (shape (0,) or (0, 4)): nothing is copied. The fuzz campaign found
+  // memcpy called with the empty vector's null data() (UBSan: null pointer passed as argument 1;
+  // tests/fuzz/corpus/npy/crash-memcpy-of-zero-positions).
+  for (const char* dtype : {"<i8", "<i4", "<f8", "<f4"}) EXPECT_TRUE(positions_from_npy(positions_array(dtype, {}), 0, "--positions").empty()) << dtype;
 }
 
 TEST(NpyPositions, RejectsNaNNonIntegersOutOfRangeWrongCountAndDtype) {

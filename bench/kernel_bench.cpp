@@ -51,7 +51,7 @@
 #include "accuracy/baselines.h"
 #include "accuracy/memory_speed.h"
 #include "kernel/apply_rope.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 #include "kernel/sincos_table.h"
 
 namespace ropecheck::kernel {
@@ -138,7 +138,7 @@ void reg(const char* name, void (*fn)(benchmark::State&), std::int64_t tokens, s
       ->Unit(benchmark::kMillisecond)->MinTime(0.4);
 }
 
-using bf16 = std::uint16_t;
+using bf16 = Bf16Bits;
 
 void register_all() {
   // The shapes, grouped by tensor size (the buffers are kept while the size stays).
@@ -186,7 +186,7 @@ void BM_Inputs(benchmark::State& state) {
   std::vector<E> in(elements), out(elements);
   for (size_t i = 0; i < elements; ++i) {
     if constexpr (std::is_same_v<E, float>) in[i] = x[i];
-    else in[i] = f32_to_bf16_rne(x[i]);
+    else in[i] = bf16_from_float(x[i]);
   }
   const TensorView<const E> xv = dense_view<const E>(in.data(), tokens, kHeads, kDim);
   const TensorView<E> yv = dense_view<E>(out.data(), tokens, kHeads, kDim);

@@ -17,12 +17,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "generators.h"
 #include "io/printf_string.h"
 #include "kernel/apply_rope.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
+#include "accuracy/detail/sample_values.h"
 #include "finite/finite_arithmetic.h"
 #include "accuracy/rope_reference.h"
 #include "accuracy/shift_invariance_bound.h"
@@ -39,21 +41,12 @@ using kernel::RopePlan;
 
 rc::Gen<Layout> layouts() { return rc::gen::element(Layout::interleaved, Layout::half); }
 
-std::uint32_t bits_of(float x) { return std::bit_cast<std::uint32_t>(x); }
-
-// Rotates a dense [tokens][heads][dim] float32 tensor on `path`.
-std::vector<float> run_f32(const RopePlan& plan, const std::vector<std::int64_t>& pos, const std::vector<float>& in,
-                           std::int64_t heads, Path path, kernel::KernelStats* stats = nullptr) {
-  std::vector<float> out(in.size());
-  const auto t = static_cast<std::int64_t>(pos.size());
-  kernel::apply_rope(plan, pos, kernel::dense_view(in.data(), t, heads, plan.dim()), kernel::dense_view(out.data(), t, heads, plan.dim()),
-                     kernel::KernelOptions{path, 1, stats});
-  return out;
-}
-
-std::vector<std::uint16_t> run_bf16(const RopePlan& plan, const std::vector<std::int64_t>& pos, const std::vector<std::uint16_t>& in,
-                                    std::int64_t heads, Path path, kernel::KernelStats* stats = nullptr) {
-  std::vector<std::uint16_t> out(in.size());
+// Rotates a dense [tokens][heads][dim] tensor of kernel element type E (float, Bf16Bits, F16Bits)
+// on `path`.
+template <typename E>
+std::vector<E> run(const RopePlan& plan, const std::vector<std::int64_t>& pos, const std::vector<E>& in, std::int64_t heads, Path path,
+                   kernel::KernelStats* stats = nullptr) {
+  std::vector<E> out(in.size());
   const auto t = static_cast<std::int64_t>(pos.size());
   kernel::apply_rope(plan, pos, kernel::dense_view(in.data(), t, heads, plan.dim()), kernel::dense_view(out.data(), t, heads, plan.dim()),
                      kernel::KernelOptions{path, 1, stats});
@@ -131,43 +124,49 @@ void showValue(const ModelCase& c, std::ostream& os) {
   for (size_t i = 0; i < c.x.size(); ++i) os << ' ' << hex_float(c.x[i]) << (c.cancel[i] != 0 ? "~" + std::to_string(c.cancel[i] - 3) : "");
 }
 
-// Makes (x_a, x_b) near-cancelling for y_a: x_a = the format's rounding of x_b tan(p g_k), moved j
-// units in the last place, so y_a = a (x_a cos - x_b sin) is ~2^-24 (f32) or ~2^-8 (bf16) of the
-// pair's norm, where the fast path's rounding test fails most. tan from the reference's cos and
-// sin rounded to double: relative error ~2^-52, far below the format's ulp. Leaves x_a alone when
-// x_b is 0 or the result would not be finite.
-float near_cancelling(float xa, float xb, double c, double s, int j, bool f32) {
-  if (xb == 0 || c == 0) return xa;
-  const double t = static_cast<double>(xb) * (s / c);
-  if (!(std::abs(t) < 0x1p127)) return xa;
-  float v = f32 ? static_cast<float>(t) : kernel::bf16_to_f32(kernel::f32_to_bf16_rne(static_cast<float>(t)));
+// v moved j units in the last place of element type E (a 16-bit format: sign-magnitude bits).
+template <typename E>
+float step_ulps(float v, int j) {
   for (int i = 0; i < std::abs(j); ++i) {
-    if (f32) v = std::nextafter(v, j > 0 ? INFINITY : -INFINITY);
-    else {
-      std::uint16_t b = kernel::f32_to_bf16_rne(v);
+    if constexpr (std::is_same_v<E, float>) {
+      v = std::nextafter(v, j > 0 ? INFINITY : -INFINITY);
+    } else {
+      std::uint16_t b = accuracy::detail::from_float<E>(v).bits;
       b = static_cast<std::uint16_t>((v >= 0) == (j > 0) ? b + 1 : (b & 0x7fff) == 0 ? (b ^ 0x8000) + 1 : b - 1);
-      v = kernel::bf16_to_f32(b);
+      v = static_cast<float>(widen(E{b}));
     }
   }
-  return std::isfinite(v) ? v : xa;
+  return v;
 }
 
-// The contract (apply_rope.h): every rotary output is the correctly rounded value of the exact
-// map a (x_a cos(p g_k) - x_b sin(p g_k)) (and its partner), on every path, for every layer a
-// model resolves to; pass-through channels and identity pairs are the input bit for bit. The
-// reference (accuracy/rope_reference.h) decides each rounding in interval arithmetic: an output
-// it cannot decide (an exact tie it cannot prove) is counted, never passed.
-// Zeros are compared as values: the reference leaves the sign of an exact zero to the formula's
-// IEEE arithmetic, which correct_rounding_test.cpp's zero-pair test checks.
-RC_GTEST_PROP(KernelProperties, CorrectlyRoundedOnEveryPathForGeneratedModels, ()) {
-  const ModelCase c = *model_cases(64);
-  const RopePlan plan(c.spectrum, c.layout, c.head, c.offset);
+// Makes (x_a, x_b) near-cancelling for y_a: x_a = the format's rounding of x_b tan(p g_k), moved j
+// units in the last place, so y_a = a (x_a cos - x_b sin) is ~2^-p of the pair's norm (p the
+// format's precision), where the fast path's rounding test fails most. tan from the reference's
+// cos and sin rounded to double: relative error ~2^-52, far below the format's ulp. Leaves x_a
+// alone when x_b is 0 or the result would not be finite.
+template <typename E>
+E near_cancelling(E xa, E xb, double c, double s, int j) {
+  const double b = widen(xb);
+  if (b == 0 || c == 0) return xa;
+  const double t = b * (s / c);
+  if (!(std::abs(t) < 0x1p127)) return xa;
+  const float v = step_ulps<E>(static_cast<float>(widen(accuracy::detail::from_float<E>(static_cast<float>(t)))), j);
+  const E out = accuracy::detail::from_float<E>(v);
+  return std::isfinite(widen(out)) ? out : xa;
+}
+
+// One kernel dtype of CorrectlyRoundedOnEveryPathForGeneratedModels (below): the case's inputs
+// rounded to E (non-finite ones zeroed: the reference takes finite inputs), its near-cancelling
+// pairs made in E, then every path in and out of place against the scalar path bit for bit, and
+// the scalar path against the reference's correct rounding in E.
+template <typename E>
+void check_correctly_rounded(const ModelCase& c, const RopePlan& plan, int& undecided, int& cancelling) {
+  const Dtype f = dtype_of<E>;
   const int d = plan.dim();
-  std::vector<float> x = c.x;
-  std::vector<std::uint16_t> xb(x.size());
+  std::vector<E> x(c.x.size());
   for (size_t i = 0; i < x.size(); ++i) {
-    xb[i] = kernel::f32_to_bf16_rne(x[i]);
-    if (!std::isfinite(kernel::bf16_to_f32(xb[i]))) xb[i] = 0;  // the reference takes finite inputs
+    x[i] = accuracy::detail::from_float<E>(c.x[i]);
+    if (!std::isfinite(widen(x[i]))) x[i] = E{};
   }
   accuracy::RopeReference ref(plan);
   auto element = [&](size_t t, std::int64_t h, int e) { return (t * static_cast<size_t>(c.heads) + static_cast<size_t>(h)) * static_cast<size_t>(d) + static_cast<size_t>(e); };
@@ -179,34 +178,26 @@ RC_GTEST_PROP(KernelProperties, CorrectlyRoundedOnEveryPathForGeneratedModels, (
         if (plan.identity(k) || c.cancel[ia] == 0) continue;
         double co = 0, si = 0;
         ref.cos_sin_double(k, co, si);
-        x[ia] = near_cancelling(x[ia], x[ib], co, si, c.cancel[ia] - 3, true);
-        xb[ia] = kernel::f32_to_bf16_rne(near_cancelling(kernel::bf16_to_f32(xb[ia]), kernel::bf16_to_f32(xb[ib]), co, si, c.cancel[ia] - 3, false));
+        x[ia] = near_cancelling(x[ia], x[ib], co, si, c.cancel[ia] - 3);
       }
   }
+  const std::string name = dtype_name(f);
+  const auto hex = [&](E v) { return hex_float(widen(v)); };
   // Every path, out of place and in place, gives the scalar path's bits.
-  kernel::KernelStats s32, s16;
-  const std::vector<float> y = run_f32(plan, c.positions, x, c.heads, Path::scalar, &s32);
-  const std::vector<std::uint16_t> yb = run_bf16(plan, c.positions, xb, c.heads, Path::scalar, &s16);
-  if (s32.unresolved + s16.unresolved != 0)  // the accurate path gave up: its value is a guess
-    RC_FAIL(std::to_string(s32.unresolved) + " f32 and " + std::to_string(s16.unresolved) + " bf16 outputs unresolved of " + plan.describe());
+  kernel::KernelStats stats;
+  const std::vector<E> y = run(plan, c.positions, x, c.heads, Path::scalar, &stats);
+  if (stats.unresolved != 0)  // the accurate path gave up: its value is a guess
+    RC_FAIL(std::to_string(stats.unresolved) + " " + name + " outputs unresolved of " + plan.describe());
   const auto tokens = static_cast<std::int64_t>(c.positions.size());
   for (Path p : cpu::available_paths()) {
-    std::vector<float> yp = run_f32(plan, c.positions, x, c.heads, p), ip = x;
-    std::vector<std::uint16_t> ybp = run_bf16(plan, c.positions, xb, c.heads, p), ibp = xb;
-    kernel::apply_rope(plan, c.positions, kernel::dense_view<const float>(ip.data(), tokens, c.heads, d),
+    std::vector<E> yp = run(plan, c.positions, x, c.heads, p), ip = x;
+    kernel::apply_rope(plan, c.positions, kernel::dense_view<const E>(ip.data(), tokens, c.heads, d),
                        kernel::dense_view(ip.data(), tokens, c.heads, d), kernel::KernelOptions{p, 1});
-    kernel::apply_rope(plan, c.positions, kernel::dense_view<const std::uint16_t>(ibp.data(), tokens, c.heads, d),
-                       kernel::dense_view(ibp.data(), tokens, c.heads, d), kernel::KernelOptions{p, 1});
-    for (size_t i = 0; i < y.size(); ++i) {
+    for (size_t i = 0; i < y.size(); ++i)
       if (bits_of(yp[i]) != bits_of(y[i]) || bits_of(ip[i]) != bits_of(y[i]))
-        RC_FAIL(cpu::path_name(p) + " f32 element " + std::to_string(i) + ": " + hex_float(yp[i]) + " (in place " + hex_float(ip[i]) +
-                ") vs scalar " + hex_float(y[i]) + " of " + plan.describe());
-      if (ybp[i] != yb[i] || ibp[i] != yb[i])
-        RC_FAIL(cpu::path_name(p) + " bf16 element " + std::to_string(i) + ": " + std::to_string(ybp[i]) + " (in place " +
-                std::to_string(ibp[i]) + ") vs scalar " + std::to_string(yb[i]) + " of " + plan.describe());
-    }
+        RC_FAIL(cpu::path_name(p) + " " + name + " element " + std::to_string(i) + ": " + hex(yp[i]) + " (in place " + hex(ip[i]) +
+                ") vs scalar " + hex(y[i]) + " of " + plan.describe());
   }
-  int undecided = 0, cancelling = 0;
   for (size_t t = 0; t < c.positions.size(); ++t) {
     ref.set_position(c.positions[t]);
     const std::string at = " at p=" + std::to_string(c.positions[t]) + " of " + plan.describe();
@@ -216,43 +207,44 @@ RC_GTEST_PROP(KernelProperties, CorrectlyRoundedOnEveryPathForGeneratedModels, (
         const size_t ia = element(t, h, plan.first_element(k)), ib = element(t, h, plan.second_element(k));
         if (plan.identity(k)) {
           RC_ASSERT(bits_of(y[ia]) == bits_of(x[ia]) && bits_of(y[ib]) == bits_of(x[ib]));
-          RC_ASSERT(yb[ia] == xb[ia] && yb[ib] == xb[ib]);
           continue;
         }
         rotary[static_cast<size_t>(plan.first_element(k))] = rotary[static_cast<size_t>(plan.second_element(k))] = true;
         cancelling += c.cancel[ia] != 0;
-        const accuracy::ExactPair ex = ref.rotate(k, x[ia], x[ib]);
-        const accuracy::ExactPair eb = ref.rotate(k, kernel::bf16_to_f32(xb[ia]), kernel::bf16_to_f32(xb[ib]));
+        const accuracy::ExactPair ex = ref.rotate(k, static_cast<float>(widen(x[ia])), static_cast<float>(widen(x[ib])));
         const std::pair<size_t, const accuracy::ExactComponent*> comps[] = {{ia, &ex.a}, {ib, &ex.b}};
         for (const auto& [i, comp] : comps) {
-          if (!comp->f32_decided) {
+          if (!comp->decided_in(f)) {
             ++undecided;
             continue;
           }
-          if (!(y[i] == comp->f32))
-            RC_FAIL("f32 pair " + std::to_string(k) + (i == ia ? " y_a" : " y_b") + at + ": x=(" + hex_float(x[ia]) + ", " +
-                    hex_float(x[ib]) + ") ref=" + hex_float(comp->value) + " want=" + hex_float(comp->f32) + " got=" + hex_float(y[i]));
-        }
-        const std::pair<size_t, const accuracy::ExactComponent*> bcomps[] = {{ia, &eb.a}, {ib, &eb.b}};
-        for (const auto& [i, comp] : bcomps) {
-          if (!comp->bf16_decided) {
-            ++undecided;
-            continue;
-          }
-          if (!(kernel::bf16_to_f32(yb[i]) == kernel::bf16_to_f32(comp->bf16)))
-            RC_FAIL("bf16 pair " + std::to_string(k) + (i == ia ? " y_a" : " y_b") + at + ": x=(" + hex_float(kernel::bf16_to_f32(xb[ia])) +
-                    ", " + hex_float(kernel::bf16_to_f32(xb[ib])) + ") ref=" + hex_float(comp->value) + " want=" +
-                    hex_float(kernel::bf16_to_f32(comp->bf16)) + " got=" + hex_float(kernel::bf16_to_f32(yb[i])));
+          if (!(widen(y[i]) == comp->in(f)))
+            RC_FAIL(name + " pair " + std::to_string(k) + (i == ia ? " y_a" : " y_b") + at + ": x=(" + hex(x[ia]) + ", " + hex(x[ib]) +
+                    ") ref=" + hex_float(comp->value) + " want=" + hex_float(comp->in(f)) + " got=" + hex(y[i]));
         }
       }
       for (int e = 0; e < d; ++e)
         if (!rotary[static_cast<size_t>(e)]) {
           const size_t i = element(t, h, e);
-          if (bits_of(y[i]) != bits_of(x[i]) || yb[i] != xb[i])
-            RC_FAIL("channel " + std::to_string(e) + at + " not copied bit for bit: " + hex_float(x[i]) + " -> " + hex_float(y[i]));
+          if (bits_of(y[i]) != bits_of(x[i]))
+            RC_FAIL(name + " channel " + std::to_string(e) + at + " not copied bit for bit: " + hex(x[i]) + " -> " + hex(y[i]));
         }
     }
   }
+}
+
+// The contract (apply_rope.h): every rotary output is the correctly rounded value of the exact
+// map a (x_a cos(p g_k) - x_b sin(p g_k)) (and its partner), on every path and in every kernel
+// dtype, for every layer a model resolves to; pass-through channels and identity pairs are the
+// input bit for bit. The reference (accuracy/rope_reference.h) decides each rounding in interval
+// arithmetic: an output it cannot decide (an exact tie it cannot prove) is counted, never passed.
+// Zeros are compared as values: the reference leaves the sign of an exact zero to the formula's
+// IEEE arithmetic, which correct_rounding_test.cpp's zero-pair test checks.
+RC_GTEST_PROP(KernelProperties, CorrectlyRoundedOnEveryPathForGeneratedModels, ()) {
+  const ModelCase c = *model_cases(64);
+  const RopePlan plan(c.spectrum, c.layout, c.head, c.offset);
+  int undecided = 0, cancelling = 0;
+  for (Dtype f : kKernelDtypes) with_storage(f, [&](auto e) { check_correctly_rounded<decltype(e)>(c, plan, undecided, cancelling); });
   RC_CLASSIFY(undecided > 0, "an output the reference could not decide (counted, not passed)");
   RC_CLASSIFY(cancelling > 0, "near-cancelling pairs");
   RC_CLASSIFY(c.spectrum.scaling().kind != Scaling::Kind::none, "scaled");
@@ -269,14 +261,18 @@ RC_GTEST_PROP(KernelProperties, NopeAndPRopeZeroAreTheIdentity, ()) {
   const std::vector<std::int64_t> pos{*gen::positions()};
   const auto raw = *rc::gen::container<std::vector<std::uint32_t>>(static_cast<size_t>(d), rc::gen::arbitrary<std::uint32_t>());
   std::vector<float> x(raw.size());
-  std::vector<std::uint16_t> xb(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) x[i] = std::bit_cast<float>(raw[i]), xb[i] = static_cast<std::uint16_t>(raw[i] >> 16);
+  std::vector<Bf16Bits> xb(raw.size());
+  std::vector<F16Bits> xh(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i)
+    x[i] = std::bit_cast<float>(raw[i]), xb[i] = Bf16Bits{static_cast<std::uint16_t>(raw[i] >> 16)}, xh[i] = F16Bits{static_cast<std::uint16_t>(raw[i])};
   for (Path p : cpu::available_paths()) {
-    const std::vector<float> y = run_f32(plan, pos, x, 1, p);
-    const std::vector<std::uint16_t> yb = run_bf16(plan, pos, xb, 1, p);
+    const std::vector<float> y = run(plan, pos, x, 1, p);
+    const std::vector<Bf16Bits> yb = run(plan, pos, xb, 1, p);
+    const std::vector<F16Bits> yh = run(plan, pos, xh, 1, p);
     for (size_t i = 0; i < x.size(); ++i) {
       RC_ASSERT(bits_of(y[i]) == raw[i]);
       RC_ASSERT(yb[i] == xb[i]);
+      RC_ASSERT(yh[i] == xh[i]);
     }
   }
 }
@@ -295,8 +291,8 @@ RC_GTEST_PROP(KernelProperties, InterleavedAndHalfAgreeAfterPermuting, ()) {
   const size_t rows = c.x.size() / static_cast<size_t>(d);
   for (size_t r = 0; r < rows; ++r)
     for (int i = 0; i < d; ++i) xh[r * d + static_cast<size_t>(perm[static_cast<size_t>(i)])] = c.x[r * d + static_cast<size_t>(i)];
-  const std::vector<float> yi = run_f32(inter, c.positions, c.x, c.heads, cpu::default_path());
-  const std::vector<float> yh = run_f32(half, c.positions, xh, c.heads, cpu::default_path());
+  const std::vector<float> yi = run(inter, c.positions, c.x, c.heads, cpu::default_path());
+  const std::vector<float> yh = run(half, c.positions, xh, c.heads, cpu::default_path());
   for (size_t r = 0; r < rows; ++r)
     for (int i = 0; i < d; ++i) {
       const float a = yi[r * d + static_cast<size_t>(i)], b = yh[r * d + static_cast<size_t>(perm[static_cast<size_t>(i)])];

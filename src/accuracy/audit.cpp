@@ -15,15 +15,13 @@
 #include "io/rope_tensor_shape.h"
 #include "io/version.h"
 #include "spectrum/attention_factor.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 
 namespace ropecheck::accuracy {
 namespace {
 
-float value_of(float x) { return x; }
-float value_of(std::uint16_t x) { return kernel::bf16_to_f32(x); }
-std::uint32_t bits_of(float x) { return std::bit_cast<std::uint32_t>(x); }
-std::uint32_t bits_of(std::uint16_t x) { return x; }
+template <typename E>
+float value_of(E x) { return static_cast<float>(widen(x)); }  // exact: a value of the format
 
 using detail::ieee_rotation;
 using detail::special_matches;
@@ -89,8 +87,8 @@ void measure_chunk(const kernel::RopePlan& plan, Dtype f, std::span<const std::i
             rec.got_bits = bits_of(g);
             rec.got = value_of(g);
             rec.exact = e.value;
-            rec.correctly_rounded = f == Dtype::f32 ? static_cast<double>(e.f32) : static_cast<double>(kernel::bf16_to_f32(e.bf16));
-            acc[o * groups + group].add(rec, f == Dtype::f32 ? e.f32_decided : e.bf16_decided);
+            rec.correctly_rounded = e.in(f);
+            acc[o * groups + group].add(rec, e.decided_in(f));
           }
           acc[o * groups + group].add_phase(p, phase_error(value_of(ga), value_of(gb), exact.a.value, exact.b.value));
         }
@@ -167,8 +165,7 @@ std::vector<ErrorAccumulator> measure_outputs(const kernel::RopePlan& plan, Dtyp
   if (options.threads < 1) throw InputError("--threads", "an integer >= 1", std::to_string(options.threads));
   if (heads < 1) throw InputError("heads", "an integer >= 1", std::to_string(heads));
   require_kernel_dtype(format, "measure_outputs");
-  if (format == Dtype::f32) return measure_typed<float>(plan, format, positions, heads, input, outputs, options);
-  return measure_typed<std::uint16_t>(plan, format, positions, heads, input, outputs, options);
+  return with_storage(format, [&](auto e) { return measure_typed<decltype(e)>(plan, format, positions, heads, input, outputs, options); });
 }
 
 kernel::RopePlan plan_for_request(const ResolvedSpectrum& rs, const std::optional<kernel::Layout>& layout) {
@@ -258,21 +255,18 @@ AuditResult audit_tensors(const AuditRequest& request, const AuditTensors& t, co
   // Typed copies in the kernel's [batch * tokens][heads][head_dim] order (the callers' buffers are
   // bytes; bhsd and hsd tensors are permuted into token-major order, rope_tensor_shape.h).
   const auto n = static_cast<std::size_t>(shape.batch * shape.slice_elements());
-  if (request.format == Dtype::f32) {
-    const std::vector<float> in = to_token_major(shape, typed_copy<float>(t.input, n));
-    const std::vector<float> out = to_token_major(shape, typed_copy<float>(t.output, n));
+  with_storage(request.format, [&](auto e) {
+    using E = decltype(e);
+    const std::vector<E> in = to_token_major(shape, typed_copy<E>(t.input, n));
+    const std::vector<E> out = to_token_major(shape, typed_copy<E>(t.output, n));
     result.errors = measure_outputs(plan, request.format, positions, result.heads, in.data(), {out.data()}, request.measure).front();
-  } else {
-    const std::vector<std::uint16_t> in = to_token_major(shape, typed_copy<std::uint16_t>(t.input, n));
-    const std::vector<std::uint16_t> out = to_token_major(shape, typed_copy<std::uint16_t>(t.output, n));
-    result.errors = measure_outputs(plan, request.format, positions, result.heads, in.data(), {out.data()}, request.measure).front();
-  }
+  });
   return result;
 }
 
 AuditResult audit_files(const AuditRequest& request) {
   require_kernel_dtype(request.format, "audit_files");
-  const std::string dtype = request.format == Dtype::f32 ? "<f4" : "<u2";
+  const std::string dtype(dtype_info(request.format).npy);
   const NpyArray input = read_npy(request.input_path, "--input", {dtype});
   const NpyArray output = read_npy(request.output_path, "--output", {dtype});
   const NpyArray pos = read_npy(request.positions_path, "--positions", {"<i8", "<i4", "<f8", "<f4"});

@@ -37,8 +37,8 @@ struct MeasureOptions {
 };
 
 // Measures each of `outputs` against the exact map of `input`. input and every output are
-// dense [tokens][heads][plan.dim()] arrays of float (Dtype::f32) or bf16 bit patterns
-// (std::uint16_t, Dtype::bf16); positions has one entry per token. Returns one accumulator per
+// dense [tokens][heads][plan.dim()] arrays of the format's storage (float, Bf16Bits, F16Bits:
+// numeric/small_floats.h); positions has one entry per token. Returns one accumulator per
 // output, in order (with per_head: heads accumulators per output, output-major). Pairs with a non-finite input are counted as specials: the expected output
 // is the IEEE evaluation of x_a (a cos) - x_b (a sin), x_a (a sin) + x_b (a cos) with a cos, a sin
 // in double (a copy for identity pairs); NaN must match NaN, other values exactly. Pass-through
@@ -56,7 +56,7 @@ struct AuditRequest {
   // be the layer type's layout.
   std::optional<kernel::Layout> layout;
   TensorAxes axes = TensorAxes::automatic;  // the files' axis order (io/rope_tensor_shape.h)
-  Dtype format = Dtype::f32;  // f32 or bf16 (f64: std::invalid_argument)
+  Dtype format = Dtype::f32;  // a kernel dtype (f64: std::invalid_argument)
   SpectrumRequest spectrum;  // --dim defaults to the input's head_dim; --model gives a layer type
   MeasureOptions measure;
 };
@@ -90,7 +90,7 @@ kernel::RopePlan plan_for_request(const ResolvedSpectrum& rs, const std::optiona
 // layer type (spectrum.model: head geometry, rotary offset and width, layout, attention factor),
 // or a bare spectrum with request.layout. Throws InputError naming the flag (--input, --positions,
 // --output, --dim, --layout, --model, --axes ...): unreadable or malformed files, a dtype other
-// than '<f4' (f32) or '<u2' (bf16), a shape the axes do not describe (rope_tensor_shape.h), an odd
+// other than the format's (DtypeInfo::npy: '<f4' f32, '<u2' bf16 bits, '<f2' f16), a shape the axes do not describe (rope_tensor_shape.h), an odd
 // head_dim, a head_dim that differs from --dim or the model's, an output whose shape or dtype
 // differs from the input's, a positions count other than tokens (shared by the batch) or batch x
 // tokens (one per row), a --layout other than the model's or missing without a model, a layer type
@@ -98,7 +98,7 @@ kernel::RopePlan plan_for_request(const ResolvedSpectrum& rs, const std::optiona
 AuditResult audit_files(const AuditRequest& request);
 
 // The tensors of one audit held in memory (the Python module's ropecheck.audit): dense C-order
-// arrays of the request's format (float, or bf16 bit patterns), read with request.axes.
+// arrays of the request's format (its storage, numeric/small_floats.h), read with request.axes.
 struct AuditTensors {
   std::vector<std::int64_t> shape, output_shape;
   const void* input = nullptr;   // shape's elements

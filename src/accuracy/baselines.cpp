@@ -12,7 +12,7 @@
 
 #include "io/input_error.h"
 #include "io/named_values.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 #include "spectrum/frequencies.h"
 
 namespace ropecheck::accuracy {
@@ -94,9 +94,11 @@ void check_views(const kernel::RopePlan& plan, std::span<const std::int64_t> pos
 
 // One output dtype: how an element is read as float and how a result is stored.
 float load(float x) { return x; }
-float load(std::uint16_t x) { return kernel::bf16_to_f32(x); }
-void store(float& dst, float y) { dst = std::isnan(y) ? std::bit_cast<float>(kernel::kCanonicalNaNF32) : y; }
-void store(std::uint16_t& dst, float y) { dst = kernel::f32_to_bf16_rne(y); }
+float load(Bf16Bits x) { return to_float(x); }
+float load(F16Bits x) { return to_float(x); }
+void store(float& dst, float y) { dst = std::isnan(y) ? std::bit_cast<float>(kCanonicalNaNF32) : y; }
+void store(Bf16Bits& dst, float y) { dst = bf16_from_float(y); }
+void store(F16Bits& dst, float y) { dst = f16_from_float(y); }
 
 template <typename T>
 void run(Implementation b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions, kernel::TensorView<const T> in,
@@ -146,27 +148,29 @@ void run(Implementation b, const kernel::RopePlan& plan, std::span<const std::in
 
 }  // namespace
 
+template <typename E>
+  requires(dtype_of<E> != Dtype::f64)
 void apply_rope_baseline(Implementation b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
-                         kernel::TensorView<const float> in, kernel::TensorView<float> out) {
-  run<float>(b, plan, positions, in, out);
+                         kernel::TensorView<const E> in, kernel::TensorView<E> out) {
+  run<E>(b, plan, positions, in, out);
 }
 
-void apply_rope_baseline(Implementation b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
-                         kernel::TensorView<const std::uint16_t> in, kernel::TensorView<std::uint16_t> out) {
-  run<std::uint16_t>(b, plan, positions, in, out);
-}
-
+template <typename E>
+  requires(dtype_of<E> != Dtype::f64)
 void apply_rope_with(Implementation i, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
-                     kernel::TensorView<const float> in, kernel::TensorView<float> out, const kernel::KernelOptions& options) {
+                     kernel::TensorView<const E> in, kernel::TensorView<E> out, const kernel::KernelOptions& options) {
   if (i == Implementation::kernel) kernel::apply_rope(plan, positions, in, out, options);
-  else run<float>(i, plan, positions, in, out);
+  else run<E>(i, plan, positions, in, out);
 }
 
-void apply_rope_with(Implementation i, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
-                     kernel::TensorView<const std::uint16_t> in, kernel::TensorView<std::uint16_t> out,
-                     const kernel::KernelOptions& options) {
-  if (i == Implementation::kernel) kernel::apply_rope(plan, positions, in, out, options);
-  else run<std::uint16_t>(i, plan, positions, in, out);
-}
+#define ROPECHECK_BASELINE_FOR(E)                                                                                      \
+  template void apply_rope_baseline<E>(Implementation, const kernel::RopePlan&, std::span<const std::int64_t>,         \
+                                       kernel::TensorView<const E>, kernel::TensorView<E>);                            \
+  template void apply_rope_with<E>(Implementation, const kernel::RopePlan&, std::span<const std::int64_t>,             \
+                                   kernel::TensorView<const E>, kernel::TensorView<E>, const kernel::KernelOptions&);
+ROPECHECK_BASELINE_FOR(float)
+ROPECHECK_BASELINE_FOR(Bf16Bits)
+ROPECHECK_BASELINE_FOR(F16Bits)
+#undef ROPECHECK_BASELINE_FOR
 
 }  // namespace ropecheck::accuracy

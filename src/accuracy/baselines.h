@@ -8,11 +8,15 @@
 //                 `emb.cos() * self.attention_scaling` on float32 tensors, YaRN and LongRoPE alike);
 //                 rotation in float32 (x_a c - x_b s), output rounded to the tensor's dtype (for
 //                 bf16 once, where transformers would round cos, sin and each product to bf16).
+//                 For float16 tensors this is ggml's CPU arithmetic (ggml-cpu rope: a float32 angle,
+//                 float32 cosf/sinf times mscale, float32 products, each output converted once with
+//                 GGML_FP32_TO_FP16), except that ggml forms the frequencies as cumulative float
+//                 products theta_scale^k (a few float ulps of frequency apart from fl32(g_k)).
 //   f64-angle     inv_freq_k in double (pow), angle = fl64(p * inv_freq_k), double sin/cos (libm)
 //                 times a in double, rotation in double, rounded once to float32; for bfloat16 outputs that float is
 //                 then rounded to bf16 (double -> float -> bf16: a double rounding, which can miss the correctly
 //                 rounded bf16 by one bf16 ulp when the float lands on a bf16 tie; a baseline may).
-// NaN outputs are the canonical quiet NaN and bf16 rounding is f32_to_bf16_rne, as in the kernel.
+// NaN outputs are the canonical quiet NaN and 16-bit roundings are small_floats.h's, as in the kernel.
 // Same views, geometry (rotary offset and width, pass-through channels copied), layouts, identity
 // pairs and variants as apply_rope (the frequencies are the spectrum's own, evaluated in float or
 // double: frequencies<float>/<double>); zero-frequency pairs with a != 1 are scaled, as cos 0 * a.
@@ -56,17 +60,17 @@ Implementation parse_implementation(const std::string& name, const std::string& 
 
 // Rotates with baseline b (not Implementation::kernel: std::invalid_argument). Same contract for
 // arguments and errors as apply_rope (single thread, scalar code).
+// E: float, Bf16Bits or F16Bits (numeric/small_floats.h).
+template <typename E>
+  requires(dtype_of<E> != Dtype::f64)
 void apply_rope_baseline(Implementation b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
-                         kernel::TensorView<const float> in, kernel::TensorView<float> out);
-void apply_rope_baseline(Implementation b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
-                         kernel::TensorView<const std::uint16_t> in, kernel::TensorView<std::uint16_t> out);
+                         kernel::TensorView<const E> in, kernel::TensorView<E> out);
 
 // Rotates with implementation i: apply_rope(plan, positions, in, out, options) for the kernel,
 // apply_rope_baseline otherwise (which runs on one thread, whatever options say).
+template <typename E>
+  requires(dtype_of<E> != Dtype::f64)
 void apply_rope_with(Implementation i, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
-                     kernel::TensorView<const float> in, kernel::TensorView<float> out, const kernel::KernelOptions& options);
-void apply_rope_with(Implementation i, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
-                     kernel::TensorView<const std::uint16_t> in, kernel::TensorView<std::uint16_t> out,
-                     const kernel::KernelOptions& options);
+                     kernel::TensorView<const E> in, kernel::TensorView<E> out, const kernel::KernelOptions& options);
 
 }  // namespace ropecheck::accuracy

@@ -9,14 +9,13 @@
 #include "accuracy/kernel_output_check.h"
 #include "accuracy/rope_reference.h"
 #include "io/input_error.h"
+#include "numeric/small_floats.h"
 
 namespace ropecheck::accuracy {
 
 namespace {
 
-bool is_nan_bits(std::uint32_t bits, Dtype f) {
-  return f == Dtype::f32 ? (bits & 0x7FFFFFFFu) > 0x7F800000u : (bits & 0x7FFFu) > 0x7F80u;
-}
+bool is_nan_bits(std::uint32_t bits, Dtype f) { return std::isnan(value_of_bits(f, bits)); }
 
 }  // namespace
 
@@ -26,7 +25,7 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
   if (!(options.max_ulp >= 0.5 && options.max_ulp <= 0x1p30)) throw InputError("max_ulp", "a number in [0.5, 2^30]", std::to_string(options.max_ulp));
   const std::int64_t tokens = static_cast<std::int64_t>(positions.size());
   const int dim = plan.dim();
-  const std::size_t width = f == Dtype::f32 ? 4 : 2;
+  const auto width = static_cast<std::size_t>(dtype_info(f).bytes);
   const auto bits_at = [&](const void* base, std::int64_t i) -> std::uint32_t {
     if (width == 4) {
       std::uint32_t v;
@@ -91,8 +90,7 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
         out.undecided += check.undecided;
         for (int comp = 0; comp < 2; ++comp) {
           const ExactComponent& e = comp == 0 ? exact.a : exact.b;
-          const bool decided = f == Dtype::f32 ? e.f32_decided : e.bf16_decided;
-          if (!decided) continue;
+          if (!e.decided_in(f)) continue;
           const double ulps = check.error[comp].ulps;
           if (!std::isnan(ulps)) out.max_ulps = std::max(out.max_ulps, ulps);
           const std::uint32_t want = format_bits(correctly_rounded(e, f), f);

@@ -50,8 +50,8 @@ struct ElementCheck {
   std::optional<ElementFailure> worst;
 };
 
-// input and output: dense [tokens][heads][plan.dim()] arrays of float (f32) or bf16 bit patterns
-// (std::uint16_t), positions one per token. Throws InputError for a positions count other than
+// input and output: dense [tokens][heads][plan.dim()] arrays of the format's storage (float,
+// Bf16Bits, F16Bits: numeric/small_floats.h), positions one per token. Throws InputError for a positions count other than
 // tokens or max_ulp not in [0.5, 2^30]; std::invalid_argument for format f64.
 ElementCheck check_elements(const kernel::RopePlan& plan, Dtype format, std::span<const std::int64_t> positions, std::int64_t heads,
                             const void* input, const void* output, const ElementCheckOptions& options = {});

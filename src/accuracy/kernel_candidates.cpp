@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "io/input_error.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 #include "accuracy/detail/sample_values.h"
 #include "random/counter_rng.h"
 
@@ -28,6 +28,7 @@ constexpr std::int64_t kEdgePositions[] = {0,     1,      -1,     std::int64_t{1
 
 constexpr std::uint32_t kNonFiniteF32[] = {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0x7FA00001u, 0xFFC00001u};
 constexpr std::uint16_t kNonFiniteBf16[] = {0x7F80, 0xFF80, 0x7FC0, 0x7FA1, 0xFFC1};
+constexpr std::uint16_t kNonFiniteF16[] = {0x7C00, 0xFC00, 0x7E00, 0x7D01, 0xFE01};
 constexpr std::size_t kNonFinite = 5;
 
 // Appends the convergent denominators (< 2^63) of N / 2^128, 0 < N < 2^128.
@@ -147,13 +148,8 @@ KernelBlock KernelCandidates::block(long long b) const {
 }
 
 KernelCandidate KernelCandidates::candidate(long long index, const CosSin& cos_sin, std::optional<Dtype> format) const {
-  using accuracy::detail::finite_bf16;
-  using accuracy::detail::finite_f32;
-  using accuracy::detail::kEdgeBf16;
-  using accuracy::detail::kEdgeF32;
   using accuracy::detail::kEdgeValues;
   using accuracy::detail::moderate_f32;
-  using kernel::f32_to_bf16_rne;
   const KernelBlock b = block(block_of(index));
   KernelCandidate c;
   c.index = index;
@@ -163,18 +159,22 @@ KernelCandidate KernelCandidates::candidate(long long index, const CosSin& cos_s
   const CounterRng rng(seed_, kCandidateStream);
   const auto w = [&](std::uint64_t j) { return rng.bits(static_cast<std::uint64_t>(index) * 8 + j); };
   const std::uint64_t w0 = w(0);
-  c.format = format ? *format : (w0 >> 8) % 2 ? Dtype::bf16 : Dtype::f32;
+  c.format = format ? *format : kKernelDtypes[(w0 >> 8) % kKernelDtypes.size()];
   c.layout = (w0 >> 9) % 2 ? kernel::Layout::half : kernel::Layout::interleaved;
   const std::uint64_t sel = (w0 >> 16) % 100;
-  const bool f32 = c.format == Dtype::f32;
-  // A float value in the candidate's format (bf16: rounded to nearest even).
-  const auto value = [&](float x) -> std::uint32_t { return f32 ? f32_bits(x) : kernel::f32_to_bf16_rne(x); };
-  const auto pattern = [&](std::uint64_t bits) -> std::uint32_t { return f32 ? f32_bits(finite_f32(bits)) : finite_bf16(bits); };
-  const auto edge = [&](std::uint64_t i) -> std::uint32_t {
-    return f32 ? f32_bits(kEdgeF32[i % kEdgeValues]) : kEdgeBf16[i % kEdgeValues];
+  const Dtype f = c.format;
+  // A float value in the candidate's format (rounded to nearest even).
+  const auto value = [&](float x) -> std::uint32_t { return bits_of_value(f, x); };
+  const auto pattern = [&](std::uint64_t bits) -> std::uint32_t {
+    return with_storage(f, [&](auto e) { return bits_of(accuracy::detail::finite_pattern<decltype(e)>(bits)); });
   };
-  const auto non_finite = [&](std::uint64_t i) -> std::uint32_t { return f32 ? kNonFiniteF32[i % kNonFinite] : kNonFiniteBf16[i % kNonFinite]; };
-  const auto zero = [&](bool negative) -> std::uint32_t { return negative ? (f32 ? 0x80000000u : 0x8000u) : 0u; };
+  const auto edge = [&](std::uint64_t i) -> std::uint32_t {
+    return with_storage(f, [&](auto e) { return bits_of(accuracy::detail::edge_value<decltype(e)>(i % kEdgeValues)); });
+  };
+  const auto non_finite = [&](std::uint64_t i) -> std::uint32_t {
+    return f == Dtype::f32 ? kNonFiniteF32[i % kNonFinite] : f == Dtype::bf16 ? kNonFiniteBf16[i % kNonFinite] : kNonFiniteF16[i % kNonFinite];
+  };
+  const auto zero = [&](bool negative) -> std::uint32_t { return negative ? std::uint32_t{1} << (8 * dtype_info(f).bytes - 1) : 0u; };
   if (sel < 22) {
     c.kind = KernelInputKind::bit_patterns;
     c.input[0] = pattern(w(1));

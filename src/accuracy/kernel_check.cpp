@@ -17,7 +17,7 @@
 #include "io/version.h"
 #include "kernel/apply_rope.h"
 #include "accuracy/baselines.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 #include "cpu/path.h"
 #include "accuracy/rope_reference.h"
 #include "random/counter_rng.h"
@@ -26,7 +26,11 @@ namespace ropecheck::accuracy {
 namespace {
 
 constexpr int kH = kKernelCheckHeads;
-constexpr std::uint64_t kPositionStream = 1, kF32Stream = 2, kBf16Stream = 3;
+// Random streams: positions 1, then one per kernel dtype in kKernelDtypes' order (f32 2, bf16 3,
+// f16 4), so that adding a format changes no other format's samples.
+constexpr std::uint64_t kPositionStream = 1;
+std::uint64_t stream_of(Dtype f) { return 2 + kernel_dtype_index(f); }
+constexpr std::uint64_t kF32Stream = 2;  // also draws the near-cancellation side of every format
 constexpr std::int64_t kSpecialTokens = 4;
 
 // Draws per element: index (element * 8 + j) of the format's stream.
@@ -36,10 +40,9 @@ struct Draw {
   std::uint64_t operator()(int j) const { return rng.bits(element * 8 + static_cast<std::uint64_t>(j)); }
 };
 
-using detail::finite_bf16;
-using detail::finite_f32;
-using detail::kEdgeBf16;
-using detail::kEdgeF32;
+using detail::edge_value;
+using detail::finite_pattern;
+using detail::from_float;
 using detail::kEdgeValues;
 using detail::moderate_f32;
 const float kSpecials[] = {INFINITY, -INFINITY, std::numeric_limits<float>::quiet_NaN(), 1.0f, -2.0f, 0.0f, -0.0f, FLT_MAX};
@@ -47,27 +50,24 @@ const float kSpecials[] = {INFINITY, -INFINITY, std::numeric_limits<float>::quie
 struct Samples {
   std::vector<std::int64_t> positions;
   std::vector<float> f32;
-  std::vector<std::uint16_t> bf16;
+  std::vector<Bf16Bits> bf16;
+  std::vector<F16Bits> f16;
+  template <typename E>
+  std::vector<E>& of() {
+    if constexpr (std::is_same_v<E, float>) return f32;
+    else if constexpr (std::is_same_v<E, Bf16Bits>) return bf16;
+    else return f16;
+  }
 };
 
-// One element of kind `kind` (the head index) for both formats (bit-pattern kinds draw each
-// format's own patterns; value kinds round the float to bf16).
-void element(int kind, const Draw& d32, const Draw& d16, float& f, std::uint16_t& b) {
+// One element of kind `kind` (the head index) of element type E from its format's draws d
+// (bit-pattern kinds draw the format's own patterns; value kinds round a float to the format).
+template <typename E>
+E element(int kind, const Draw& d) {
   switch (kind) {
-    case 0:
-      f = finite_f32(d32(0));
-      b = finite_bf16(d16(0));
-      return;
-    case 3:
-      if (d32(1) % 4 != 0) f = kEdgeF32[d32(0) % kEdgeValues];
-      else f = finite_f32(d32(2));
-      if (d16(1) % 4 != 0) b = kEdgeBf16[d16(0) % kEdgeValues];
-      else b = finite_bf16(d16(2));
-      return;
-    default:
-      f = moderate_f32(d32(0));
-      b = kernel::f32_to_bf16_rne(moderate_f32(d16(0)));
-      return;
+    case 0: return finite_pattern<E>(d(0));
+    case 3: return d(1) % 4 != 0 ? edge_value<E>(d(0) % kEdgeValues) : finite_pattern<E>(d(2));
+    default: return from_float<E>(moderate_f32(d(0)));
   }
 }
 
@@ -81,44 +81,37 @@ std::int64_t log_uniform_position(const CounterRng& rng, std::uint64_t i, std::i
   return static_cast<std::int64_t>(lo + rng.bits(2 * i + 1) % (hi - lo + 1));
 }
 
-// Fills tokens [t0, t1) of the samples (positions already set).
+// Fills tokens [t0, t1) of format E's samples (positions already set).
+template <typename E>
 void generate(const kernel::RopePlan& plan, const KernelCheckOptions& o, std::int64_t special_from, Samples& s, std::int64_t t0,
               std::int64_t t1, RopeReference& ref) {
   const int dim = plan.dim();
-  const CounterRng r32(o.seed, kF32Stream), r16(o.seed, kBf16Stream);
+  const CounterRng rng(o.seed, stream_of(dtype_of<E>)), r32(o.seed, kF32Stream);
+  std::vector<E>& x = s.of<E>();
   for (std::int64_t t = t0; t < t1; ++t) {
     const bool special = t >= special_from;
     if (!special) ref.set_position(s.positions[static_cast<size_t>(t)]);
     for (int h = 0; h < kH; ++h) {
       const std::int64_t row = (t * kH + h) * dim;
       for (int e = 0; e < dim; ++e) {
-        const auto idx = static_cast<std::uint64_t>(row + e);
-        const Draw d32{r32, idx}, d16{r16, idx};
-        float& f = s.f32[static_cast<size_t>(row + e)];
-        std::uint16_t& b = s.bf16[static_cast<size_t>(row + e)];
-        if (special) {
-          f = d32(1) % 2 == 0 ? kSpecials[d32(0) % 8] : moderate_f32(d32(2));
-          b = kernel::f32_to_bf16_rne(d16(1) % 2 == 0 ? kSpecials[d16(0) % 8] : moderate_f32(d16(2)));
-        } else {
-          element(h, d32, d16, f, b);
-        }
+        const Draw d{rng, static_cast<std::uint64_t>(row + e)};
+        x[static_cast<size_t>(row + e)] =
+            special ? from_float<E>(d(1) % 2 == 0 ? kSpecials[d(0) % 8] : moderate_f32(d(2))) : element<E>(h, d);
       }
       if (special || h != 2) continue;
       // Near cancellation: (s sin t, s cos t) makes y_a = s (sin t cos t - cos t sin t) ~ 0 up to the
-      // rounding of the inputs; (s cos t, -s sin t) does the same to y_b.
+      // rounding of the inputs; (s cos t, -s sin t) does the same to y_b (the side drawn from the
+      // f32 stream for every format).
       for (int k = 0; k < plan.block_pairs(); ++k) {
         if (plan.identity(k)) continue;
         double c = 1, sn = 0;
         ref.cos_sin_double(k, c, sn);
         const auto ia = static_cast<size_t>(row + plan.first_element(k)), ib = static_cast<size_t>(row + plan.second_element(k));
-        const Draw d32{r32, static_cast<std::uint64_t>(row + plan.first_element(k))};
-        const Draw d16{r16, static_cast<std::uint64_t>(row + plan.first_element(k))};
-        const double s32 = moderate_f32(d32(3)), s16 = moderate_f32(d16(3));
-        const bool on_b = d32(4) % 2 == 1;
-        s.f32[ia] = static_cast<float>(on_b ? s32 * c : s32 * sn);
-        s.f32[ib] = static_cast<float>(on_b ? -s32 * sn : s32 * c);
-        s.bf16[ia] = kernel::f32_to_bf16_rne(static_cast<float>(on_b ? s16 * c : s16 * sn));
-        s.bf16[ib] = kernel::f32_to_bf16_rne(static_cast<float>(on_b ? -s16 * sn : s16 * c));
+        const auto first = static_cast<std::uint64_t>(row + plan.first_element(k));
+        const double scale = moderate_f32(Draw{rng, first}(3));
+        const bool on_b = Draw{r32, first}(4) % 2 == 1;
+        x[ia] = from_float<E>(static_cast<float>(on_b ? scale * c : scale * sn));
+        x[ib] = from_float<E>(static_cast<float>(on_b ? -scale * sn : scale * c));
       }
     }
   }
@@ -145,8 +138,7 @@ std::string agreement(const std::vector<std::string>& names, const std::vector<s
           char buf[160];
           std::snprintf(buf, sizeof buf, "first at token %zu head %zu element %zu: %s 0x%x, %s 0x%x", i / (static_cast<size_t>(kH) * dim),
                         (i / static_cast<size_t>(dim)) % kH, i % static_cast<size_t>(dim), names[0].c_str(),
-                        static_cast<unsigned>(std::bit_cast<std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint16_t>>(outs[0][i])),
-                        names[p].c_str(), static_cast<unsigned>(std::bit_cast<std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint16_t>>(outs[p][i])));
+                        static_cast<unsigned>(bits_of(outs[0][i])), names[p].c_str(), static_cast<unsigned>(bits_of(outs[p][i])));
           first = buf;
         }
       }
@@ -162,11 +154,8 @@ std::string agreement(const std::vector<std::string>& names, const std::vector<s
 }
 
 template <typename T>
-void check_format(const kernel::RopePlan& plan, const KernelCheckOptions& o, Dtype f, const Samples& s, KernelCheckResult& result) {
-  const std::vector<T>& in = [&]() -> const std::vector<T>& {
-    if constexpr (std::is_same_v<T, float>) return s.f32;
-    else return s.bf16;
-  }();
+void check_format(const kernel::RopePlan& plan, const KernelCheckOptions& o, Dtype f, Samples& s, KernelCheckResult& result) {
+  const std::vector<T>& in = s.of<T>();
   const auto tokens = static_cast<std::int64_t>(s.positions.size());
   const int dim = plan.dim();
   const kernel::TensorView<const T> in_view = kernel::dense_view<const T>(in.data(), tokens, kH, dim);
@@ -255,9 +244,9 @@ KernelCheckResult run_kernel_check(const kernel::RopePlan& plan, const KernelChe
   if (o.samples < 1) throw InputError("--samples", "an integer >= 1", std::to_string(o.samples));
   if (o.max_position < 0) throw InputError("--max-position", "an integer in [0, 2^63 - 1]", std::to_string(o.max_position));
   if (o.threads < 1) throw InputError("--threads", "an integer >= 1", std::to_string(o.threads));
-  if (o.formats.empty()) throw InputError("--dtype", "f32, bf16 or both", "no format");
+  if (o.formats.empty()) throw InputError("--dtype", kKernelCheckDtypeChoices, "no format");
   for (Dtype f : o.formats)
-    if (f == Dtype::f64) throw InputError("--dtype", "f32, bf16 or both", dtype_name(f));
+    if (f == Dtype::f64) throw InputError("--dtype", kKernelCheckDtypeChoices, dtype_name(f));
   const auto start = std::chrono::steady_clock::now();
   KernelCheckResult result;
   result.spectrum = plan.describe();
@@ -277,21 +266,18 @@ KernelCheckResult run_kernel_check(const kernel::RopePlan& plan, const KernelChe
   result.special_tokens = kSpecialTokens;
   result.tokens = static_cast<std::int64_t>(s.positions.size());
   const auto elements = static_cast<size_t>(result.tokens * kH * plan.dim());
-  s.f32.assign(elements, 0.0f);
-  s.bf16.assign(elements, 0);
+  for (Dtype f : o.formats) with_storage(f, [&](auto e) { s.of<decltype(e)>().assign(elements, decltype(e){}); });
   // The generator needs cos and sin only to ~2^-30 (to aim near cancellation): 64 bits suffice.
   const RopeReference gen(plan, 64, 128);
   std::vector<RopeReference> refs;
   const int chunks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(o.threads, result.tokens)));
   for (int c = 0; c < chunks; ++c) refs.emplace_back(gen);
   detail::split_tokens_mpfr(result.tokens, o.threads, [&](int c, std::int64_t t0, std::int64_t t1) {
-    generate(plan, o, special_from, s, t0, t1, refs[static_cast<size_t>(c)]);
+    for (Dtype f : o.formats)
+      with_storage(f, [&](auto e) { generate<decltype(e)>(plan, o, special_from, s, t0, t1, refs[static_cast<size_t>(c)]); });
   });
 
-  for (Dtype f : o.formats) {
-    if (f == Dtype::f32) check_format<float>(plan, o, f, s, result);
-    else check_format<std::uint16_t>(plan, o, f, s, result);
-  }
+  for (Dtype f : o.formats) with_storage(f, [&](auto e) { check_format<decltype(e)>(plan, o, f, s, result); });
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -6,7 +6,7 @@
 // Samples. Positions: `samples` positions log-uniform in [0, max_position] (a bit length L uniform
 // in [0, bitlen(P)], then p uniform among the L-bit integers <= P), plus the edge positions 0, 1,
 // 2^24, 2^31, 2^40 - 1 and P itself (those <= P). Every position carries kHeads head vectors of
-// different kinds: head 0 random bit patterns (every finite float or bf16, subnormals and the
+// different kinds: head 0 random bit patterns (every finite value of the format, subnormals and the
 // largest included), head 1 moderate values (exponents in [-8, 8]: activation-like), head 2 pairs
 // near cancellation ((x_a, x_b) = RN(s sin t, s cos t) or RN(s cos t, -s sin t) for the exact angle
 // t of that position and pair, so that one output nearly cancels), head 3 edge values (signed
@@ -19,7 +19,7 @@
 // Figures. The sample maxima are lower bounds (sampled) for an implementation's true maximum; the
 // kernel's proved upper bound (apply_rope.h: correctly rounded, 0.5 ulp) is printed beside. The
 // check fails (passed = false) when a kernel path has ANY decided output that is not the correctly
-// rounded value (every kind, f32 and bf16: the kernel's contract, no ulp floor), an output its
+// rounded value (every kind, every kernel dtype: the kernel's contract, no ulp floor), an output its
 // accurate path could not resolve, a special that differs from IEEE semantics, or when the kernel
 // paths do not agree bit for bit. Near-cancellation outputs' share is also shown apart, and each
 // kernel row shows the share of outputs that took the accurate path (KernelStats). Baselines are
@@ -43,8 +43,11 @@ namespace ropecheck::accuracy {
 inline constexpr int kKernelCheckHeads = 4;
 inline constexpr double kKernelMaxUlps = 0.5;  // a correctly rounded output's bound (in any metric of ulp_error.h)
 
+// The --dtype values kernel-check accepts (a kernel dtype, or all of them).
+inline constexpr const char* kKernelCheckDtypeChoices = "f32, bf16, f16 or all";
+
 struct KernelCheckOptions {
-  std::vector<Dtype> formats = {Dtype::f32, Dtype::bf16};
+  std::vector<Dtype> formats{kKernelDtypes.begin(), kKernelDtypes.end()};
   std::int64_t samples = 4096;                           // random positions
   std::int64_t max_position = (std::int64_t{1} << 40) - 1;  // P >= 0
   std::uint64_t seed = 1;
@@ -84,7 +87,7 @@ struct KernelCheckResult {
 };
 
 // Runs the sweep. Throws InputError for samples < 1, max_position < 0, threads < 1, an empty
-// formats list or f64 in it (the kernel dtypes are f32 and bf16).
+// formats list or f64 in it (kKernelCheckDtypeChoices).
 KernelCheckResult run_kernel_check(const kernel::RopePlan& plan, const KernelCheckOptions& options);
 
 // The head dimension swept when no spectrum is given (theta 10000, interleaved): the common

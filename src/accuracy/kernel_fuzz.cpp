@@ -4,6 +4,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -18,6 +19,7 @@
 #include "io/input_error.h"
 #include "io/printf_string.h"
 #include "kernel/apply_rope.h"
+#include "numeric/small_floats.h"
 #include "spectrum/request.h"
 #include "spectrum/spectrum_json.h"
 
@@ -76,13 +78,17 @@ struct Run {
   const detail::KernelUnderTest& kernel;
   const std::vector<Path>& paths;
   KernelFuzzResult& result;
-  accuracy::ErrorAccumulator f32{Dtype::f32}, bf16{Dtype::bf16};
-  std::string worst_where_f32, worst_where_bf16;
+  std::vector<accuracy::ErrorAccumulator> accs = [] {
+    std::vector<accuracy::ErrorAccumulator> a;
+    for (Dtype f : kKernelDtypes) a.emplace_back(f);
+    return a;
+  }();
+  std::array<std::string, kKernelDtypes.size()> worst_where;
   long long violations = 0;
   // The three sources of `undecided`, for the log.
   long long undecided_special = 0, undecided_figure = 0, undecided_reference = 0;
 
-  accuracy::ErrorAccumulator& acc(Dtype f) { return f == Dtype::f32 ? f32 : bf16; }
+  accuracy::ErrorAccumulator& acc(Dtype f) { return accs[kernel_dtype_index(f)]; }
 
   void report(nlohmann::json doc) {
     ++violations;
@@ -108,7 +114,7 @@ void check_candidate(Run& run, const Subject& sub, const KernelCandidate& c, con
   std::optional<ExactPair> exact;
   if (finite) {
     exact = plan.identity(k) ? identity_pair(xa, xb) : sub.reference->rotate(k, static_cast<float>(xa), static_cast<float>(xb));
-    const bool decided = f == Dtype::f32 ? exact->a.f32_decided && exact->b.f32_decided : exact->a.bf16_decided && exact->b.bf16_decided;
+    const bool decided = exact->a.decided_in(f) && exact->b.decided_in(f);
     if (!decided) ++run.undecided_reference;  // the reference's rounding test (rope_reference.h): never expected
   }
   const double bound = proved_bound(f);
@@ -163,10 +169,10 @@ void check_candidate(Run& run, const Subject& sub, const KernelCandidate& c, con
       rec.correctly_rounded = correctly_rounded(e, f);
       const double before = run.acc(f).max_ulps();
       const bool had = run.acc(f).elements() > 0;
-      run.acc(f).add(rec, f == Dtype::f32 ? e.f32_decided : e.bf16_decided);
+      run.acc(f).add(rec, e.decided_in(f));
       if (!had || run.acc(f).max_ulps() > before) {
         const std::string where = kernel::layout_name(c.layout) + ", " + sub.label + ", path " + cpu::path_name(path) + ": ";
-        (f == Dtype::f32 ? run.worst_where_f32 : run.worst_where_bf16) = where;
+        run.worst_where[kernel_dtype_index(f)] = where;
       }
     }
     if (check.breaks > 0) {
@@ -205,32 +211,23 @@ namespace detail {
 std::vector<std::uint32_t> run_rows(const detail::KernelUnderTest& kut, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
                                     const std::vector<std::uint32_t>& in, Dtype f, Path path) {
   std::vector<std::uint32_t> out(in.size());
-  if (f == Dtype::f32) {
-    std::vector<float> x(in.size()), y(in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) x[i] = std::bit_cast<float>(in[i]);
-    kut.f32(plan, positions, x, y, path);
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = std::bit_cast<std::uint32_t>(y[i]);
-  } else {
-    std::vector<std::uint16_t> x(in.size()), y(in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) x[i] = static_cast<std::uint16_t>(in[i]);
-    kut.bf16(plan, positions, x, y, path);
-    for (std::size_t i = 0; i < in.size(); ++i) out[i] = y[i];
-  }
+  const auto width = static_cast<std::size_t>(dtype_info(f).bytes);
+  std::vector<unsigned char> x(in.size() * width), y(in.size() * width);
+  for (std::size_t i = 0; i < in.size(); ++i) std::memcpy(x.data() + i * width, &in[i], width);  // little-endian low bytes
+  kut.rows(plan, positions, f, x.data(), y.data(), path);
+  for (std::size_t i = 0; i < in.size(); ++i) std::memcpy(&out[i], y.data() + i * width, width);
   return out;
 }
 
 KernelUnderTest production_kernel() {
   KernelUnderTest k;
-  k.f32 = [](const kernel::RopePlan& plan, std::span<const std::int64_t> positions, std::span<const float> in, std::span<float> out, Path path) {
+  k.rows = [](const kernel::RopePlan& plan, std::span<const std::int64_t> positions, Dtype f, const void* in, void* out, Path path) {
     const auto tokens = static_cast<std::int64_t>(positions.size());
-    kernel::apply_rope(plan, positions, kernel::dense_view<const float>(in.data(), tokens, 1, plan.dim()),
-                       kernel::dense_view<float>(out.data(), tokens, 1, plan.dim()), kernel::KernelOptions{path, 1});
-  };
-  k.bf16 = [](const kernel::RopePlan& plan, std::span<const std::int64_t> positions, std::span<const std::uint16_t> in, std::span<std::uint16_t> out,
-              Path path) {
-    const auto tokens = static_cast<std::int64_t>(positions.size());
-    kernel::apply_rope(plan, positions, kernel::dense_view<const std::uint16_t>(in.data(), tokens, 1, plan.dim()),
-                       kernel::dense_view<std::uint16_t>(out.data(), tokens, 1, plan.dim()), kernel::KernelOptions{path, 1});
+    with_storage(f, [&](auto e) {
+      using E = decltype(e);
+      kernel::apply_rope(plan, positions, kernel::dense_view<const E>(static_cast<const E*>(in), tokens, 1, plan.dim()),
+                         kernel::dense_view<E>(static_cast<E*>(out), tokens, 1, plan.dim()), kernel::KernelOptions{path, 1});
+    });
   };
   return k;
 }
@@ -297,15 +294,17 @@ KernelFuzzResult fuzz_kernel_with(const KernelFuzzOptions& options, std::ostream
     const CosSin cos_sin = [&](int k, double& c, double& s) { sub.reference->cos_sin_double(k, c, s); };
     std::vector<KernelCandidate> cands;
     // Rows by (dtype, layout): each candidate at its pair, zeros elsewhere (pairs are distinct in a block).
-    std::vector<std::uint32_t> rows[4];
-    std::vector<int> owner[4];
+    constexpr int kGroups = 2 * static_cast<int>(kKernelDtypes.size());
+    const auto group_of = [](Dtype f, kernel::Layout l) { return 2 * static_cast<int>(kernel_dtype_index(f)) + static_cast<int>(l); };
+    std::vector<std::uint32_t> rows[kGroups];
+    std::vector<int> owner[kGroups];
     for (auto& r : rows) r.assign(static_cast<std::size_t>(dim), 0);
     for (auto& o : owner) o.assign(static_cast<std::size_t>(dim), -1);
     for (long long j = 0; j < n; ++j) {
       cands.push_back(gen.candidate(first + j, cos_sin));
       if (model_layout) cands.back().layout = *model_layout;  // a model has one layout
       const KernelCandidate& c = cands.back();
-      const int g = (c.format == Dtype::f32 ? 0 : 2) + static_cast<int>(c.layout);
+      const int g = group_of(c.format, c.layout);
       const kernel::RopePlan& plan = sub.plans[static_cast<std::size_t>(c.layout)];
       const auto ia = static_cast<std::size_t>(plan.first_element(c.pair)), ib = static_cast<std::size_t>(plan.second_element(c.pair));
       rows[g][ia] = c.input[0];
@@ -313,28 +312,33 @@ KernelFuzzResult fuzz_kernel_with(const KernelFuzzOptions& options, std::ostream
       owner[g][ia] = owner[g][ib] = static_cast<int>(j);
     }
     const std::int64_t positions[1] = {blk.position};
-    std::vector<std::vector<std::uint32_t>> outs[4];
-    for (int g = 0; g < 4; ++g) {
-      const Dtype f = g / 2 == 0 ? Dtype::f32 : Dtype::bf16;
+    std::vector<std::vector<std::uint32_t>> outs[kGroups];
+    for (int g = 0; g < kGroups; ++g) {
+      const Dtype f = kKernelDtypes[static_cast<std::size_t>(g / 2)];
       const kernel::Layout layout = g % 2 == 0 ? kernel::Layout::interleaved : kernel::Layout::half;
       if (std::all_of(owner[g].begin(), owner[g].end(), [](int o) { return o < 0; })) continue;
       for (Path p : paths) outs[g].push_back(run_rows(kut, sub.plans[static_cast<std::size_t>(layout)], positions, rows[g], f, p));
       check_unowned(run, sub, f, layout, blk.position, rows[g], owner[g], outs[g]);
     }
-    for (const KernelCandidate& c : cands) check_candidate(run, sub, c, blk, outs[(c.format == Dtype::f32 ? 0 : 2) + static_cast<int>(c.layout)]);
+    for (const KernelCandidate& c : cands) check_candidate(run, sub, c, blk, outs[group_of(c.format, c.layout)]);
     result.tried += n;
   }
   result.undecided = run.undecided_special + run.undecided_figure + run.undecided_reference;
-  result.max_ulp_f32 = run.f32.max_ulps();
-  result.max_ulp_bf16 = run.bf16.max_ulps();
-  if (run.f32.elements() > 0) result.worst_f32 = run.worst_where_f32 + accuracy::describe(run.f32.worst(), Dtype::f32);
-  if (run.bf16.elements() > 0) result.worst_bf16 = run.worst_where_bf16 + accuracy::describe(run.bf16.worst(), Dtype::bf16);
+  long long specials = 0, special_mismatches = 0;
+  std::string maxima;
+  for (std::size_t i = 0; i < kKernelDtypes.size(); ++i) {
+    const accuracy::ErrorAccumulator& a = run.accs[i];
+    result.max_ulps[i] = a.max_ulps();
+    if (a.elements() > 0) result.worst_elements[i] = run.worst_where[i] + accuracy::describe(a.worst(), kKernelDtypes[i]);
+    specials += static_cast<long long>(a.specials());
+    special_mismatches += static_cast<long long>(a.special_mismatches());
+    maxima += (i ? ", " : "") + dtype_name(kKernelDtypes[i]) + " " + printf_string("%.9g", result.max_ulps[i]);
+  }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   log << "kernel fuzz: tried " << result.tried << " candidates, " << result.outputs_checked << " outputs checked (every path), "
       << result.undecided << " undecided (" << run.undecided_special << " specials whose cos or sin is within 2^-49 of 0, "
-      << run.undecided_figure << " outputs whose correct rounding the reference left undecided, " << run.undecided_reference << " reference roundings); max ulp (sampled: LOWER bounds) f32 " << printf_string("%.9g", result.max_ulp_f32) << " (proved "
-      << "UPPER bound 0.5: correctly rounded), bf16 " << printf_string("%.9g", result.max_ulp_bf16) << " (proved UPPER bound 0.5); specials "
-      << run.f32.specials() + run.bf16.specials() << " checked, " << run.f32.special_mismatches() + run.bf16.special_mismatches()
+      << run.undecided_figure << " outputs whose correct rounding the reference left undecided, " << run.undecided_reference << " reference roundings); max ulp (sampled: LOWER bounds) "
+      << maxima << " (proved UPPER bound 0.5 for each: correctly rounded); specials " << specials << " checked, " << special_mismatches
       << " wrong; " << run.violations << " violations, " << result.counterexamples.size() << " documents kept; "
       << printf_string("%.1f", result.seconds) << " s\n";
   return result;

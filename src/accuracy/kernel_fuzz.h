@@ -18,6 +18,7 @@
 // documents (kernel_counterexample.h: the format and its replay).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -25,6 +26,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "numeric/dtype.h"
 
 namespace ropecheck::accuracy {
 
@@ -41,8 +44,12 @@ struct KernelFuzzResult {
   long long tried = 0;               // candidate pairs (position, pair, input, dtype, layout)
   long long outputs_checked = 0;     // output components compared with the reference
   long long undecided = 0;           // reference rounding test undecided (never counted as errors)
-  double max_ulp_f32 = 0, max_ulp_bf16 = 0;  // sampled maxima: LOWER bounds of the true maxima
-  std::string worst_f32, worst_bf16;         // the worst element, "x=%a ref=%a got=%a" style
+  // Per kernel dtype (kKernelDtypes' order; the accessors below): the sampled maximum (a LOWER
+  // bound of the true maximum) and the worst element, "x=%a ref=%a got=%a" style.
+  std::array<double, kKernelDtypes.size()> max_ulps{};
+  std::array<std::string, kKernelDtypes.size()> worst_elements;
+  double max_ulp(Dtype f) const { return max_ulps[kernel_dtype_index(f)]; }
+  const std::string& worst(Dtype f) const { return worst_elements[kernel_dtype_index(f)]; }
   std::vector<nlohmann::json> counterexamples;  // documents of kernel_counterexample.h
   double seconds = 0;
 };

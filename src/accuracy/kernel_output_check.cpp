@@ -6,24 +6,20 @@
 #include "accuracy/detail/ieee_rotation.h"
 #include "io/printf_string.h"
 #include "kernel/apply_rope.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 
 namespace ropecheck::accuracy {
 
-double proved_bound(Dtype f) { return f == Dtype::f32 ? kernel::kProvedUlpBoundF32 : kernel::kProvedUlpBoundBf16; }
-
-std::string bits_hex(std::uint32_t bits, Dtype f) { return f == Dtype::f32 ? printf_string("0x%08x", bits) : printf_string("0x%04x", bits); }
-
-double value_of(std::uint32_t bits, Dtype f) {
-  return f == Dtype::f32 ? static_cast<double>(std::bit_cast<float>(bits)) : static_cast<double>(kernel::bf16_to_f32(static_cast<std::uint16_t>(bits)));
+double proved_bound(Dtype f) {
+  require_kernel_dtype(f, "proved_bound");
+  return kernel::kProvedUlpBound;
 }
 
-// The bits of a finite, infinite or NaN double rounded to the format (NaN: the canonical one).
-std::uint32_t format_bits(double v, Dtype f) {
-  if (std::isnan(v)) return f == Dtype::f32 ? kernel::kCanonicalNaNF32 : kernel::kCanonicalNaNBf16;
-  const auto x = static_cast<float>(v);
-  return f == Dtype::f32 ? std::bit_cast<std::uint32_t>(x) : kernel::f32_to_bf16_rne(x);
-}
+std::string bits_hex(std::uint32_t bits, Dtype f) { return printf_string("0x%0*x", 2 * dtype_info(f).bytes, bits); }
+
+double value_of(std::uint32_t bits, Dtype f) { return value_of_bits(f, bits); }
+
+std::uint32_t format_bits(double v, Dtype f) { return bits_of_value(f, v); }
 
 SpecialExpectation special_expectation(const kernel::RopePlan& plan, const RopeReference* ref, int k, std::int64_t p, const std::uint32_t in[2],
                                        Dtype f) {
@@ -47,9 +43,7 @@ SpecialExpectation special_expectation(const kernel::RopePlan& plan, const RopeR
   return e;
 }
 
-double correctly_rounded(const accuracy::ExactComponent& e, Dtype f) {
-  return f == Dtype::f32 ? static_cast<double>(e.f32) : static_cast<double>(kernel::bf16_to_f32(e.bf16));
-}
+double correctly_rounded(const accuracy::ExactComponent& e, Dtype f) { return e.in(f); }
 
 BoundCheck check_bound(const ExactPair& exact, const std::uint32_t got[2], Dtype f) {
   BoundCheck b;
@@ -58,8 +52,7 @@ BoundCheck check_bound(const ExactPair& exact, const std::uint32_t got[2], Dtype
     b.error[c] = accuracy::component_error(value_of(got[c], f), e.value, correctly_rounded(e, f), exact.norm, f);
     const double u = b.error[c].ulps;
     if (!(u <= b.worst)) b.worst = u;  // NaN-safe: component_error returns inf, never NaN
-    const bool decided = f == Dtype::f32 ? e.f32_decided : e.bf16_decided;
-    if (!decided) ++b.undecided;
+    if (!e.decided_in(f)) ++b.undecided;
     else if (!(value_of(got[c], f) == correctly_rounded(e, f))) ++b.breaks;  // as values: -0 == +0 (ulp_error.h)
   }
   return b;

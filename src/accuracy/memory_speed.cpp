@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 
 namespace ropecheck::accuracy {
 
@@ -88,9 +88,14 @@ void fill_uniform(float* data, std::size_t n, std::uint64_t seed) {
   for (std::size_t i = 0; i < n; ++i) data[i] = uniform(rng);
 }
 
-void fill_uniform(std::uint16_t* bf16, std::size_t n, std::uint64_t seed) {
+void fill_uniform(Bf16Bits* data, std::size_t n, std::uint64_t seed) {
   SplitMix64 rng(seed);
-  for (std::size_t i = 0; i < n; ++i) bf16[i] = kernel::f32_to_bf16_rne(uniform(rng));
+  for (std::size_t i = 0; i < n; ++i) data[i] = bf16_from_float(uniform(rng));
+}
+
+void fill_uniform(F16Bits* data, std::size_t n, std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  for (std::size_t i = 0; i < n; ++i) data[i] = f16_from_float(uniform(rng));
 }
 
 }  // namespace ropecheck::accuracy

@@ -81,7 +81,8 @@ class SplitMix64 {
 // rounded to the type): ordinary activations, on which the kernel's rounding tests fail as often
 // as on a caller's data (a bfloat16 output about once in 2^13; a constant input would hide that).
 void fill_uniform(float* data, std::size_t n, std::uint64_t seed);
-void fill_uniform(std::uint16_t* bf16, std::size_t n, std::uint64_t seed);
+void fill_uniform(Bf16Bits* data, std::size_t n, std::uint64_t seed);
+void fill_uniform(F16Bits* data, std::size_t n, std::uint64_t seed);
 
 enum class PairOrder { memcpy_first, implementation_first };
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "io/input_error.h"
-#include "kernel/bf16.h"
 #include "numeric/decimal_rational.h"
 #include "numeric/mp_handles.h"
 #include "numeric/precision.h"
+#include "numeric/small_floats.h"
 #include "spectrum/attention_factor.h"
 #include "spectrum/frequencies.h"
 
@@ -154,13 +154,13 @@ bool component(Level& level, mpfr_srcptr x1, mpfr_srcptr x2, mpfr_srcptr u, mpfr
   mpfr_sub(level.lo.get(), level.y.get(), level.bound.get(), MPFR_RNDD);
   mpfr_add(level.hi.get(), level.y.get(), level.bound.get(), MPFR_RNDU);
   out.value = mpfr_get_d(level.y.get(), MPFR_RNDN);
-  out.f32 = round_to_f32(level.y.get());
-  out.bf16 = round_to_bf16(level.y.get());
-  // Compared as values (==), so that -0 and +0 agree: both are the correct rounding of a y whose
-  // magnitude is below half the smallest subnormal, and the exact y has no sign to decide there.
-  out.f32_decided = round_to_f32(level.lo.get()) == round_to_f32(level.hi.get());
-  out.bf16_decided = kernel::bf16_to_f32(round_to_bf16(level.lo.get())) == kernel::bf16_to_f32(round_to_bf16(level.hi.get()));
-  return out.f32_decided && out.bf16_decided;
+  for (std::size_t i = 0; i < kKernelDtypes.size(); ++i) {
+    out.rounded[i] = round_to_dtype(level.y.get(), kKernelDtypes[i]);
+    // Compared as values (==), so that -0 and +0 agree: both are the correct rounding of a y whose
+    // magnitude is below half the smallest subnormal, and the exact y has no sign to decide there.
+    out.decided[i] = round_to_dtype(level.lo.get(), kKernelDtypes[i]) == round_to_dtype(level.hi.get(), kKernelDtypes[i]);
+  }
+  return out.all_decided();
 }
 
 bool rotate_at(Level& level, mpfr_srcptr xa, mpfr_srcptr xb, mpfr_srcptr c, mpfr_srcptr s, double abs_sum, double err,
@@ -259,8 +259,7 @@ ExactPair RopeReference::rotate(int k, float x_a, float x_b) {
     for (const auto& [x, comp] : parts) {
       const mpq_srcptr a = shared_->a_exact.v;
       comp->value = round_rational_product(a, x, 53, -1022, 1023);
-      comp->f32 = static_cast<float>(round_rational_product(a, x, 24, -126, 127));
-      comp->bf16 = kernel::f32_to_bf16_rne(static_cast<float>(round_rational_product(a, x, 8, -126, 127)));  // exact: a bf16 value
+      for (std::size_t t = 0; t < kKernelDtypes.size(); ++t) comp->rounded[t] = round_rational_product(a, x, kKernelDtypes[t]);
     }
     out.bits = 0;
     return out;
@@ -285,21 +284,22 @@ RopeReferenceFactor RopeReference::factor() const {
 ExactComponent RopeReference::exact_identity(float x) {
   ExactComponent c;
   c.value = x;
-  c.f32 = x;
-  c.bf16 = kernel::f32_to_bf16_rne(x);  // x is exact, so its RNE rounding is the correct rounding
+  // x is exact, so its rounding to each format is the correct rounding.
+  for (std::size_t t = 0; t < kKernelDtypes.size(); ++t) c.rounded[t] = value_of_bits(kKernelDtypes[t], bits_of_value(kKernelDtypes[t], x));
   return c;
 }
 
+bool ExactComponent::all_decided() const {
+  for (bool d : decided)
+    if (!d) return false;
+  return true;
+}
+
 float round_to_f32(mpfr_srcptr y) {
-  if (mpfr_nan_p(y)) return std::bit_cast<float>(kernel::kCanonicalNaNF32);
+  if (mpfr_nan_p(y)) return std::bit_cast<float>(kCanonicalNaNF32);
   return mpfr_get_flt(y, MPFR_RNDN);  // correctly rounded, subnormals and overflow included
 }
 
-std::uint16_t round_to_bf16(mpfr_srcptr y) {
-  if (mpfr_nan_p(y)) return kernel::kCanonicalNaNBf16;
-  const auto f = static_cast<float>(round_to_binary(y, 8, -126, 127));  // exact: a bf16 value
-  return static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(f) >> 16);
-}
 
 
 }  // namespace ropecheck::accuracy

@@ -1,7 +1,8 @@
 // File: rope_reference.h
-// The MPFR reference of the RoPE kernel: the exact map of a float32 (or bfloat16) input pair,
-// a (x_a cos(p g_k) - x_b sin(p g_k), x_a sin + x_b cos) with a the plan's attention factor (1 for
-// a rotation), and its correctly rounded float32 and bfloat16 values, CORE-MATH style: an
+// The MPFR reference of the RoPE kernel: the exact map of an input pair (float32 values; bfloat16
+// and float16 values are float32 values), a (x_a cos(p g_k) - x_b sin(p g_k), x_a sin + x_b cos)
+// with a the plan's attention factor (1 for a rotation), and its correctly rounded value in every
+// kernel dtype, CORE-MATH style: an
 // approximation with a rigorous error bound, a rounding test, and a slower, more precise pass
 // only when the test fails. It shares no arithmetic with the kernel's own accurate path
 // (kernel/exact_rotation.h: fixed-point turns) beyond the final rounding (numeric/round_to_binary.h).
@@ -46,10 +47,12 @@
 
 #include <mpfr.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 
 #include "kernel/rope_plan.h"
+#include "numeric/dtype.h"
 #include "numeric/round_to_binary.h"
 
 namespace ropecheck::accuracy {
@@ -61,11 +64,23 @@ inline constexpr unsigned kReferenceMaxPrecisionBits = 1024;
 
 // One exact output component.
 struct ExactComponent {
-  double value = 0;        // the exact component rounded to nearest double (|error| <= E + 2^-53 |y|)
-  float f32 = 0;           // correctly rounded to binary32 (RNE, subnormals, +-inf on overflow)
-  std::uint16_t bf16 = 0;  // correctly rounded to bfloat16 bits (same rules, 8-bit significand)
-  bool f32_decided = true;   // false: the rounding test failed even at max_bits (f32 holds RN(y~))
-  bool bf16_decided = true;  // the same for bf16
+  double value = 0;  // the exact component rounded to nearest double (|error| <= E + 2^-53 |y|)
+  // Per kernel dtype (kKernelDtypes' order): the correct rounding (RNE, subnormals, +-inf on
+  // overflow; a value of that format, exact in double), and whether the rounding test decided it
+  // (false: it failed even at max_bits, and rounded holds the rounding of y~).
+  std::array<double, kKernelDtypes.size()> rounded{};
+  std::array<bool, kKernelDtypes.size()> decided = filled(true);
+
+  double in(Dtype t) const { return rounded[kernel_dtype_index(t)]; }
+  bool decided_in(Dtype t) const { return decided[kernel_dtype_index(t)]; }
+  bool all_decided() const;
+
+ private:
+  static constexpr std::array<bool, kKernelDtypes.size()> filled(bool v) {
+    std::array<bool, kKernelDtypes.size()> a{};
+    for (bool& b : a) b = v;
+    return a;
+  }
 };
 
 struct ExactPair {
@@ -111,12 +126,9 @@ class RopeReference {
   std::unique_ptr<Scratch> scratch_;
 };
 
-// Returns: y rounded to nearest-even binary32 / bfloat16 (subnormals rounded, never flushed;
-// overflow to infinity; NaN to the canonical NaN). Any precision of y.
+// Returns: y rounded to nearest-even binary32 by MPFR's own mpfr_get_flt (NaN: the canonical NaN):
+// the tests compare round_to_dtype (numeric/round_to_binary.h), which the reference uses, with it.
 float round_to_f32(mpfr_srcptr y);
-std::uint16_t round_to_bf16(mpfr_srcptr y);
-// round_to_binary (numeric/round_to_binary.h): round_to_binary(y, 24, -126, 127) is round_to_f32
-// computed another way (the tests compare them).
 using ropecheck::round_to_binary;
 
 }  // namespace ropecheck::accuracy

@@ -10,8 +10,8 @@ namespace ropecheck::accuracy {
 double shift_invariance_bound(Dtype t, std::span<const float> q, std::span<const float> k) {
   require_kernel_dtype(t, "shift_invariance_bound");
   if (q.size() != k.size() || q.size() % 2 != 0) throw std::invalid_argument("shift_invariance_bound: q, k of one even size");
-  const double p_floor = t == Dtype::f32 ? 0x1p-24 : 0x1p-8;  // 2^-p'
-  const double c = t == Dtype::f32 ? kernel::kProvedUlpBoundF32 : kernel::kProvedUlpBoundBf16;  // the contract's ulp factor
+  const double p_floor = std::ldexp(1.0, -dtype_info(t).precision);  // 2^-p'
+  const double c = kernel::kProvedUlpBound;  // the contract's ulp factor
   const double cu = c * 2 * p_floor;                            // c 2^(1-p')
   const double eps = cu / (1 - cu);
   const double d = static_cast<double>(q.size()), u = 0x1p-24;

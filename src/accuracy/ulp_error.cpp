@@ -17,8 +17,7 @@ constexpr std::size_t kInfBin = kLinearBins + static_cast<std::size_t>(kMaxOctav
 
 std::string hex_float(double v, std::uint32_t bits, Dtype f) {
   char buf[96];
-  if (f == Dtype::f32) std::snprintf(buf, sizeof buf, "%a (0x%08x)", v, bits);
-  else std::snprintf(buf, sizeof buf, "%a (0x%04x)", v, bits);
+  std::snprintf(buf, sizeof buf, "%a (0x%0*x)", v, 2 * dtype_info(f).bytes, bits);
   return buf;
 }
 
@@ -26,17 +25,18 @@ std::string hex_float(double v, std::uint32_t bits, Dtype f) {
 
 double format_floor(Dtype f) {
   require_kernel_dtype(f, "format_floor");
-  return f == Dtype::f32 ? 0x1p-24 : 0x1p-8;
+  return std::ldexp(1.0, -dtype_info(f).precision);
 }
 
 double format_ulp(double y, Dtype f) {
   require_kernel_dtype(f, "format_ulp");
-  const int mantissa = f == Dtype::f32 ? 23 : 7;  // stored significand bits
+  const DtypeInfo& info = dtype_info(f);
+  const int mantissa = info.precision - 1;  // stored significand bits
   const double a = std::fabs(y);
-  if (!(a >= 0x1p-126)) return std::ldexp(1.0, -126 - mantissa);  // subnormal range (and 0)
+  if (!(a >= std::ldexp(1.0, info.emin_normal))) return std::ldexp(1.0, info.emin_normal - mantissa);  // subnormal range (and 0)
   int ex = 0;
   std::frexp(a, &ex);  // a = m 2^ex, m in [1/2, 1): a in [2^(ex-1), 2^ex)
-  const int e = std::min(ex - 1, 127);
+  const int e = std::min(ex - 1, info.emax);
   return std::ldexp(1.0, e - mantissa);
 }
 
@@ -44,8 +44,8 @@ double metric_ulp(double y, double norm, Dtype f) { return std::max(format_ulp(y
 
 std::string metric_definition(Dtype f) {
   require_kernel_dtype(f, "metric_definition");
-  return f == Dtype::f32 ? "ulp floored at 2^-24 x pair norm (f32 ulp of the exact value, at least 2^-24 ||(x_a, x_b)||)"
-                          : "ulp floored at 2^-8 x pair norm (bf16 ulp of the exact value, at least 2^-8 ||(x_a, x_b)||)";
+  const std::string p = "2^-" + std::to_string(dtype_info(f).precision);
+  return "ulp floored at " + p + " x pair norm (" + dtype_name(f) + " ulp of the exact value, at least " + p + " ||(x_a, x_b)||)";
 }
 
 ComponentError component_error(double got, double exact, double correctly_rounded, double norm, Dtype f) {

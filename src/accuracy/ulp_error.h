@@ -3,9 +3,9 @@
 //
 // Metric ("ulp floored at 2^-24 x pair norm"): an output component `got` of the exact rotation y of
 // the pair (x_a, x_b) has the error
-//     err = |got - y| / max(ulp(y), floor * ||(x_a, x_b)||),   floor = 2^-24 (f32), 2^-8 (bf16),
-// where ulp(y) = 2^(e-23) for |y| in [2^e, 2^(e+1)) and 2^-149 below 2^-126 (f32), 2^(e-7) and 2^-133
-// (bf16). The floor measures cancellation fairly: a component that nearly cancels (|y| << ||x||)
+//     err = |got - y| / max(ulp(y), floor * ||(x_a, x_b)||),   floor = 2^-p (p the format's significand bits: 24 f32, 8 bf16, 11 f16),
+// where ulp(y) = 2^(e-p+1) for |y| in [2^e, 2^(e+1)) and 2^(emin-p+1) below 2^emin (f32: 2^(e-23)
+// and 2^-149 below 2^-126; bf16: 2^(e-7) and 2^-133; f16: 2^(e-10) and 2^-24 below 2^-14). The floor measures cancellation fairly: a component that nearly cancels (|y| << ||x||)
 // inherits an absolute error of order ulp(||x||) from any rounding of cos and sin, which no
 // float32 kernel can avoid; its error is counted relative to the pair, not to its own tiny value.
 // An output equal (as a value: -0 == +0) to the correctly rounded one is "correctly rounded"; when
@@ -18,7 +18,7 @@
 // relative error below 2^-52 (|got - y| and ulp are computed in double from exact float inputs):
 // an ulp figure is exact to about 2^-28 ulp, far below the 0.001 ulp margin of the 0.501 goal.
 //
-// Formats: the kernel dtypes f32 and bf16 (numeric/dtype.h). Every function here taking a Dtype,
+// Formats: the kernel dtypes (numeric/dtype.h). Every function here taking a Dtype,
 // and ErrorAccumulator's constructor, throws std::invalid_argument for f64 (not a kernel output).
 #pragma once
 
@@ -72,7 +72,7 @@ struct ElementRecord {
   std::int64_t head = 0;
   int pair = -1;           // block pair k, or -1 for a pass-through element
   int component = 0;       // 0: y_a = x_a cos - x_b sin; 1: y_b = x_a sin + x_b cos
-  std::uint32_t in_bits[2] = {0, 0};  // raw input bits (f32 or bf16), pair (x_a, x_b)
+  std::uint32_t in_bits[2] = {0, 0};  // raw input bits (the format's), pair (x_a, x_b)
   double in[2] = {0, 0};
   std::uint32_t got_bits = 0;
   double got = 0, exact = 0, correctly_rounded = 0;

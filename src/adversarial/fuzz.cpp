@@ -91,9 +91,11 @@ FuzzSummary run_fuzz(const FuzzOptions& o, std::ostream& log) {
       sum.findings.push_back({f.path, f.created, 0, 0, "n/a", doc.value("claim", std::string("?"))});
     }
     sum.notes.push_back(printf_string("%lld outputs checked against the MPFR reference (%lld undecided rounding tests)", kr.outputs_checked, kr.undecided));
-    sum.notes.push_back(printf_string("max error f32 %.6g ulp, bf16 %.6g ulp (sampled: lower bounds of the true maxima)", kr.max_ulp_f32, kr.max_ulp_bf16));
-    if (!kr.worst_f32.empty()) sum.notes.push_back("worst f32: " + kr.worst_f32);
-    if (!kr.worst_bf16.empty()) sum.notes.push_back("worst bf16: " + kr.worst_bf16);
+    std::string maxima;
+    for (Dtype f : kKernelDtypes) maxima += (maxima.empty() ? "" : ", ") + dtype_name(f) + printf_string(" %.6g ulp", kr.max_ulp(f));
+    sum.notes.push_back("max error " + maxima + " (sampled: lower bounds of the true maxima)");
+    for (Dtype f : kKernelDtypes)
+      if (!kr.worst(f).empty()) sum.notes.push_back("worst " + dtype_name(f) + ": " + kr.worst(f));
     sum.seconds = elapsed();
     return sum;
   }

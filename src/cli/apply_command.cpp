@@ -10,8 +10,10 @@
 #include "io/atomic_write.h"
 #include "io/input_error.h"
 #include "io/npy.h"
+#include "numeric/small_floats.h"
 #include "io/rope_tensor_shape.h"
 #include "kernel/apply_rope.h"
+#include "numeric/small_floats.h"
 #include "accuracy/audit.h"
 #include "accuracy/baselines.h"
 #include "spectrum/request.h"
@@ -49,9 +51,9 @@ std::vector<unsigned char> rotate(const kernel::SinCosTable& table, const RopeTe
 void ApplyCommand::attach(CLI::App& app) {
   command = app.add_subcommand(
       "apply",
-      "rotate a float32 or bfloat16 .npy tensor [..., tokens, heads, head_dim] or [tokens, head_dim] with the "
+      "rotate a float32, bfloat16 or float16 .npy tensor [..., tokens, heads, head_dim] or [tokens, head_dim] with the "
       "production RoPE kernel (every output the correctly rounded value of the exact map, any int64 position; --model for a model's layer type)");
-  command->add_option("--dtype", dtype, "f32 (the input is '<f4') or bf16 (the input is '<u2': bfloat16 bit patterns)")->required();
+  command->add_option("--dtype", dtype, "f32 (the input is '<f4'), bf16 (the input is '<u2': bfloat16 bit patterns) or f16 (the input is '<f2')")->required();
   command->add_option("--layout", layout, "pairs (2i, 2i+1): interleaved; pairs (i, i + d/2): half (required without --model, else the model's)");
   add_spectrum_flags(command, flags);
   command->add_option("--positions", positions,
@@ -76,7 +78,7 @@ int ApplyCommand::run() {
   const int thread_count = threads.empty() ? 1 : parse_threads("--threads", threads);
   check_output(output, "--output");
 
-  const NpyArray x = read_npy(input, "--input", {format == Dtype::f32 ? "<f4" : "<u2"});
+  const NpyArray x = read_npy(input, "--input", {std::string(dtype_info(format).npy)});
   const RopeTensorShape shape = rope_tensor_shape(x.shape, "--input");
 
   SpectrumRequest request = to_request(flags);
@@ -104,8 +106,7 @@ int ApplyCommand::run() {
   NpyArray y;
   y.dtype = x.dtype;
   y.shape = x.shape;
-  y.bytes = format == Dtype::f32 ? rotate<float>(table, shape, x.bytes, options, implementation, pos)
-                                 : rotate<std::uint16_t>(table, shape, x.bytes, options, implementation, pos);
+  y.bytes = with_storage(format, [&](auto e) { return rotate<decltype(e)>(table, shape, x.bytes, options, implementation, pos); });
   write_npy(output, y, "--output");
 
   if (verbose) {

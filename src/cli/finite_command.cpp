@@ -30,7 +30,7 @@ void FiniteCommand::attach(CLI::App& app) {
 int FiniteCommand::run() {
   const auto start = std::chrono::steady_clock::now();
   if (!json_path.empty()) check_output(json_path, "--json");
-  const std::vector<Dtype> dtypes = parse_kernel_dtypes(dtype, "--dtype");
+  const std::vector<Dtype> dtypes = parse_dtype_set(dtype, "--dtype", finite::kFiniteDtypes, "both");
   const ResolvedSpectrum rs = resolve(to_request(flags), std::string("gemma-7b"));
   const cpu::Path path = cpu::default_path();
   const std::uint64_t s = seed.empty() ? 1 : parse_seed(seed);

@@ -14,7 +14,7 @@ namespace ropecheck::cli {
 void KernelCheckCommand::attach(CLI::App& app) {
   command = app.add_subcommand("kernel-check", "sweep every kernel path and the two baselines against the MPFR reference "
                                "(--model: a model's layer type, with its geometry and attention factor)");
-  command->add_option("--dtype", dtype, "f32, bf16 or both (default both)");
+  command->add_option("--dtype", dtype, "f32, bf16, f16 or all (default all)");
   command->add_option("--samples", samples, "random positions, integer in [1, 10^7] (default 4096; 4 head vectors each)");
   command->add_option("--max-position", max_position, "largest position P, integer in [0, 2^63 - 1] (default 2^40 - 1); positions log-uniform in [0, P]");
   command->add_option("--seed", seed, "seed of the samples (default 1)");
@@ -27,7 +27,7 @@ void KernelCheckCommand::attach(CLI::App& app) {
 int KernelCheckCommand::run() {
   if (!json_path.empty()) check_output(json_path, "--json");
   accuracy::KernelCheckOptions o;
-  o.formats = parse_kernel_dtypes(dtype.empty() ? "both" : dtype, "--dtype");
+  o.formats = parse_dtype_set(dtype.empty() ? "all" : dtype, "--dtype", kKernelDtypes, "all");
   if (!samples.empty()) o.samples = parse_integer("--samples", samples, 1, 10000000);
   if (!max_position.empty()) o.max_position = parse_integer("--max-position", max_position, 0, std::numeric_limits<long long>::max());
   if (!seed.empty()) o.seed = parse_seed(seed);

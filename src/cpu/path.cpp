@@ -29,6 +29,7 @@ CpuFeatures probe() {
   if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
   const bool osxsave = (c >> 27) & 1u;
   const bool fma = (c >> 12) & 1u;
+  const bool f16c = (c >> 29) & 1u;  // VCVTPH2PS/VCVTPS2PH: the avx2 path's float16
   if (!osxsave) return f;
   const std::uint64_t xcr0 = xgetbv0();
   const bool ymm_state = (xcr0 & 0x6u) == 0x6u;              // SSE + AVX state
@@ -38,7 +39,7 @@ CpuFeatures probe() {
   const bool avx512f = (b >> 16) & 1u, avx512dq = (b >> 17) & 1u, avx512bw = (b >> 30) & 1u,
              avx512vl = (b >> 31) & 1u;
   f.fma = fma;
-  f.avx2 = ymm_state && avx2 && fma;
+  f.avx2 = ymm_state && avx2 && fma && f16c;
   f.avx512 = zmm_state && f.avx2 && avx512f && avx512dq && avx512bw && avx512vl;
   unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;
   if (f.avx512 && __get_cpuid_count(7, 1, &a1, &b1, &c1, &d1)) f.avx512_bf16 = (a1 >> 5) & 1u;

@@ -26,7 +26,7 @@ struct PathInfo {
 // Ordered from the most portable to the widest: the default is the last one the CPU runs.
 inline constexpr PathInfo kPaths[] = {
     {Path::scalar, "scalar", "nothing: portable C++, the reference semantics"},
-    {Path::avx2, "avx2", "AVX2 + FMA"},
+    {Path::avx2, "avx2", "AVX2 + FMA + F16C"},
     {Path::avx512, "avx512", "AVX-512 F/BW/DQ/VL + FMA; bf16 conversions by integer rounding"},
     {Path::avx512_bf16, "avx512-bf16",
      "as avx512, plus AVX-512 BF16 (VCVTNEPS2BF16 for f32 -> bf16; its flush-to-zero of subnormals is patched so results match scalar)"},

@@ -2,25 +2,28 @@
 
 #include <mpfr.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "accuracy/baselines.h"
 #include "finite/detail/construction_inputs.h"
 #include "io/input_error.h"
 #include "io/printf_string.h"
 #include "kernel/apply_rope.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 
 namespace ropecheck::finite {
 
 void check_dtypes(const std::vector<Dtype>& dtypes) {
   if (dtypes.empty()) throw InputError("--dtype", "f32, bf16 or both", "no dtype");
   for (Dtype t : dtypes)
-    if (t == Dtype::f64) throw InputError("--dtype", "f32, bf16 or both", dtype_name(t));
+    if (std::find(std::begin(kFiniteDtypes), std::end(kFiniteDtypes), t) == std::end(kFiniteDtypes))
+      throw InputError("--dtype", "f32, bf16 or both", dtype_name(t));
 }
 
 float round_to(Dtype t, double x) {
-  require_kernel_dtype(t, "round_to");
+  check_dtypes({t});
   if (t == Dtype::f32) return static_cast<float>(x);
   mpfr_t m;
   mpfr_init2(m, 53);
@@ -32,7 +35,7 @@ float round_to(Dtype t, double x) {
 
 std::vector<float> rotate(Implementation r, Dtype t, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
                           std::span<const float> in, std::int64_t heads, cpu::Path path) {
-  require_kernel_dtype(t, "rotate");
+  check_dtypes({t});
   const std::int64_t tokens = static_cast<std::int64_t>(positions.size());
   const int d = plan.dim();
   if (static_cast<std::int64_t>(in.size()) != tokens * heads * d)
@@ -45,16 +48,16 @@ std::vector<float> rotate(Implementation r, Dtype t, const kernel::RopePlan& pla
     accuracy::apply_rope_with(r, plan, positions, iv, ov, kernel::KernelOptions{path, 1});
     return out;
   }
-  std::vector<std::uint16_t> bi(in.size()), bo(in.size());
+  std::vector<Bf16Bits> bi(in.size()), bo(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
-    bi[i] = kernel::f32_to_bf16_rne(in[i]);
-    if (kernel::bf16_to_f32(bi[i]) != in[i] && !std::isnan(in[i]))
+    bi[i] = bf16_from_float(in[i]);
+    if (to_float(bi[i]) != in[i] && !std::isnan(in[i]))
       throw InputError("rotate: input", "values representable in bf16", hex_float(in[i]));
   }
-  const auto iv = kernel::dense_view(static_cast<const std::uint16_t*>(bi.data()), tokens, heads, d);
+  const auto iv = kernel::dense_view(static_cast<const Bf16Bits*>(bi.data()), tokens, heads, d);
   const auto ov = kernel::dense_view(bo.data(), tokens, heads, d);
   accuracy::apply_rope_with(r, plan, positions, iv, ov, kernel::KernelOptions{path, 1});
-  for (size_t i = 0; i < out.size(); ++i) out[i] = kernel::bf16_to_f32(bo[i]);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = to_float(bo[i]);
   return out;
 }
 

@@ -136,10 +136,7 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
       slow.position = table != nullptr ? table->position(t) : positions[t];
       const E* x = in.data + t * in.token_stride;
       E* y = out.data + t * out.token_stride;
-      if constexpr (std::is_same_v<E, float>)
-        ops.rotate_f32(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, scratch, slow);
-      else
-        ops.rotate_bf16(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, scratch, slow);
+      ops.rotate<E>()(shape, ct, st, x, in.head_stride, y, out.head_stride, in.heads, scratch, slow);
     }
     // The accurate path's MPFR constants (pi) are cached per thread: a thread that used it frees
     // its cache, or the cache leaks when the thread ends (worker 0 runs on the caller's thread, which
@@ -180,16 +177,24 @@ void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, T
                 TensorView<float> out, const KernelOptions& options) {
   apply_positions<float>(plan, positions, in, out, options);
 }
-void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const std::uint16_t> in,
-                TensorView<std::uint16_t> out, const KernelOptions& options) {
-  apply_positions<std::uint16_t>(plan, positions, in, out, options);
+void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const Bf16Bits> in,
+                TensorView<Bf16Bits> out, const KernelOptions& options) {
+  apply_positions<Bf16Bits>(plan, positions, in, out, options);
+}
+void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const F16Bits> in,
+                TensorView<F16Bits> out, const KernelOptions& options) {
+  apply_positions<F16Bits>(plan, positions, in, out, options);
 }
 void apply_rope(const SinCosTable& table, TensorView<const float> in, TensorView<float> out, const KernelOptions& options) {
   apply_table<float>(table, in, out, options);
 }
-void apply_rope(const SinCosTable& table, TensorView<const std::uint16_t> in, TensorView<std::uint16_t> out,
+void apply_rope(const SinCosTable& table, TensorView<const Bf16Bits> in, TensorView<Bf16Bits> out,
                 const KernelOptions& options) {
-  apply_table<std::uint16_t>(table, in, out, options);
+  apply_table<Bf16Bits>(table, in, out, options);
+}
+void apply_rope(const SinCosTable& table, TensorView<const F16Bits> in, TensorView<F16Bits> out,
+                const KernelOptions& options) {
+  apply_table<F16Bits>(table, in, out, options);
 }
 
 }  // namespace ropecheck::kernel

@@ -1,11 +1,11 @@
 // File: apply_rope.h
-// The production RoPE kernel: rotates every pair of every head of every token of a float32 or
-// bfloat16 tensor by p_t * g_k, for any spectrum variant and layout (rope_plan.h).
+// The production RoPE kernel: rotates every pair of every head of every token of a float32,
+// bfloat16 or float16 tensor (float, Bf16Bits, F16Bits: numeric/small_floats.h) by p_t * g_k, for any spectrum variant and layout (rope_plan.h).
 //
 // Accuracy contract: CORRECTLY ROUNDED. Every rotary output equals the exact map
 //     y_a = a (x_a cos(p g_k) - x_b sin(p g_k)),   y_b = a (x_a sin(p g_k) + x_b cos(p g_k))
 // (a the plan's attention factor, g_k the exact real frequency, p any int64 position, x the
-// float32 or bfloat16 input) rounded to nearest even in the output format, subnormals included,
+// input, of any kernel dtype) rounded to nearest even in the output format, subnormals included,
 // overflow to infinity: proved in detail/ops.h (the fast levels' error bounds and rounding tests) and
 // exact_rotation.h (the accurate path's Ziv loop, capped; a component it cannot decide is counted
 // in KernelStats::unresolved, never seen). Measured by `ropecheck kernel-check` and the tests
@@ -13,7 +13,7 @@
 // Semantics shared by every path, bit for bit: round to nearest even; subnormals kept (the
 // kernel sets the MXCSR to its default for the call, whatever the caller's FTZ/DAZ or rounding
 // mode); non-finite inputs follow IEEE arithmetic of the binary64 formula (inf * 0 is NaN), a NaN
-// output is the canonical quiet NaN (f32 0x7FC00000, bf16 0x7FC0); an exactly zero result takes
+// output is the canonical quiet NaN (f32 0x7FC00000, bf16 0x7FC0, f16 0x7E00); an exactly zero result takes
 // the sign that IEEE arithmetic of the formula gives; identity pairs and pass-through elements
 // are copied bit for bit.
 //
@@ -29,14 +29,14 @@
 #include "cpu/path.h"
 #include "kernel/rope_plan.h"
 #include "kernel/sincos_table.h"
+#include "numeric/small_floats.h"
 
 namespace ropecheck::kernel {
 
 // The accuracy contract above as numbers: a correctly rounded output is within half an ulp of the
 // exact value (UPPER BOUNDS, proved; in the floored metric of ulp_error.h too, whose ulp is never
 // smaller).
-inline constexpr double kProvedUlpBoundF32 = 0.5;
-inline constexpr double kProvedUlpBoundBf16 = 0.5;
+inline constexpr double kProvedUlpBound = 0.5;  // every kernel dtype
 
 template <typename T>
 struct TensorView {
@@ -74,14 +74,18 @@ struct KernelOptions {
 // is outside [1, cpu::kMaxThreads].
 void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const float> in,
                 TensorView<float> out, const KernelOptions& options = {});
-void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const std::uint16_t> in,
-                TensorView<std::uint16_t> out, const KernelOptions& options = {});
+void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const Bf16Bits> in,
+                TensorView<Bf16Bits> out, const KernelOptions& options = {});
+void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const F16Bits> in,
+                TensorView<F16Bits> out, const KernelOptions& options = {});
 
 // The same with a precomputed table (its positions, its plan): for callers applying many tensors
 // (q and k, every layer) at the same positions.
 void apply_rope(const SinCosTable& table, TensorView<const float> in, TensorView<float> out,
                 const KernelOptions& options = {});
-void apply_rope(const SinCosTable& table, TensorView<const std::uint16_t> in, TensorView<std::uint16_t> out,
+void apply_rope(const SinCosTable& table, TensorView<const Bf16Bits> in, TensorView<Bf16Bits> out,
+                const KernelOptions& options = {});
+void apply_rope(const SinCosTable& table, TensorView<const F16Bits> in, TensorView<F16Bits> out,
                 const KernelOptions& options = {});
 
 }  // namespace ropecheck::kernel

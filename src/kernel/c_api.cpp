@@ -281,7 +281,12 @@ ROPECHECK_EXPORT int ropecheck_apply_rope_f32(const ropecheck_rope_spec* spec, c
 
 ROPECHECK_EXPORT int ropecheck_apply_rope_bf16(const ropecheck_rope_spec* spec, const int64_t* positions,
                                                const ropecheck_tensor* in, const ropecheck_tensor* out, int32_t threads) {
-  return apply<std::uint16_t>(spec, positions, in, out, threads);
+  return apply<ropecheck::Bf16Bits>(spec, positions, in, out, threads);
+}
+
+ROPECHECK_EXPORT int ropecheck_apply_rope_f16(const ropecheck_rope_spec* spec, const int64_t* positions,
+                                              const ropecheck_tensor* in, const ropecheck_tensor* out, int32_t threads) {
+  return apply<ropecheck::F16Bits>(spec, positions, in, out, threads);
 }
 
 ROPECHECK_EXPORT const char* ropecheck_last_error(void) { return last_error.c_str(); }
@@ -355,9 +360,15 @@ ROPECHECK_EXPORT int ropecheck_plan_apply_f32(const ropecheck_plan* plan, const 
 ROPECHECK_EXPORT int ropecheck_plan_apply_bf16(const ropecheck_plan* plan, const int64_t* positions,
                                                const ropecheck_tensor* in, const ropecheck_tensor* out, int32_t threads,
                                                ropecheck_stats* stats) {
-  return apply_plan<std::uint16_t>(plan, positions, in, out, threads, stats);
+  return apply_plan<ropecheck::Bf16Bits>(plan, positions, in, out, threads, stats);
 }
 
-ROPECHECK_EXPORT int ropecheck_abi_version(void) { return 2; }
+ROPECHECK_EXPORT int ropecheck_plan_apply_f16(const ropecheck_plan* plan, const int64_t* positions,
+                                              const ropecheck_tensor* in, const ropecheck_tensor* out, int32_t threads,
+                                              ropecheck_stats* stats) {
+  return apply_plan<ropecheck::F16Bits>(plan, positions, in, out, threads, stats);
+}
+
+ROPECHECK_EXPORT int ropecheck_abi_version(void) { return 3; }
 
 }  // extern "C"

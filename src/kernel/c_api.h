@@ -2,9 +2,10 @@
  * The stable C ABI of ropecheck's RoPE kernel (libropecheck.so, CMake target ropecheck_c), for
  * ctypes, cffi or any C caller (example: examples/rope_ctypes.py).
  * Semantics and accuracy: exactly those of kernel/apply_rope.h: every output is the correctly
- * rounded (round to nearest even) float32 or bfloat16 value of the exact map at any int64 position
- * (bf16 passed as uint16 bit patterns); within the version-1 documented bound of 0.5 + 2^-25 ulp
- * (f32) and 0.5 + 2^-14 bf16-ulp, ulp floored at 2^-24 (2^-8) times the pair's norm, a fortiori.
+ * rounded (round to nearest even) float32, bfloat16 or float16 value of the exact map at any int64
+ * position (bf16 and f16 passed as their uint16 bit patterns: IEEE binary16 for f16, as NumPy's
+ * float16 and C's _Float16); within the version-1 documented bound of 0.5 + 2^-25 ulp (f32) and
+ * 0.5 + 2^-14 bf16-ulp, ulp floored at 2^-24 (2^-8) times the pair's norm, a fortiori.
  * Functions never abort and never throw: they return an error code and, for codes other than
  * ROPECHECK_OK, ropecheck_last_error() gives a one-line message naming the bad argument and what
  * it accepts (thread-local, valid until the next call on the same thread).
@@ -15,6 +16,8 @@
  * MLA; partial rotary dims, e.g. GPT-NeoX, GLM), its layout and the attention factor (YaRN,
  * LongRoPE: outputs a (x_a cos - x_b sin), a (x_a sin + x_b cos)); pass-through channels are
  * copied bit for bit. Version 1's functions and structs are unchanged.
+ * Version 3: float16 (ropecheck_apply_rope_f16, ropecheck_plan_apply_f16), correctly rounded like
+ * the others. Nothing else changed.
  */
 #ifndef ROPECHECK_KERNEL_C_API_H
 #define ROPECHECK_KERNEL_C_API_H
@@ -53,6 +56,9 @@ int ropecheck_apply_rope_f32(const ropecheck_rope_spec* spec, const int64_t* pos
                              const ropecheck_tensor* out, int32_t threads);
 int ropecheck_apply_rope_bf16(const ropecheck_rope_spec* spec, const int64_t* positions, const ropecheck_tensor* in,
                               const ropecheck_tensor* out, int32_t threads);
+/* Version 3: IEEE binary16 (uint16 bit patterns). */
+int ropecheck_apply_rope_f16(const ropecheck_rope_spec* spec, const int64_t* positions, const ropecheck_tensor* in,
+                             const ropecheck_tensor* out, int32_t threads);
 
 /* ---- Version 2: plans from model descriptions ---- */
 
@@ -105,6 +111,9 @@ int ropecheck_plan_apply_f32(const ropecheck_plan* plan, const int64_t* position
                              const ropecheck_tensor* out, int32_t threads, ropecheck_stats* stats);
 int ropecheck_plan_apply_bf16(const ropecheck_plan* plan, const int64_t* positions, const ropecheck_tensor* in,
                               const ropecheck_tensor* out, int32_t threads, ropecheck_stats* stats);
+/* Version 3: IEEE binary16 (uint16 bit patterns). */
+int ropecheck_plan_apply_f16(const ropecheck_plan* plan, const int64_t* positions, const ropecheck_tensor* in,
+                             const ropecheck_tensor* out, int32_t threads, ropecheck_stats* stats);
 
 /* ---- Both versions ---- */
 
@@ -113,8 +122,8 @@ const char* ropecheck_last_error(void);
 /* The kernel path that runs ("scalar", "avx2", "avx512", "avx512-bf16"; ROPECHECK_KERNEL forces one);
  * "" when ROPECHECK_KERNEL names no path this CPU runs (ropecheck_last_error() says why). */
 const char* ropecheck_kernel_path(void);
-/* The ABI version: 2. Bumped when a function or struct is added or changed; version 2 only added,
- * so a program built against version 1 runs unchanged (the library's SONAME stays
+/* The ABI version: 3. Bumped when a function or struct is added or changed; versions 2 and 3 only
+ * added, so a program built against version 1 or 2 runs unchanged (the library's SONAME stays
  * libropecheck.so.1, which changes only with an incompatible change). */
 int ropecheck_abi_version(void);
 

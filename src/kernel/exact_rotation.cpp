@@ -87,7 +87,7 @@ Angle& cached_angle(int k) {
 
 std::atomic<std::uint64_t> g_rotation_ids{0};
 
-double round_to(OutputFormat f, mpfr_srcptr y) { return f == OutputFormat::f32 ? round_to_binary32(y) : round_to_bfloat16(y); }
+double round_to(Dtype f, mpfr_srcptr y) { return round_to_dtype(y, f); }
 
 // The angle of `key` at level (b, w): c, s (w bits) within delta of cos and sin of p g_k, from the
 // thread's cache or computed (and cached) from the turn integer G = round(2^b g_k / 2pi): `g`, or
@@ -149,7 +149,7 @@ Angle& angle_for(const AngleKey& key, mpz_srcptr g, const std::uint64_t* limbs, 
 
 // One MPFR level: returns true and sets `out` when y - E and y + E round alike; otherwise sets `out`
 // to the rounding of y~ (the caller's value if every level fails).
-bool attempt(OutputFormat format, const AngleKey& key, mpz_srcptr g, const std::uint64_t* limbs, unsigned b, bool zero_angle, std::int64_t p,
+bool attempt(Dtype format, const AngleKey& key, mpz_srcptr g, const std::uint64_t* limbs, unsigned b, bool zero_angle, std::int64_t p,
              mpfr_srcptr a, int a_lost_bits, unsigned w, double xa, double xb, bool second, double& out) {
   const mpfr_prec_t wide = static_cast<mpfr_prec_t>(w) + 40;
   Mpfr y(wide), t(wide), e(64), lo(wide), hi(wide);
@@ -211,7 +211,7 @@ ExactRotation::ExactRotation(const Spectrum& rotary, std::vector<std::array<std:
 
 ExactRotation::~ExactRotation() = default;
 
-ExactRotation::Rounded ExactRotation::round(OutputFormat format, int k, std::int64_t p, double x_a, double x_b,
+ExactRotation::Rounded ExactRotation::round(Dtype format, int k, std::int64_t p, double x_a, double x_b,
                                             bool second) const {
   const bool zero_angle = p == 0 || zero_frequency_[static_cast<size_t>(k)] != 0;
   Rounded r;
@@ -219,7 +219,7 @@ ExactRotation::Rounded ExactRotation::round(OutputFormat format, int k, std::int
   // exact tie (1.43 x 611250 2^-149), which no enclosure decides: rounded in rational arithmetic.
   // A zero x keeps the levels below (y~ = 0 exactly, E = 0, the formula's signed zero).
   if (const double x = second ? x_b : x_a; zero_angle && factor_->stated && x != 0) {
-    r.value = round_rational_product(factor_->exact.v, x, format == OutputFormat::f32 ? 24 : 8, -126, 127);
+    r.value = round_rational_product(factor_->exact.v, x, format);
     r.level = 1;
     return r;
   }
@@ -227,7 +227,7 @@ ExactRotation::Rounded ExactRotation::round(OutputFormat format, int k, std::int
   // Level 1, double-double (detail/double_double_level.h) from the angle of level 2.
   if (!zero_angle) {
     const Angle& angle = angle_for(AngleKey{id_, k, p, 256, 128}, nullptr, limbs, 256, p, 128);
-    if (detail::round_double_double(format == OutputFormat::f32 ? 24 : 8, angle.dd, factor_->dd, x_a, x_b, second, &r.value)) {
+    if (detail::round_double_double(format, angle.dd, factor_->dd, x_a, x_b, second, &r.value)) {
       r.level = 1;
       return r;
     }

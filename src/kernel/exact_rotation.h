@@ -2,7 +2,7 @@
 // The kernel's accurate path: one output component of the exact map of a plan (rope_plan.h)
 //     y_a = a (x_a cos(p g_k) - x_b sin(p g_k)),   y_b = a (x_a sin(p g_k) + x_b cos(p g_k)),
 // a the attention factor and g_k the exact real frequency, correctly rounded (to nearest, ties to
-// even, subnormals rounded, overflow to infinity) to binary32 or bfloat16. The fast path
+// even, subnormals rounded, overflow to infinity) to a kernel dtype (binary32, bfloat16, binary16). The fast path
 // (detail/ops.h) calls it only for a component whose rounding test fails.
 //
 // Ziv's strategy, with explicit precisions (thread-safe: no Boost default precision below level
@@ -41,11 +41,10 @@
 
 #include <mpfr.h>
 
+#include "numeric/dtype.h"
 #include "spectrum/spectrum.h"
 
 namespace ropecheck::kernel {
-
-enum class OutputFormat { f32, bf16 };
 
 class ExactRotation {
  public:
@@ -64,11 +63,11 @@ class ExactRotation {
     int level = 0;          // 1-based level that decided (0: unresolved)
     bool resolved = true;
   };
-  // Returns: component b (second) or a of block pair k at position p, correctly rounded to `format`.
-  // Preconditions: x_a, x_b finite (binary32 or bfloat16 values) and not both zero; 0 <= k < pairs().
+  // Returns: component b (second) or a of block pair k at position p, correctly rounded to `format`
+  // (a kernel dtype). Preconditions: x_a, x_b finite values of that format, not both zero; 0 <= k < pairs().
   // Thread-safe; each thread keeps its last angle per pair (exact_rotation.cpp), which changes no bit.
   // Requires round to nearest (the default mode; apply_rope sets it for its calls).
-  Rounded round(OutputFormat format, int k, std::int64_t p, double x_a, double x_b, bool second) const;
+  Rounded round(Dtype format, int k, std::int64_t p, double x_a, double x_b, bool second) const;
 
   int pairs() const { return static_cast<int>(turns_.size()); }
 

@@ -27,7 +27,9 @@ Experiment parse_experiment(const std::string& text) {
   throw InputError("--experiment", "fig2a, fig2b, fig9, fig8 or variance", text);
 }
 
-Dtype parse_arith(const std::string& text) { return parse_dtype(text, "--arith", kAllDtypes); }
+// Monte Carlo's arithmetics (simulate.cpp): binary64 and the kernel in f32 or bf16.
+constexpr Dtype kArithDtypes[] = {Dtype::f64, Dtype::f32, Dtype::bf16};
+Dtype parse_arith(const std::string& text) { return parse_dtype(text, "--arith", kArithDtypes); }
 
 std::int64_t Params::near_end() const { return static_cast<std::int64_t>(std::llround(static_cast<double>(max_distance) / 100.0)); }
 

@@ -14,7 +14,7 @@
 #include "cpu/thread_count.h"
 #include "io/input_error.h"
 #include "kernel/apply_rope.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 #include "kernel/rope_plan.h"
 #include "kernel/sincos_table.h"
 #include "montecarlo/progress.h"
@@ -179,12 +179,12 @@ class Worker {
   template <typename T>
   static T to_format(double x) {
     if constexpr (std::is_same_v<T, float>) return static_cast<float>(x);
-    else return kernel::f32_to_bf16_rne(static_cast<float>(x));
+    else return bf16_from_float(static_cast<float>(x));
   }
   template <typename T>
   static float from_format(T x) {
     if constexpr (std::is_same_v<T, float>) return x;
-    else return kernel::bf16_to_f32(x);
+    else return to_float(x);
   }
 
   template <typename T>
@@ -253,7 +253,7 @@ class Worker {
 
   void trial_kernel(std::int64_t t) {
     if (ctx_.params->arith == Dtype::f32) trial_kernel_typed<float>(t);
-    else trial_kernel_typed<std::uint16_t>(t);
+    else trial_kernel_typed<Bf16Bits>(t);
   }
 
   template <typename T>
@@ -270,7 +270,7 @@ class Worker {
   std::vector<double> a_, normals_, u_, w_;
   std::vector<std::int64_t> pos_;
   std::vector<float> fbuf_[6];
-  std::vector<std::uint16_t> hbuf_[4];
+  std::vector<Bf16Bits> hbuf_[4];
 };
 
 }  // namespace

@@ -8,11 +8,7 @@ namespace ropecheck {
 
 namespace {
 
-const DtypeInfo& info(Dtype t) {
-  for (const DtypeInfo& i : kDtypes)
-    if (i.value == t) return i;
-  throw std::invalid_argument("dtype: not in kDtypes");
-}
+std::vector<std::string> kernel_names();
 
 template <typename Name>
 Dtype parse(const std::string& name, const std::string& input, std::span<const Dtype> accepted, Name name_of) {
@@ -24,11 +20,29 @@ Dtype parse(const std::string& name, const std::string& input, std::span<const D
   throw InputError(input, or_list(names), name);
 }
 
+std::vector<std::string> kernel_names() {
+  std::vector<std::string> names;
+  for (Dtype t : kKernelDtypes) names.push_back(dtype_name(t));
+  return names;
+}
+
 }  // namespace
 
-std::string dtype_name(Dtype t) { return std::string(info(t).name); }
+const DtypeInfo& dtype_info(Dtype t) {
+  for (const DtypeInfo& i : kDtypes)
+    if (i.value == t) return i;
+  throw std::invalid_argument("dtype: not in kDtypes");
+}
 
-std::string dtype_long_name(Dtype t) { return std::string(info(t).long_name); }
+std::size_t kernel_dtype_index(Dtype t) {
+  for (std::size_t i = 0; i < kKernelDtypes.size(); ++i)
+    if (kKernelDtypes[i] == t) return i;
+  throw std::invalid_argument("kernel_dtype_index: " + dtype_name(t) + " is not a kernel dtype");
+}
+
+std::string dtype_name(Dtype t) { return std::string(dtype_info(t).name); }
+
+std::string dtype_long_name(Dtype t) { return std::string(dtype_info(t).long_name); }
 
 std::optional<Dtype> dtype_named(const std::string& name) {
   for (const DtypeInfo& i : kDtypes)
@@ -44,19 +58,20 @@ Dtype parse_long_dtype(const std::string& name, const std::string& input, std::s
   return parse(name, input, accepted, dtype_long_name);
 }
 
-std::vector<Dtype> parse_kernel_dtypes(const std::string& name, const std::string& input) {
-  if (name == "both") return {kKernelDtypes.begin(), kKernelDtypes.end()};
+std::vector<Dtype> parse_dtype_set(const std::string& name, const std::string& input, std::span<const Dtype> accepted,
+                                   const std::string& every_word) {
+  if (name == every_word) return {accepted.begin(), accepted.end()};
   std::vector<std::string> names;
-  for (Dtype t : kKernelDtypes) {
+  for (Dtype t : accepted) {
     if (name == dtype_name(t)) return {t};
     names.push_back(dtype_name(t));
   }
-  names.emplace_back("both");
+  names.push_back(every_word);
   throw InputError(input, or_list(names), name);
 }
 
 void require_kernel_dtype(Dtype t, const char* who) {
-  if (!info(t).kernel) throw std::invalid_argument(std::string(who) + ": " + dtype_name(t) + " is not a kernel dtype (f32 or bf16)");
+  if (!dtype_info(t).kernel) throw std::invalid_argument(std::string(who) + ": " + dtype_name(t) + " is not a kernel dtype (" + or_list(kernel_names()) + ")");
 }
 
 }  // namespace ropecheck

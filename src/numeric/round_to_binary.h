@@ -1,5 +1,5 @@
 // File: round_to_binary.h
-// Rounding an MPFR number into a small binary floating-point format (binary32, bfloat16), to
+// Rounding an MPFR number into a small binary floating-point format (binary32, bfloat16, binary16), to
 // nearest with ties to even, subnormals rounded (never flushed), overflow to infinity. The one
 // routine behind the kernel's correctly rounded slow path (kernel/exact_rotation.h) and the
 // accuracy harness's MPFR reference (accuracy/rope_reference.h); tests compare it with
@@ -8,6 +8,8 @@
 
 #include <gmp.h>
 #include <mpfr.h>
+
+#include "numeric/dtype.h"
 
 namespace ropecheck {
 
@@ -27,8 +29,14 @@ double round_rational_to_binary(mpq_srcptr q, int precision, int emin_normal, in
 // correct rounding of the exact product, ties included.
 double round_rational_product(mpq_srcptr a, double x, int precision, int emin_normal, int emax);
 
-// The two formats the kernel writes.
-inline double round_to_binary32(mpfr_srcptr y) { return round_to_binary(y, 24, -126, 127); }
-inline double round_to_bfloat16(mpfr_srcptr y) { return round_to_binary(y, 8, -126, 127); }
+// The same into kernel dtype t's format (numeric/dtype.h: its precision and exponent range).
+inline double round_to_dtype(mpfr_srcptr y, Dtype t) {
+  const DtypeInfo& f = dtype_info(t);
+  return round_to_binary(y, f.precision, f.emin_normal, f.emax);
+}
+inline double round_rational_product(mpq_srcptr a, double x, Dtype t) {
+  const DtypeInfo& f = dtype_info(t);
+  return round_rational_product(a, x, f.precision, f.emin_normal, f.emax);
+}
 
 }  // namespace ropecheck

@@ -28,6 +28,7 @@
 #include "io/version.h"
 #include "kernel/apply_rope.h"
 #include "numeric/precision.h"
+#include "numeric/small_floats.h"
 #include "proofs/registry.h"
 #include "python/dlpack.h"
 #include "python/requests.h"
@@ -45,8 +46,14 @@ namespace ropecheck::python {
 
 namespace {
 
-// The package passes float32 or uint16 (bfloat16 bits) arrays only.
-Dtype format_of(const py::array& a) { return has_element_type(a, 'f', 4) ? Dtype::f32 : Dtype::bf16; }
+// The package passes float32, float16 or uint16 (bfloat16 bits) arrays only.
+Dtype format_of(const py::array& a) {
+  if (has_element_type(a, 'f', 4)) return Dtype::f32;
+  if (has_element_type(a, 'f', 2)) return Dtype::f16;
+  return Dtype::bf16;
+}
+// NumPy's element kind of a kernel dtype's storage: 'f', or 'u' for bfloat16's bits.
+char numpy_kind(Dtype f) { return f == Dtype::bf16 ? 'u' : 'f'; }
 
 Dtype parse_format(const std::string& dtype) { return parse_long_dtype(dtype, "dtype", kKernelDtypes); }
 
@@ -133,10 +140,10 @@ void apply(const py::array& x, py::array out, const py::array& positions_array, 
   const void* in = x.data();
   void* dst = out.mutable_data();  // pointers taken while the GIL is held
   py::gil_scoped_release release;
-  if (format == Dtype::f32)
-    rotate(plan, positions, per_row, in_t, static_cast<const float*>(in), out_t, static_cast<float*>(dst), threads, implementation);
-  else
-    rotate(plan, positions, per_row, in_t, static_cast<const std::uint16_t*>(in), out_t, static_cast<std::uint16_t*>(dst), threads, implementation);
+  with_storage(format, [&](auto e) {
+    using E = decltype(e);
+    rotate(plan, positions, per_row, in_t, static_cast<const E*>(in), out_t, static_cast<E*>(dst), threads, implementation);
+  });
 }
 
 // ropecheck.audit: x and y dense C-order arrays of one dtype. Returns (text, JSON).
@@ -191,17 +198,10 @@ py::tuple fuzz_tensor(const py::dict& request, const std::optional<std::string>&
   py::array_t<std::int64_t> positions(static_cast<py::ssize_t>(t.positions.size()));
   std::memcpy(positions.mutable_data(), t.positions.data(), t.positions.size() * sizeof(std::int64_t));
   const std::vector<py::ssize_t> shape = {tokens, heads, plan.dim()};
-  py::array x;
-  if (f == Dtype::f32) {
-    py::array_t<float> a(shape);
-    std::memcpy(a.mutable_data(), t.bits.data(), t.bits.size() * 4);
-    x = a;
-  } else {
-    py::array_t<std::uint16_t> a(shape);
-    auto* p = a.mutable_data();
-    for (std::size_t i = 0; i < t.bits.size(); ++i) p[i] = static_cast<std::uint16_t>(t.bits[i]);
-    x = a;
-  }
+  const auto width = static_cast<std::size_t>(dtype_info(f).bytes);
+  py::array x(py::dtype(std::string(1, numpy_kind(f)) + std::to_string(width)), shape);
+  auto* p = static_cast<unsigned char*>(x.mutable_data());
+  for (std::size_t i = 0; i < t.bits.size(); ++i) std::memcpy(p + i * width, &t.bits[i], width);  // little-endian low bytes
   return py::make_tuple(positions, x, plan_info(plan));
 }
 
@@ -223,8 +223,8 @@ py::dict check_elements(const py::dict& request, const std::optional<std::string
   o.canonical_nan = canonical_nan;
   o.keep = static_cast<std::size_t>(keep);
   const std::string shape = "[tokens, heads, " + std::to_string(plan.dim()) + "] array of " + dtype;
-  const char kind = f == Dtype::f32 ? 'f' : 'u';
-  const py::ssize_t size = f == Dtype::f32 ? 4 : 2;
+  const char kind = numpy_kind(f);
+  const py::ssize_t size = dtype_info(f).bytes;
   if (x.ndim() != 3 || x.shape(2) != plan.dim() || !has_element_type(x, kind, size) || !(x.flags() & py::array::c_style))
     throw InputError("x", "a C-contiguous " + shape, "another array");
   if (y.ndim() != 3 || y.shape(0) != x.shape(0) || y.shape(1) != x.shape(1) || y.shape(2) != x.shape(2) || !has_element_type(y, kind, size) ||

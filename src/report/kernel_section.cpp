@@ -13,6 +13,7 @@
 
 #include "io/printf_string.h"
 #include "kernel/apply_rope.h"
+#include "numeric/small_floats.h"
 #include "accuracy/baselines.h"
 #include "accuracy/kernel_check.h"
 #include "accuracy/memory_speed.h"
@@ -110,13 +111,28 @@ std::vector<int> sampled_decades(const KernelCheckResult& r) {
 // 0 of [0, 10)); the last decade [1e18, 2^63] ends at 2^63.
 double decade_upper(int d) { return d == accuracy::kDecades - 1 ? 0x1p63 : std::pow(10.0, d + 1); }
 
+// The kernel dtypes the result covers, in kKernelDtypes' order.
+std::vector<Dtype> formats_of(const KernelCheckResult& r) {
+  std::vector<Dtype> out;
+  for (Dtype f : kKernelDtypes)
+    if (std::find(r.options.formats.begin(), r.options.formats.end(), f) != r.options.formats.end()) out.push_back(f);
+  return out;
+}
+
 Figure error_figure(const KernelCheckResult& r) {
-  const Curves c32 = curves_of(r, Dtype::f32), c16 = curves_of(r, Dtype::bf16);
-  std::string csv = "decade,position_upper,outputs_per_implementation,kernel_f32,f32_angle_f32,f64_angle_f32,kernel_bf16,f32_angle_bf16,f64_angle_bf16\n";
+  const std::vector<Dtype> formats = formats_of(r);
+  std::string csv = "decade,position_upper,outputs_per_implementation";
+  for (Dtype f : formats) {
+    const std::string n = dtype_name(f);
+    csv += ",kernel_" + n + ",f32_angle_" + n + ",f64_angle_" + n;
+  }
+  csv += "\n";
   for (int d : sampled_decades(r)) {
     csv += std::to_string(d) + "," + csv_number(decade_upper(d)) + "," + std::to_string(r.rows.front().moderate.decade(d).elements);
-    for (const ImplementationCheck* row : {c32.kernel, c32.f32_angle, c32.f64_angle, c16.kernel, c16.f32_angle, c16.f64_angle})
-      csv += "," + csv_number(decade_value(row, d));
+    for (Dtype f : formats) {
+      const Curves c = curves_of(r, f);
+      for (const ImplementationCheck* row : {c.kernel, c.f32_angle, c.f64_angle}) csv += "," + csv_number(decade_value(row, d));
+    }
     csv += "\n";
   }
   Figure f;
@@ -124,30 +140,30 @@ Figure error_figure(const KernelCheckResult& r) {
   f.title = "RoPE output error against position: this kernel and the naive float32/float64 angle strategies";
   f.caption =
       "The naive f32-angle strategy's error grows with position to O(1) (its float32 angle p*g is off by whole radians "
-      "beyond ~1e7, where p * 2^-24 exceeds a radian), f64-angle's grows too, while the kernel stays at half an ulp (~6e-8 in f32, ~4e-3 in bf16) at every "
-      "position; sampled maxima (lower bounds) over moderate inputs, one point per position decade; non-finite values "
+      "beyond ~1e7, where p * 2^-24 exceeds a radian), f64-angle's grows too, while the kernel stays at half an ulp (~6e-8 in f32, ~4e-3 in bf16, "
+      "~5e-4 in f16) at every position; sampled maxima (lower bounds) over moderate inputs, one point per position decade; non-finite values "
       "are written as NaN and not drawn.";
   f.csv = csv;
   f.xlabel = "position p (upper end of the decade, tokens)";
   f.ylabel = "max |output - exact| / ||(x_a, x_b)|| (unit pair norm)";
   f.logx = true;
   f.logy = true;
-  // Reference lines: half an ulp at unit pair norm, the kernel's proved level (f32 2^-24, bf16 2^-8).
-  f.settings =
-      "set key left top\n"
-      "set format x '10^{%L}'\n"
-      "set format y '10^{%L}'\n"
-      "set arrow from graph 0, first 2**-24 to graph 1, first 2**-24 nohead dashtype 2 linecolor rgb 'gray40'\n"
-      "set label 'f32 half ulp (2^{-24})' at graph 0.62, first 2**-24*2.5 textcolor rgb 'gray40'\n"
-      "set arrow from graph 0, first 2**-8 to graph 1, first 2**-8 nohead dashtype 2 linecolor rgb 'gray40'\n"
-      "set label 'bf16 half ulp (2^{-8})' at graph 0.62, first 2**-8*2.5 textcolor rgb 'gray40'";
-  f.plot =
-      "DATA using 'position_upper':'kernel_f32' with linespoints linewidth 2 pointtype 7 title 'kernel, f32', "
-      "DATA using 'position_upper':'f32_angle_f32' with linespoints pointtype 5 title 'naive f32 angle, f32', "
-      "DATA using 'position_upper':'f64_angle_f32' with linespoints pointtype 9 title 'naive f64 angle, f32', "
-      "DATA using 'position_upper':'kernel_bf16' with linespoints linewidth 2 dashtype 2 pointtype 6 title 'kernel, bf16', "
-      "DATA using 'position_upper':'f32_angle_bf16' with linespoints dashtype 2 pointtype 4 title 'naive f32 angle, bf16', "
-      "DATA using 'position_upper':'f64_angle_bf16' with linespoints dashtype 2 pointtype 8 title 'naive f64 angle, bf16'";
+  // Reference lines: half an ulp at unit pair norm, the kernel's proved level (2^-p for a format of
+  // p significand bits: f32 2^-24, bf16 2^-8, f16 2^-11).
+  f.settings = "set key left top\nset format x '10^{%L}'\nset format y '10^{%L}'";
+  int line = 0;
+  for (Dtype t : formats) {
+    const std::string n = dtype_name(t), p = std::to_string(dtype_info(t).precision), dash = std::to_string(line + 1);
+    f.settings += "\nset arrow from graph 0, first 2**-" + p + " to graph 1, first 2**-" + p + " nohead dashtype 2 linecolor rgb 'gray40'";
+    f.settings += "\nset label '" + n + " half ulp (2^{-" + p + "})' at graph 0.62, first 2**-" + p + "*2.5 textcolor rgb 'gray40'";
+    const std::string style = line == 0 ? "" : " dashtype " + dash;
+    f.plot += std::string(line == 0 ? "" : ", ") + "DATA using 'position_upper':'kernel_" + n + "' with linespoints linewidth 2" + style +
+              " pointtype " + std::to_string(7 - line) + " title 'kernel, " + n + "', " + "DATA using 'position_upper':'f32_angle_" + n +
+              "' with linespoints" + style + " pointtype " + std::to_string(5 - line) + " title 'naive f32 angle, " + n + "', " +
+              "DATA using 'position_upper':'f64_angle_" + n + "' with linespoints" + style + " pointtype " + std::to_string(9 + line) +
+              " title 'naive f64 angle, " + n + "'";
+    ++line;
+  }
   return f;
 }
 
@@ -168,14 +184,21 @@ std::string accuracy_table(const KernelCheckResult& r) {
 }
 
 std::string decade_table(const KernelCheckResult& r) {
-  const Curves c32 = curves_of(r, Dtype::f32), c16 = curves_of(r, Dtype::bf16);
+  const std::vector<Dtype> formats = formats_of(r);
   std::vector<std::vector<std::string>> rows;
   auto cell = [](const ImplementationCheck* row, int d) { return row == nullptr ? std::string("-") : accuracy::sci(row->moderate.decade(d).max_rel); };
-  for (int d : sampled_decades(r))
-    rows.push_back({accuracy::decade_label(d), std::to_string(r.rows.front().moderate.decade(d).elements), cell(c32.kernel, d),
-                    cell(c32.f32_angle, d), cell(c32.f64_angle, d), cell(c16.kernel, d), cell(c16.f32_angle, d), cell(c16.f64_angle, d)});
-  return markdown_table({"positions", "outputs", "kernel f32", "f32-angle f32", "f64-angle f32", "kernel bf16", "f32-angle bf16", "f64-angle bf16"},
-                        rows);
+  for (int d : sampled_decades(r)) {
+    std::vector<std::string> row{accuracy::decade_label(d), std::to_string(r.rows.front().moderate.decade(d).elements)};
+    for (Dtype f : formats) {
+      const Curves c = curves_of(r, f);
+      for (const ImplementationCheck* x : {c.kernel, c.f32_angle, c.f64_angle}) row.push_back(cell(x, d));
+    }
+    rows.push_back(std::move(row));
+  }
+  std::vector<std::string> header{"positions", "outputs"};
+  for (Dtype f : formats)
+    for (const char* impl : {"kernel ", "f32-angle ", "f64-angle "}) header.push_back(impl + dtype_name(f));
+  return markdown_table(header, rows);
 }
 
 SummaryRow summary_row(const KernelCheckResult& r, Dtype f) {
@@ -262,7 +285,7 @@ std::vector<SpeedRow> measure_speed(const kernel::RopePlan& plan, std::int64_t t
   const double moved = 2.0 * static_cast<double>(bytes);  // read + written
   auto row_of = [&](const std::string& name, double median_seconds, double median_memcpy_seconds, double ratio) {
     SpeedRow row;
-    row.dtype = std::is_same_v<E, float> ? "f32" : "bf16";
+    row.dtype = dtype_name(dtype_of<E>);
     row.implementation = name;
     row.tokens = tokens;
     row.bytes_moved = moved;
@@ -297,7 +320,7 @@ SectionResult kernel_section(const Context& context) {
   o.samples = samples_for(context.mode);
   o.seed = context.seed;
   o.threads = context.threads;
-  log_line(context, "accuracy sweep, " + std::to_string(o.samples) + " random positions, f32 and bf16, " + std::to_string(cpu::available_paths().size()) +
+  log_line(context, "accuracy sweep, " + std::to_string(o.samples) + " random positions, every kernel dtype, " + std::to_string(cpu::available_paths().size()) +
                         " paths + 2 baselines against MPFR");
   const KernelCheckResult result = accuracy::run_kernel_check(plan, o);
   nlohmann::json evidence = accuracy::kernel_check_json(result);
@@ -314,13 +337,18 @@ SectionResult kernel_section(const Context& context) {
   section.as_paper_states = result.passed;
 
   // Speed: timings only. Input tensor 32 MiB in quick/full ([2048][32][128] f32, [4096][32][128]
-  // bf16), 1 MiB in smoke; medians of 3 (quick), 5 (full), 1 (smoke) repetitions.
+  // for the 16-bit formats), 1 MiB in smoke; medians of 3 (quick), 5 (full), 1 (smoke) repetitions.
   const bool smoke = context.mode == Mode::smoke;
   const int repetitions = smoke ? 1 : context.mode == Mode::quick ? 3 : 5;
-  const std::int64_t f32_tokens = smoke ? 64 : 2048, bf16_tokens = 2 * f32_tokens;
+  const std::int64_t f32_tokens = smoke ? 64 : 2048, bf16_tokens = 2 * f32_tokens;  // bf16_tokens: every 16-bit format
   log_line(context, "speed, median of " + std::to_string(repetitions) + ", 1 thread");
-  std::vector<SpeedRow> speed = measure_speed<float>(plan, f32_tokens, repetitions, context.seed);
-  for (const SpeedRow& row : measure_speed<std::uint16_t>(plan, bf16_tokens, repetitions, context.seed + 1)) speed.push_back(row);
+  std::vector<SpeedRow> speed;
+  for (std::size_t i = 0; i < kKernelDtypes.size(); ++i)
+    with_storage(kKernelDtypes[i], [&](auto e) {
+      using E = decltype(e);
+      const std::int64_t tokens = sizeof(E) == 4 ? f32_tokens : bf16_tokens;
+      for (const SpeedRow& row : measure_speed<E>(plan, tokens, repetitions, context.seed + i)) speed.push_back(row);
+    });
 
   nlohmann::json speed_rows = nlohmann::json::array();
   std::string csv = "dtype,implementation,tokens,heads,dim,bytes_moved,repetitions,median_seconds,median_memcpy_seconds,gb_per_s,ratio_to_memcpy\n";

@@ -8,7 +8,7 @@
 
 #include "io/input_error.h"
 #include "io/npz.h"
-#include "numeric/binary16.h"
+#include "numeric/small_floats.h"
 #include "usage/detail/capture_checks.h"
 
 namespace ropecheck::usage {
@@ -46,10 +46,10 @@ void decode(const std::vector<unsigned char>& bytes, CaptureDtype dtype, std::si
       out[i] = v;
     }
   } else {
-    // Every binary16 pattern decoded once (binary16_to_double, exact): a block is ~10^7 values.
+    // Every binary16 pattern decoded once (to_double, exact): a block is ~10^7 values.
     static const std::vector<double> table = [] {
       std::vector<double> t(65536);
-      for (std::uint32_t b = 0; b < 65536; ++b) t[b] = binary16_to_double(static_cast<std::uint16_t>(b));
+      for (std::uint32_t b = 0; b < 65536; ++b) t[b] = to_double(F16Bits{static_cast<std::uint16_t>(b)});
       return t;
     }();
     for (std::size_t i = 0; i < count; ++i) {

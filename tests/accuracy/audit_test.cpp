@@ -1,6 +1,7 @@
 // The audit engine: a correctly rounded output scores 100% and a one-ulp slip is found and located;
 // the float32-angle baseline's error grows with the position decade; specials follow IEEE
 // semantics; the thread count never changes a byte of the result.
+#include "tests/support/small_float_bits.h"
 #include "accuracy/audit.h"
 
 #include <gtest/gtest.h>
@@ -15,7 +16,7 @@
 #include "io/npy.h"
 #include "kernel/apply_rope.h"
 #include "accuracy/baselines.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 #include "random/counter_rng.h"
 #include "spectrum/request.h"
 
@@ -48,8 +49,8 @@ std::vector<float> correctly_rounded_output(const kernel::RopePlan& plan, std::s
         const std::size_t row = (t * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) * static_cast<std::size_t>(d);
         const std::size_t ia = row + static_cast<std::size_t>(plan.first_element(k)), ib = row + static_cast<std::size_t>(plan.second_element(k));
         const ExactPair e = ref.rotate(k, x[ia], x[ib]);
-        y[ia] = e.a.f32;
-        y[ib] = e.b.f32;
+        y[ia] = f32_of(e.a);
+        y[ib] = f32_of(e.b);
       }
   }
   return y;
@@ -160,9 +161,9 @@ TEST(Audit, Bf16OutputsAreMeasuredInBf16Ulps) {
   const kernel::RopePlan plan(Spectrum(d, "10000"), kernel::Layout::half);
   const std::vector<std::int64_t> positions = {1, 100, 12345};
   const std::vector<float> xf = moderate_inputs(positions.size() * d, 13);
-  std::vector<std::uint16_t> x(xf.size()), y(xf.size());
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = kernel::f32_to_bf16_rne(xf[i]);
-  apply_rope_baseline(Implementation::f64_angle, plan, positions, kernel::dense_view<const std::uint16_t>(x.data(), 3, 1, d), kernel::dense_view<std::uint16_t>(y.data(), 3, 1, d));
+  std::vector<Bf16Bits> x(xf.size()), y(xf.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = bf16_from_float(xf[i]);
+  apply_rope_baseline(Implementation::f64_angle, plan, positions, kernel::dense_view<const Bf16Bits>(x.data(), 3, 1, d), kernel::dense_view<Bf16Bits>(y.data(), 3, 1, d));
   const ErrorAccumulator e = measure_outputs(plan, Dtype::bf16, positions, 1, x.data(), {y.data()}).front();
   EXPECT_EQ(e.elements(), x.size());
   // A double-precision rotation rounded to float then to bf16: at most one extra float rounding
@@ -189,17 +190,23 @@ TEST(Audit, KernelOutputIsWithinItsBoundOnEveryPath) {
     if ((u & 0x7F800000u) == 0x7F800000u) u &= ~0x40000000u;
     x[i] = std::bit_cast<float>(u);
   }
-  std::vector<std::uint16_t> xb(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) xb[i] = kernel::f32_to_bf16_rne(x[i]);
+  std::vector<Bf16Bits> xb(x.size());
+  std::vector<F16Bits> xh(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) xb[i] = bf16_from_float(x[i]), xh[i] = f16_from_float(x[i]);
   for (cpu::Path path : cpu::available_paths()) {
     std::vector<float> y(x.size());
-    std::vector<std::uint16_t> yb(x.size());
+    std::vector<Bf16Bits> yb(x.size());
+    std::vector<F16Bits> yh(x.size());
     kernel::apply_rope(plan, positions, kernel::dense_view<const float>(x.data(), tokens, heads, d), kernel::dense_view<float>(y.data(), tokens, heads, d), {path, 1});
-    kernel::apply_rope(plan, positions, kernel::dense_view<const std::uint16_t>(xb.data(), tokens, heads, d), kernel::dense_view<std::uint16_t>(yb.data(), tokens, heads, d), {path, 1});
+    kernel::apply_rope(plan, positions, kernel::dense_view<const Bf16Bits>(xb.data(), tokens, heads, d), kernel::dense_view<Bf16Bits>(yb.data(), tokens, heads, d), {path, 1});
+    kernel::apply_rope(plan, positions, kernel::dense_view<const F16Bits>(xh.data(), tokens, heads, d), kernel::dense_view<F16Bits>(yh.data(), tokens, heads, d), {path, 1});
     const ErrorAccumulator e32 = measure_outputs(plan, Dtype::f32, positions, heads, x.data(), {y.data()}).front();
     const ErrorAccumulator e16 = measure_outputs(plan, Dtype::bf16, positions, heads, xb.data(), {yb.data()}).front();
-    EXPECT_LE(e32.max_ulps(), 0.501) << cpu::path_name(path) << ": " << describe(e32.worst(), Dtype::f32);
-    EXPECT_LE(e16.max_ulps(), 0.501) << cpu::path_name(path) << ": " << describe(e16.worst(), Dtype::bf16);
+    const ErrorAccumulator eh = measure_outputs(plan, Dtype::f16, positions, heads, xh.data(), {yh.data()}).front();
+    // Correctly rounded: at most half an ulp (the floored metric's unit is never below the ulp).
+    EXPECT_LE(e32.max_ulps(), 0.5) << cpu::path_name(path) << ": " << describe(e32.worst(), Dtype::f32);
+    EXPECT_LE(e16.max_ulps(), 0.5) << cpu::path_name(path) << ": " << describe(e16.worst(), Dtype::bf16);
+    EXPECT_LE(eh.max_ulps(), 0.5) << cpu::path_name(path) << ": " << describe(eh.worst(), Dtype::f16);
     EXPECT_GE(e32.share_correctly_rounded(), 0.9999) << cpu::path_name(path);
     EXPECT_EQ(e32.undecided(), 0u);
   }
@@ -207,7 +214,7 @@ TEST(Audit, KernelOutputIsWithinItsBoundOnEveryPath) {
 
 // A model's layer type: the kernel's own output (correctly rounded for every output, with the
 // attention factor, the rotary part at its offset and pass-through channels copied) is 100%
-// bit-identical to the reference's correctly rounded value, in f32 and bf16, at positions beyond
+// bit-identical to the reference's correctly rounded value, in f32, bf16 and f16, at positions beyond
 // 2^24, 2^31 and up to 2^62. YaRN (gpt-oss-20b: a = 1.347), LongRoPE (phi-3.5-mini: a = 1.190),
 // MLA (deepseek-v3: rope part 64 at channel 128 of 192), NeoX partial (gpt-neox-20b) and GLM's
 // interleaved first half (glm-4-9b).
@@ -226,14 +233,18 @@ TEST(Audit, KernelOutputOfEveryModelGeometryIsBitIdentical) {
     const std::vector<float> x = moderate_inputs(static_cast<std::size_t>(tokens * heads * d), 31);
     std::vector<float> y(x.size());
     kernel::apply_rope(plan, positions, kernel::dense_view<const float>(x.data(), tokens, heads, d), kernel::dense_view<float>(y.data(), tokens, heads, d));
-    std::vector<std::uint16_t> xb(x.size()), yb(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) xb[i] = kernel::f32_to_bf16_rne(x[i]);
-    kernel::apply_rope(plan, positions, kernel::dense_view<const std::uint16_t>(xb.data(), tokens, heads, d),
-                       kernel::dense_view<std::uint16_t>(yb.data(), tokens, heads, d));
+    std::vector<Bf16Bits> xb(x.size()), yb(x.size());
+    std::vector<F16Bits> xh(x.size()), yh(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) xb[i] = bf16_from_float(x[i]), xh[i] = f16_from_float(x[i]);
+    kernel::apply_rope(plan, positions, kernel::dense_view<const Bf16Bits>(xb.data(), tokens, heads, d),
+                       kernel::dense_view<Bf16Bits>(yb.data(), tokens, heads, d));
+    kernel::apply_rope(plan, positions, kernel::dense_view<const F16Bits>(xh.data(), tokens, heads, d),
+                       kernel::dense_view<F16Bits>(yh.data(), tokens, heads, d));
     const ErrorAccumulator e32 = measure_outputs(plan, Dtype::f32, positions, heads, x.data(), {y.data()}).front();
     const ErrorAccumulator e16 = measure_outputs(plan, Dtype::bf16, positions, heads, xb.data(), {yb.data()}).front();
+    const ErrorAccumulator eh = measure_outputs(plan, Dtype::f16, positions, heads, xh.data(), {yh.data()}).front();
     const auto pass = static_cast<std::uint64_t>(tokens * heads * (d - 2 * plan.block_pairs()));
-    for (const ErrorAccumulator* e : {&e32, &e16}) {
+    for (const ErrorAccumulator* e : {&e32, &e16, &eh}) {
       EXPECT_EQ(e->elements(), x.size()) << name;
       EXPECT_EQ(e->undecided(), 0u) << name;
       EXPECT_EQ(e->correctly_rounded(), x.size()) << name << ": " << describe(e->worst(), e->format());

@@ -2,6 +2,7 @@
 // independent re-derivation of their arithmetic), share the kernel's layouts and identity-pair
 // semantics, and show the error the issue measures: the float32 angle drifts with position, the
 // double angle does not (at these positions).
+#include "tests/support/small_float_bits.h"
 #include "accuracy/baselines.h"
 #include "io/printf_string.h"
 
@@ -13,7 +14,7 @@
 #include <vector>
 
 #include "io/input_error.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 
 namespace ropecheck::accuracy {
 namespace {
@@ -104,28 +105,36 @@ TEST(Baselines, FloatAngleDriftsWithPositionDoubleAngleDoesNot) {
 }
 
 // bf16 in and out: the f32 arithmetic on the widened inputs, then one RNE rounding (bf16.h). Every
-// bf16 input is exactly a float, so the bf16 call must equal the f32 call followed by
-// f32_to_bf16_rne, bit for bit (for f64-angle that is the double rounding the header admits).
-TEST(Baselines, Bf16IsF32RoundedToBf16) {
+// A 16-bit input is exactly a float, so the bf16 (f16) call must equal the f32 call followed by
+// bf16_from_float (f16_from_float), bit for bit (for f64-angle that is the double rounding the header
+// admits; for f16 and f32-angle it is ggml's CPU arithmetic, baselines.h).
+template <typename E>
+void expect_sixteen_bit_is_f32_rounded() {
   const int d = 32;
   for (kernel::Layout layout : {kernel::Layout::interleaved, kernel::Layout::half})
     for (Implementation b : baselines()) {
       const kernel::RopePlan plan(Spectrum(d, "10000", Variant::p_rope, "0.5"), layout);
       const std::vector<std::int64_t> positions = {0, 5, 99999, -42};
       const std::int64_t tokens = 4, heads = 2;
-      std::vector<std::uint16_t> xb(static_cast<size_t>(tokens * heads * d));
+      std::vector<E> xb(static_cast<size_t>(tokens * heads * d));
       std::vector<float> xf(xb.size());
       for (size_t i = 0; i < xb.size(); ++i) {
-        xb[i] = kernel::f32_to_bf16_rne(std::ldexp(static_cast<float>(i % 29) - 14.0f, static_cast<int>(i % 7) - 3));
-        xf[i] = kernel::bf16_to_f32(xb[i]);
+        xb[i] = E{static_cast<std::uint16_t>(bits_of_value(dtype_of<E>, std::ldexp(static_cast<float>(i % 29) - 14.0f, static_cast<int>(i % 7) - 3)))};
+        xf[i] = static_cast<float>(widen(xb[i]));
       }
-      std::vector<std::uint16_t> yb(xb.size());
+      std::vector<E> yb(xb.size());
       std::vector<float> yf(xf.size());
-      apply_rope_baseline(b, plan, positions, kernel::dense_view<const std::uint16_t>(xb.data(), tokens, heads, d), kernel::dense_view<std::uint16_t>(yb.data(), tokens, heads, d));
+      apply_rope_baseline(b, plan, positions, kernel::dense_view<const E>(xb.data(), tokens, heads, d), kernel::dense_view<E>(yb.data(), tokens, heads, d));
       apply_rope_baseline(b, plan, positions, kernel::dense_view<const float>(xf.data(), tokens, heads, d), kernel::dense_view<float>(yf.data(), tokens, heads, d));
       for (size_t i = 0; i < yb.size(); ++i)
-        ASSERT_EQ(yb[i], kernel::f32_to_bf16_rne(yf[i])) << implementation_name(b) << " " << kernel::layout_name(layout) << " element " << i << " f32 " << hex_float(yf[i]);
+        ASSERT_EQ(bits_of(yb[i]), bits_of_value(dtype_of<E>, yf[i]))
+            << dtype_name(dtype_of<E>) << " " << implementation_name(b) << " " << kernel::layout_name(layout) << " element " << i << " f32 " << hex_float(yf[i]);
     }
+}
+
+TEST(Baselines, SixteenBitFormatsAreF32Rounded) {
+  expect_sixteen_bit_is_f32_rounded<Bf16Bits>();
+  expect_sixteen_bit_is_f32_rounded<F16Bits>();
 }
 
 // Identity pairs (nope, the removed pairs of p-rope) and pass-through elements (partial) are copied

@@ -1,6 +1,7 @@
 // The kernel fuzz's candidates: near-returns are exactly the best approximations (checked against a
 // brute-force search in exact integer arithmetic), candidates are pure functions of (seed, index),
 // and every kind of position and input the header promises is drawn.
+#include "tests/support/small_float_bits.h"
 #include "accuracy/kernel_candidates.h"
 
 #include <gtest/gtest.h>
@@ -14,7 +15,7 @@
 
 #include "io/input_error.h"
 #include "io/printf_string.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 #include "spectrum/request.h"
 
 namespace ropecheck::accuracy {
@@ -128,20 +129,21 @@ TEST(KernelCandidates, EveryKindIsDrawn) {
     f32 += c.format == Dtype::f32;
     half += c.layout == kernel::Layout::half;
     for (std::uint32_t u : c.input) {
-      const double v = c.format == Dtype::f32 ? std::bit_cast<float>(u) : kernel::bf16_to_f32(static_cast<std::uint16_t>(u));
+      const double v = c.format == Dtype::f32 ? std::bit_cast<float>(u) : bf16_value(static_cast<std::uint16_t>(u));
       if (!std::isfinite(v) && c.kind != KernelInputKind::specials) ++non_finite_outside_specials;
       if (c.format == Dtype::bf16) {
         EXPECT_LT(u, 0x10000u);
       }
     }
     if (c.kind == KernelInputKind::zeros) {
-      EXPECT_EQ((c.input[0] | c.input[1]) & (c.format == Dtype::f32 ? 0x7FFFFFFFu : 0x7FFFu), 0u);
+      EXPECT_EQ((c.input[0] | c.input[1]) & (c.format == Dtype::f32 ? 0x7FFFFFFFu : 0x7FFFu), 0u);  // no magnitude in any format
     }
   }
   EXPECT_EQ(kinds.size(), 7u);
   EXPECT_EQ(non_finite_outside_specials, 0);
-  // Fair coins over 4000 draws: 2000 +- 4.5 sigma (sigma = 31.6) fails with probability < 1e-5.
-  EXPECT_NEAR(f32, 2000, 142);
+  // Fair draws over 4000: f32 is one of the 3 kernel dtypes, 1333 +- 4.5 sigma (sigma = 29.8); half
+  // is a fair coin, 2000 +- 4.5 sigma (sigma = 31.6): each fails with probability < 1e-5.
+  EXPECT_NEAR(f32, 4000.0 / static_cast<double>(kKernelDtypes.size()), 4.5 * std::sqrt(4000.0 / 3 * 2 / 3));
   EXPECT_NEAR(half, 2000, 142);
 }
 

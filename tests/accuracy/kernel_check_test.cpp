@@ -42,7 +42,7 @@ TEST(KernelCheck, KernelPassesBaselinesAreMeasuredThreadsDoNotMatter) {
       EXPECT_EQ(row.verdict, "baseline (not judged)");
     }
   }
-  EXPECT_EQ(kernels, 2 * static_cast<int>(cpu::available_paths().size()));
+  EXPECT_EQ(kernels, static_cast<int>(kKernelDtypes.size() * cpu::available_paths().size()));
   const std::string text = format_kernel_check(one);
   EXPECT_NE(text.find("LOWER BOUND (sampled)"), std::string::npos);
   EXPECT_NE(text.find("UPPER BOUND (proved"), std::string::npos);

@@ -58,7 +58,7 @@ TEST(KernelCounterexample, MalformedDocumentsNameTheField) {
   expect_field_error(with("position", "12a"), "position");
   expect_field_error(with("position", "9223372036854775808"), "position");
   expect_field_error(with("position", "+5"), "position");
-  expect_field_error(with("dtype", "f16"), "dtype");
+  expect_field_error(with("dtype", "f8"), "dtype");
   expect_field_error(with("layout", "diagonal"), "layout");
   expect_field_error(with("path", "neon"), "path");
   expect_field_error(with("pair", 128), "pair");  // gemma-7b has 128 pairs: 0..127
@@ -117,11 +117,13 @@ TEST(KernelCounterexample, NonFiniteAndSignedZeroAndIdentityDocumentsReplay) {
   // A kernel that returns a non-canonical NaN breaks the special claim.
   detail::KernelUnderTest payload = detail::production_kernel();
   const detail::KernelUnderTest real = detail::production_kernel();
-  payload.f32 = [real](const kernel::RopePlan& plan, std::span<const std::int64_t> pos, std::span<const float> in, std::span<float> out,
-                       cpu::Path path) {
-    real.f32(plan, pos, in, out, path);
-    for (float& y : out)
-      if (std::isnan(y)) y = std::bit_cast<float>(0x7FC00001u);
+  payload.rows = [real](const kernel::RopePlan& plan, std::span<const std::int64_t> pos, Dtype f, const void* in, void* out,
+                        cpu::Path path) {
+    real.rows(plan, pos, f, in, out, path);
+    if (f != Dtype::f32) return;
+    auto* y = static_cast<float*>(out);
+    for (std::size_t i = 0; i < pos.size() * static_cast<std::size_t>(plan.dim()); ++i)
+      if (std::isnan(y[i])) y[i] = std::bit_cast<float>(0x7FC00001u);
   };
   nlohmann::json nan_doc = valid_document();
   nan_doc["claim"] = "special";

@@ -3,8 +3,10 @@
 // a kernel with an injected 1-ulp fault IS caught, its documents round-trip and replay as
 // still-breaks against the fault and no-longer-breaks against the real kernel. (The document
 // format alone: kernel_counterexample_test.cpp.)
+#include "tests/support/small_float_bits.h"
 #include "accuracy/kernel_fuzz.h"
 
+#include <cstring>
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -15,7 +17,7 @@
 #include "accuracy/kernel_counterexample.h"
 #include "io/input_error.h"
 #include "kernel/apply_rope.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 #include "cpu/path.h"
 
 namespace ropecheck::accuracy {
@@ -43,24 +45,19 @@ std::string dump_all(const KernelFuzzResult& r) {
 detail::KernelUnderTest one_ulp_fault(bool simd_only) {
   const detail::KernelUnderTest real = detail::production_kernel();
   detail::KernelUnderTest k;
-  k.f32 = [real, simd_only](const kernel::RopePlan& plan, std::span<const std::int64_t> pos, std::span<const float> in, std::span<float> out,
-                            cpu::Path path) {
-    real.f32(plan, pos, in, out, path);
+  k.rows = [real, simd_only](const kernel::RopePlan& plan, std::span<const std::int64_t> pos, Dtype f, const void* in, void* out,
+                             cpu::Path path) {
+    real.rows(plan, pos, f, in, out, path);
     if (simd_only && path == cpu::Path::scalar) return;
-    for (int e = 0; e < plan.dim(); ++e)
-      if (std::isfinite(out[static_cast<std::size_t>(e)]) && out[static_cast<std::size_t>(e)] != 0) {
-        out[static_cast<std::size_t>(e)] = std::bit_cast<float>(std::bit_cast<std::uint32_t>(out[static_cast<std::size_t>(e)]) + 1);
-        return;
-      }
-  };
-  k.bf16 = [real, simd_only](const kernel::RopePlan& plan, std::span<const std::int64_t> pos, std::span<const std::uint16_t> in,
-                             std::span<std::uint16_t> out, cpu::Path path) {
-    real.bf16(plan, pos, in, out, path);
-    if (simd_only && path == cpu::Path::scalar) return;
+    const auto width = static_cast<std::size_t>(dtype_info(f).bytes);
+    auto* bytes = static_cast<unsigned char*>(out);
     for (int e = 0; e < plan.dim(); ++e) {
-      std::uint16_t& y = out[static_cast<std::size_t>(e)];
-      if (std::isfinite(kernel::bf16_to_f32(y)) && (y & 0x7FFF) != 0) {
-        ++y;
+      std::uint32_t y = 0;
+      std::memcpy(&y, bytes + static_cast<std::size_t>(e) * width, width);
+      const double v = value_of_bits(f, y);
+      if (std::isfinite(v) && v != 0) {
+        ++y;  // one ulp away from zero, in every format's sign-magnitude bits
+        std::memcpy(bytes + static_cast<std::size_t>(e) * width, &y, width);
         return;
       }
     }
@@ -80,12 +77,11 @@ TEST(KernelFuzz, DeterministicForASeedAndACandidateCount) {
   EXPECT_EQ(a.outputs_checked, b.outputs_checked);
   EXPECT_EQ(a.outputs_checked, 2 * 640 * static_cast<long long>(cpu::available_paths().size()));
   EXPECT_EQ(a.undecided, b.undecided);
-  EXPECT_EQ(std::bit_cast<std::uint64_t>(a.max_ulp_f32), std::bit_cast<std::uint64_t>(b.max_ulp_f32));
-  EXPECT_EQ(std::bit_cast<std::uint64_t>(a.max_ulp_bf16), std::bit_cast<std::uint64_t>(b.max_ulp_bf16));
-  EXPECT_EQ(a.worst_f32, b.worst_f32);
-  EXPECT_EQ(a.worst_bf16, b.worst_bf16);
-  EXPECT_FALSE(a.worst_f32.empty());
-  EXPECT_FALSE(a.worst_bf16.empty());
+  for (Dtype f : kKernelDtypes) {
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(a.max_ulp(f)), std::bit_cast<std::uint64_t>(b.max_ulp(f))) << dtype_name(f);
+    EXPECT_EQ(a.worst(f), b.worst(f));
+    EXPECT_FALSE(a.worst(f).empty()) << dtype_name(f);
+  }
   EXPECT_EQ(dump_all(a), dump_all(b));
   // A partial block: the count is exact.
   std::ostringstream log3;
@@ -99,8 +95,7 @@ TEST(KernelFuzz, NoCounterexampleOnTheProductionKernelSampled) {
   const KernelFuzzResult r = fuzz_kernel(options(1, 16384), log);
   EXPECT_EQ(r.tried, 16384);
   EXPECT_TRUE(r.counterexamples.empty()) << dump_all(r) << log.str();
-  EXPECT_LE(r.max_ulp_f32, kernel::kProvedUlpBoundF32) << r.worst_f32;
-  EXPECT_LE(r.max_ulp_bf16, kernel::kProvedUlpBoundBf16) << r.worst_bf16;
+  for (Dtype f : kKernelDtypes) EXPECT_LE(r.max_ulp(f), kernel::kProvedUlpBound) << r.worst(f);
   EXPECT_NE(log.str().find("LOWER bounds"), std::string::npos) << log.str();
   EXPECT_NE(log.str().find(" 0 violations"), std::string::npos) << log.str();
 }
@@ -126,7 +121,7 @@ TEST(KernelFuzz, InjectedOneUlpFaultIsFoundAndReplayed) {
     EXPECT_EQ(good.verdict, ReplayVerdict::no_longer_breaks) << good.detail;
     // The claim is correct rounding: a wrong output's floored figure may still be below 0.5 (an
     // output near cancellation, whose floored ulp is far above its own), so only the bits decide.
-    EXPECT_EQ(doc["found"]["bound"], kernel::kProvedUlpBoundF32) << doc.dump();
+    EXPECT_EQ(doc["found"]["bound"], kernel::kProvedUlpBound) << doc.dump();
   }
   EXPECT_EQ(replayed, 3);
 }
@@ -177,10 +172,12 @@ TEST(KernelFuzz, InjectedLostNegativeZeroIsFoundAndReplayed) {
   // zeros rotate to the IEEE formula's signed zero.
   const detail::KernelUnderTest real = detail::production_kernel();
   detail::KernelUnderTest fault = real;
-  fault.f32 = [real](const kernel::RopePlan& plan, std::span<const std::int64_t> pos, std::span<const float> in, std::span<float> out, cpu::Path path) {
-    real.f32(plan, pos, in, out, path);
-    for (float& y : out)
-      if (std::bit_cast<std::uint32_t>(y) == 0x80000000u) y = 0.0f;
+  fault.rows = [real](const kernel::RopePlan& plan, std::span<const std::int64_t> pos, Dtype f, const void* in, void* out, cpu::Path path) {
+    real.rows(plan, pos, f, in, out, path);
+    if (f != Dtype::f32) return;
+    auto* y = static_cast<float*>(out);
+    for (std::size_t i = 0; i < pos.size() * static_cast<std::size_t>(plan.dim()); ++i)
+      if (std::bit_cast<std::uint32_t>(y[i]) == 0x80000000u) y[i] = 0.0f;
   };
   std::ostringstream log;
   const KernelFuzzResult r = detail::fuzz_kernel_with(options(3, 4096), log, fault);

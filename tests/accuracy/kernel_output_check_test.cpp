@@ -1,6 +1,7 @@
 // The check of one kernel output pair (kernel_output_check.h) on hand-made cases: bit patterns and
 // their values, the bound check of a correctly rounded output and of one 2 ulp off, the IEEE result
 // a non-finite input must get, and the bit-for-bit copy of identity pairs.
+#include "tests/support/small_float_bits.h"
 #include "accuracy/kernel_output_check.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +11,7 @@
 #include <limits>
 
 #include "kernel/apply_rope.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 #include "spectrum/request.h"
 
 namespace ropecheck::accuracy {
@@ -23,10 +24,10 @@ TEST(KernelOutputCheck, BitPatternsAndValues) {
   EXPECT_EQ(value_of(0xc040u, Dtype::bf16), -3.0);
   EXPECT_EQ(format_bits(1.0, Dtype::f32), 0x3f800000u);
   EXPECT_EQ(format_bits(-3.0, Dtype::bf16), 0xc040u);
-  EXPECT_EQ(format_bits(std::numeric_limits<double>::quiet_NaN(), Dtype::f32), kernel::kCanonicalNaNF32);
-  EXPECT_EQ(format_bits(-std::numeric_limits<double>::quiet_NaN(), Dtype::bf16), kernel::kCanonicalNaNBf16);
-  EXPECT_EQ(proved_bound(Dtype::f32), kernel::kProvedUlpBoundF32);
-  EXPECT_EQ(proved_bound(Dtype::bf16), kernel::kProvedUlpBoundBf16);
+  EXPECT_EQ(format_bits(std::numeric_limits<double>::quiet_NaN(), Dtype::f32), kCanonicalNaNF32);
+  EXPECT_EQ(format_bits(-std::numeric_limits<double>::quiet_NaN(), Dtype::bf16), kCanonicalNaNBf16.bits);
+  EXPECT_EQ(proved_bound(Dtype::f32), kernel::kProvedUlpBound);
+  EXPECT_EQ(proved_bound(Dtype::bf16), kernel::kProvedUlpBound);
 }
 
 TEST(KernelOutputCheck, CorrectlyRoundedKeepsTheBoundTwoUlpBreakIt) {
@@ -34,7 +35,7 @@ TEST(KernelOutputCheck, CorrectlyRoundedKeepsTheBoundTwoUlpBreakIt) {
   RopeReference ref(plan);
   ref.set_position(1234567);
   const ExactPair exact = ref.rotate(5, 1.0f, -3.0f);
-  const std::uint32_t rounded[2] = {std::bit_cast<std::uint32_t>(exact.a.f32), std::bit_cast<std::uint32_t>(exact.b.f32)};
+  const std::uint32_t rounded[2] = {std::bit_cast<std::uint32_t>(f32_of(exact.a)), std::bit_cast<std::uint32_t>(f32_of(exact.b))};
   const BoundCheck ok = check_bound(exact, rounded, Dtype::f32);
   EXPECT_EQ(ok.breaks, 0);
   EXPECT_EQ(ok.undecided, 0);
@@ -60,7 +61,7 @@ TEST(KernelOutputCheck, SpecialsGetTheIeeeResultOrACopy) {
   EXPECT_TRUE(e.applies);
   EXPECT_TRUE(e.decided);
   EXPECT_EQ(e.bits[0], 0x7f800000u);
-  EXPECT_EQ(e.bits[1], kernel::kCanonicalNaNF32);
+  EXPECT_EQ(e.bits[1], kCanonicalNaNF32);
   // An identity pair (p-rope 0.75 keeps pairs 0..95 of gemma-7b's 128) copies -0 and a NaN payload.
   const kernel::RopePlan prope(Spectrum(256, "10000", Variant::p_rope, "0.75"), kernel::Layout::half);
   ASSERT_TRUE(prope.identity(120));
@@ -70,7 +71,7 @@ TEST(KernelOutputCheck, SpecialsGetTheIeeeResultOrACopy) {
   EXPECT_EQ(copy.bits[0], 0x8000u);
   EXPECT_EQ(copy.bits[1], 0x7fa1u);
   const ExactPair id = identity_pair(-0.0, 3.0);
-  EXPECT_EQ(std::bit_cast<std::uint32_t>(id.a.f32), 0x80000000u);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(f32_of(id.a)), 0x80000000u);
   EXPECT_EQ(id.b.value, 3.0);
   EXPECT_EQ(id.norm, 3.0);
 }

@@ -3,6 +3,7 @@
 // emin/emax/subnormalize emulation, independent of round_to_binary), correct rounding at the
 // subnormal and overflow boundaries worked out by hand, and an exact bf16 tie that must be
 // reported as undecided rather than guessed.
+#include "tests/support/small_float_bits.h"
 #include "accuracy/rope_reference.h"
 #include "io/printf_string.h"
 
@@ -13,7 +14,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 #include "numeric/precision.h"
 #include "numeric/scalar.h"
 #include "random/counter_rng.h"
@@ -56,12 +57,12 @@ TEST(RopeReference, PositionZeroIsTheIdentity) {
   for (std::uint64_t i = 0; i < 2000; ++i) {
     const float xa = finite_from_bits(rng.bits(2 * i)), xb = finite_from_bits(rng.bits(2 * i + 1));
     const ExactPair e = ref.rotate(static_cast<int>(i % 8), xa, xb);
-    ASSERT_TRUE(e.a.f32_decided && e.b.f32_decided) << hex_float(xa) << " " << hex_float(xb);
-    ASSERT_EQ(e.a.f32, xa) << hex_float(xa) << " " << hex_float(xb) << " got " << hex_float(e.a.f32);
-    ASSERT_EQ(e.b.f32, xb) << hex_float(xa) << " " << hex_float(xb) << " got " << hex_float(e.b.f32);
+    ASSERT_TRUE(e.a.decided_in(Dtype::f32) && e.b.decided_in(Dtype::f32)) << hex_float(xa) << " " << hex_float(xb);
+    ASSERT_EQ(f32_of(e.a), xa) << hex_float(xa) << " " << hex_float(xb) << " got " << hex_float(f32_of(e.a));
+    ASSERT_EQ(f32_of(e.b), xb) << hex_float(xa) << " " << hex_float(xb) << " got " << hex_float(f32_of(e.b));
     ASSERT_EQ(e.a.value, static_cast<double>(xa));
-    if (e.a.bf16_decided) {
-      ASSERT_EQ(kernel::bf16_to_f32(e.a.bf16), kernel::bf16_to_f32(kernel::f32_to_bf16_rne(xa))) << hex_float(xa);
+    if (e.a.decided_in(Dtype::bf16)) {
+      ASSERT_EQ(bf16_value(bf16_of(e.a)), bf16_value(bf16_bits(xa))) << hex_float(xa);
     }
   }
 }
@@ -85,16 +86,16 @@ TEST(RopeReference, RotationBy710RadiansMatchesMpfrFloatAt300Bits) {
     const Real ya = Real(xa) * c - Real(xb) * s, yb = Real(xa) * s + Real(xb) * c;
     const ExactPair e = ref.rotate(0, xa, xb);
     const float wa = mpfr_get_flt(ya.backend().data(), MPFR_RNDN), wb = mpfr_get_flt(yb.backend().data(), MPFR_RNDN);
-    ASSERT_TRUE(e.a.f32_decided && e.b.f32_decided && e.a.bf16_decided && e.b.bf16_decided);
-    EXPECT_EQ(bits(e.a.f32), bits(wa)) << "x_a " << hex_float(xa) << " x_b " << hex_float(xb) << " got " << hex_float(e.a.f32) << " want " << hex_float(wa);
-    EXPECT_EQ(bits(e.b.f32), bits(wb)) << "x_a " << hex_float(xa) << " x_b " << hex_float(xb) << " got " << hex_float(e.b.f32) << " want " << hex_float(wb);
-    EXPECT_EQ(e.a.bf16, mpfr_emulated_bf16(ya)) << "x_a " << hex_float(xa) << " x_b " << hex_float(xb);
-    EXPECT_EQ(e.b.bf16, mpfr_emulated_bf16(yb)) << "x_a " << hex_float(xa) << " x_b " << hex_float(xb);
+    ASSERT_TRUE(e.a.decided_in(Dtype::f32) && e.b.decided_in(Dtype::f32) && e.a.decided_in(Dtype::bf16) && e.b.decided_in(Dtype::bf16));
+    EXPECT_EQ(bits(f32_of(e.a)), bits(wa)) << "x_a " << hex_float(xa) << " x_b " << hex_float(xb) << " got " << hex_float(f32_of(e.a)) << " want " << hex_float(wa);
+    EXPECT_EQ(bits(f32_of(e.b)), bits(wb)) << "x_a " << hex_float(xa) << " x_b " << hex_float(xb) << " got " << hex_float(f32_of(e.b)) << " want " << hex_float(wb);
+    EXPECT_EQ(bf16_of(e.a), mpfr_emulated_bf16(ya)) << "x_a " << hex_float(xa) << " x_b " << hex_float(xb);
+    EXPECT_EQ(bf16_of(e.b), mpfr_emulated_bf16(yb)) << "x_a " << hex_float(xa) << " x_b " << hex_float(xb);
     EXPECT_EQ(e.a.value, ya.convert_to<double>());
   }
   // float32 of cos(710) is 1.0 (the Theorem 5.3 remark): the rotation of (1, 0).
   const ExactPair one = ref.rotate(0, 1.0f, 0.0f);
-  EXPECT_EQ(one.a.f32, 1.0f);
+  EXPECT_EQ(f32_of(one.a), 1.0f);
   EXPECT_EQ(one.a.value, c.convert_to<double>());
   EXPECT_LT(one.a.value, 1.0 - 1e-9);
 }
@@ -114,8 +115,8 @@ TEST(RopeReference, LargePositionMatchesMpfrFloatAt300Bits) {
     const float xa = 0.7f, xb = -1.3f;
     const ExactPair e = ref.rotate(k, xa, xb);
     const Real ya = Real(xa) * c - Real(xb) * s, yb = Real(xa) * s + Real(xb) * c;
-    EXPECT_EQ(bits(e.a.f32), bits(mpfr_get_flt(ya.backend().data(), MPFR_RNDN))) << "k=" << k;
-    EXPECT_EQ(bits(e.b.f32), bits(mpfr_get_flt(yb.backend().data(), MPFR_RNDN))) << "k=" << k;
+    EXPECT_EQ(bits(f32_of(e.a)), bits(mpfr_get_flt(ya.backend().data(), MPFR_RNDN))) << "k=" << k;
+    EXPECT_EQ(bits(f32_of(e.b)), bits(mpfr_get_flt(yb.backend().data(), MPFR_RNDN))) << "k=" << k;
     EXPECT_EQ(e.a.value, ya.convert_to<double>()) << "k=" << k;
     double cd = 0, sd = 0;
     ref.cos_sin_double(k, cd, sd);
@@ -132,36 +133,36 @@ TEST(RopeReference, SubnormalRoundingByHand) {
   const float tiny = 0x1p-149f;
   ref.set_position(1);
   ExactPair e = ref.rotate(0, tiny, 0.0f);
-  EXPECT_EQ(e.a.f32, tiny);  // 0.54 of the smallest subnormal: above the half, rounds up
-  EXPECT_EQ(e.b.f32, tiny);  // 0.84
+  EXPECT_EQ(f32_of(e.a), tiny);  // 0.54 of the smallest subnormal: above the half, rounds up
+  EXPECT_EQ(f32_of(e.b), tiny);  // 0.84
   e = ref.rotate(0, 3 * tiny, 0.0f);
-  EXPECT_EQ(e.a.f32, 2 * tiny);  // 1.62 quanta
-  EXPECT_EQ(e.b.f32, 3 * tiny);  // 2.52 quanta
+  EXPECT_EQ(f32_of(e.a), 2 * tiny);  // 1.62 quanta
+  EXPECT_EQ(f32_of(e.b), 3 * tiny);  // 2.52 quanta
   ref.set_position(2);
   e = ref.rotate(0, tiny, 0.0f);
-  EXPECT_EQ(e.a.f32, 0.0f);  // -0.42 quanta: below the half, rounds to (negative) zero
-  EXPECT_TRUE(std::signbit(e.a.f32));
-  EXPECT_EQ(e.b.f32, tiny);
+  EXPECT_EQ(f32_of(e.a), 0.0f);  // -0.42 quanta: below the half, rounds to (negative) zero
+  EXPECT_TRUE(std::signbit(f32_of(e.a)));
+  EXPECT_EQ(f32_of(e.b), tiny);
   ref.set_position(3);
   e = ref.rotate(0, tiny, 0.0f);
-  EXPECT_EQ(e.a.f32, -tiny);
+  EXPECT_EQ(f32_of(e.a), -tiny);
   // bf16: the smallest bf16 subnormal is 2^-133 (a float subnormal: exact input).
   const float tiny16 = 0x1p-133f;
   ref.set_position(1);
   e = ref.rotate(0, tiny16, 0.0f);
-  EXPECT_EQ(e.a.bf16, 0x0001);
-  EXPECT_EQ(e.b.bf16, 0x0001);
+  EXPECT_EQ(bf16_of(e.a), 0x0001);
+  EXPECT_EQ(bf16_of(e.b), 0x0001);
   // 0.54 * 2^-133 as float is about 2^-133.9, far above float's subnormal quantum: f32 keeps it.
-  EXPECT_NEAR(e.a.f32, 0.5403023f * tiny16, 1e-7 * tiny16);
+  EXPECT_NEAR(f32_of(e.a), 0.5403023f * tiny16, 1e-7 * tiny16);
   ref.set_position(2);
   e = ref.rotate(0, tiny16, 0.0f);
-  EXPECT_EQ(e.a.bf16, 0x8000);  // -0.42 bf16 quanta: -0
+  EXPECT_EQ(bf16_of(e.a), 0x8000);  // -0.42 bf16 quanta: -0
   // The smallest normal times cos 1 lands in the subnormal range of both formats: 0.5403 * 2^-126
   // = 0.5403 * 2^7 bf16 quanta = 69.16 -> 69 (0x0045); in f32, 0.5403 * 2^23 quanta.
   ref.set_position(1);
   e = ref.rotate(0, 0x1p-126f, 0.0f);
-  EXPECT_EQ(e.a.bf16, 0x0045);
-  EXPECT_EQ(bits(e.a.f32), static_cast<std::uint32_t>(std::lround(0.54030230586813972 * 0x1p23)));
+  EXPECT_EQ(bf16_of(e.a), 0x0045);
+  EXPECT_EQ(bits(f32_of(e.a)), static_cast<std::uint32_t>(std::lround(0.54030230586813972 * 0x1p23)));
 }
 
 // Overflow: (FLT_MAX, FLT_MAX) rotated by 1 radian has y_b = FLT_MAX (sin 1 + cos 1) = 1.38 FLT_MAX:
@@ -171,13 +172,13 @@ TEST(RopeReference, OverflowRoundsToInfinity) {
   RopeReference ref(plan);
   ref.set_position(1);
   ExactPair e = ref.rotate(0, FLT_MAX, FLT_MAX);
-  EXPECT_EQ(e.b.f32, INFINITY);
-  EXPECT_EQ(e.b.bf16, 0x7F80);
-  EXPECT_TRUE(std::isfinite(e.a.f32));
-  EXPECT_NEAR(e.a.f32 / FLT_MAX, 0.5403023 - 0.8414710, 1e-6);
-  const float bf_max = kernel::bf16_to_f32(0x7F7F);
+  EXPECT_EQ(f32_of(e.b), INFINITY);
+  EXPECT_EQ(bf16_of(e.b), 0x7F80);
+  EXPECT_TRUE(std::isfinite(f32_of(e.a)));
+  EXPECT_NEAR(f32_of(e.a) / FLT_MAX, 0.5403023 - 0.8414710, 1e-6);
+  const float bf_max = bf16_value(0x7F7F);
   e = ref.rotate(0, -bf_max, -bf_max);
-  EXPECT_EQ(e.b.bf16, 0xFF80);
+  EXPECT_EQ(bf16_of(e.b), 0xFF80);
 }
 
 // The rounding of MPFR values at the boundaries, by hand, and round_to_binary(24) == mpfr_get_flt.
@@ -196,11 +197,11 @@ TEST(RopeReference, RoundingBoundaries) {
   EXPECT_EQ(round_to_f32(y), FLT_MAX);
   EXPECT_EQ(round_to_binary(y, 24, -126, 127), FLT_MAX);
   // bf16: max (2 - 2^-7) 2^127, half ulp 2^119.
-  const double bmax = kernel::bf16_to_f32(0x7F7F);
+  const double bmax = bf16_value(0x7F7F);
   set(bmax, 0x1p119);
-  EXPECT_EQ(round_to_bf16(y), 0x7F80);
+  EXPECT_EQ(round_bf16_bits(y), 0x7F80);
   set(bmax, 0x1p119 - 0x1p90);
-  EXPECT_EQ(round_to_bf16(y), 0x7F7F);
+  EXPECT_EQ(round_bf16_bits(y), 0x7F7F);
   // Subnormal ties: 2^-150 (half the smallest subnormal) rounds to even = 0; 3 * 2^-150 to 2^-148.
   set(0x1p-150, 0);
   EXPECT_EQ(bits(round_to_f32(y)), 0u);
@@ -211,15 +212,15 @@ TEST(RopeReference, RoundingBoundaries) {
   set(3 * 0x1p-150, 0);
   EXPECT_EQ(round_to_binary(y, 24, -126, 127), 0x1p-148);
   set(-0x1p-134, 0);
-  EXPECT_EQ(round_to_bf16(y), 0x8000);  // -half the smallest bf16 subnormal: -0
+  EXPECT_EQ(round_bf16_bits(y), 0x8000);  // -half the smallest bf16 subnormal: -0
   set(-0x1p-134, -0x1p-190);
-  EXPECT_EQ(round_to_bf16(y), 0x8001);
+  EXPECT_EQ(round_bf16_bits(y), 0x8001);
   set(3 * 0x1p-134, 0);
-  EXPECT_EQ(round_to_bf16(y), 0x0002);
+  EXPECT_EQ(round_bf16_bits(y), 0x0002);
   // Below the smallest normal, just under the carry into it: 2^-126 - 2^-134 (bf16) is the tie
   // between 127 quanta (odd) and 128 quanta = 2^-126 (even, the smallest normal).
   set(0x1p-126, -0x1p-134);
-  EXPECT_EQ(round_to_bf16(y), 0x0080);
+  EXPECT_EQ(round_bf16_bits(y), 0x0080);
   // round_to_binary(24) against mpfr_get_flt on random 200-bit values over every binade.
   const CounterRng rng(5, 0);
   for (std::uint64_t i = 0; i < 20000; ++i) {
@@ -246,7 +247,7 @@ TEST(RopeReference, Bf16RoundingAgreesWithIntegerRne) {
     if (i % 5 == 0) u &= 0x807FFFFFu;                 // subnormal
     const float f = finite_from_bits(u);
     mpfr_set_flt(y, f, MPFR_RNDN);
-    ASSERT_EQ(round_to_bf16(y), kernel::f32_to_bf16_rne(f)) << hex_float(f);
+    ASSERT_EQ(round_bf16_bits(y), bf16_bits(f)) << hex_float(f);
   }
   mpfr_clear(y);
 }
@@ -259,10 +260,10 @@ TEST(RopeReference, ExactTieIsReportedUndecided) {
   RopeReference ref(plan, 64, 256);
   ref.set_position(0);
   const ExactPair e = ref.rotate(1, 1.0f + 0x1p-8f, 0.5f);
-  EXPECT_TRUE(e.a.f32_decided);
-  EXPECT_EQ(e.a.f32, 1.0f + 0x1p-8f);
-  EXPECT_FALSE(e.a.bf16_decided);
-  EXPECT_TRUE(e.b.bf16_decided);
+  EXPECT_TRUE(e.a.decided_in(Dtype::f32));
+  EXPECT_EQ(f32_of(e.a), 1.0f + 0x1p-8f);
+  EXPECT_FALSE(e.a.decided_in(Dtype::bf16));
+  EXPECT_TRUE(e.b.decided_in(Dtype::bf16));
   EXPECT_EQ(e.bits, 256u);
 }
 
@@ -280,15 +281,15 @@ TEST(RopeReference, ExactTiesAtAngleZeroWithAStatedFactorAreDecidedExactly) {
   RopeReference ref(plan);
   ref.set_position(0);
   const ExactPair tie = ref.rotate(0, std::ldexp(611250.0f, -149), 0.0f);
-  EXPECT_TRUE(tie.a.f32_decided);
-  EXPECT_EQ(bits(tie.a.f32), 874088u) << hex_float(tie.a.f32);
+  EXPECT_TRUE(tie.a.decided_in(Dtype::f32));
+  EXPECT_EQ(bits(f32_of(tie.a)), 874088u) << hex_float(f32_of(tie.a));
   EXPECT_EQ(tie.bits, 0u);  // decided in rational arithmetic
   const ExactPair above = ref.rotate(0, std::ldexp(611251.0f, -149), 0.0f);
-  EXPECT_EQ(bits(above.a.f32), 874089u) << hex_float(above.a.f32);
+  EXPECT_EQ(bits(f32_of(above.a)), 874089u) << hex_float(f32_of(above.a));
   // bfloat16: 1.43 x 150 = 214.5, a tie between 214 and 215: 214 (even).
   const ExactPair b = ref.rotate(1, 150.0f, -151.0f);
-  EXPECT_EQ(kernel::bf16_to_f32(b.a.bf16), 214.0f);
-  EXPECT_EQ(kernel::bf16_to_f32(b.b.bf16), -216.0f);
+  EXPECT_EQ(bf16_value(bf16_of(b.a)), 214.0f);
+  EXPECT_EQ(bf16_value(bf16_of(b.b)), -216.0f);
   // At p != 0 a rotating pair takes the enclosures (no tie is possible there).
   ref.set_position(5);
   EXPECT_GT(ref.rotate(0, 1.0f, 0.5f).bits, 0u);
@@ -302,7 +303,7 @@ TEST(RopeReference, CopiesAreIndependentAndAgree) {
   b.set_position(987);
   RopeReference c(a);  // copies the position too
   const ExactPair ea = a.rotate(1, 1.5f, -2.25f), ec = c.rotate(1, 1.5f, -2.25f);
-  EXPECT_EQ(bits(ea.a.f32), bits(ec.a.f32));
+  EXPECT_EQ(bits(f32_of(ea.a)), bits(f32_of(ec.a)));
   EXPECT_EQ(b.position(), 987);
   EXPECT_THROW(a.rotate(3, 1.0f, 1.0f), std::invalid_argument);  // an identity pair of p-rope 0.5
   EXPECT_THROW(a.rotate(0, INFINITY, 1.0f), std::invalid_argument);

@@ -15,6 +15,7 @@
 #include "run_cli.h"
 #include "io/npy.h"
 #include "kernel/apply_rope.h"
+#include "numeric/small_floats.h"
 #include "random/counter_rng.h"
 #include "spectrum/spectrum.h"
 
@@ -58,6 +59,10 @@ NpyArray random_tensor(const std::string& dtype, const std::vector<std::int64_t>
       std::uint32_t u = static_cast<std::uint32_t>(r);
       if ((r >> 40) % 4 != 0) u = (u & 0x807FFFFFu) | ((118u + static_cast<std::uint32_t>((r >> 48) % 16)) << 23);
       std::memcpy(a.bytes.data() + 4 * i, &u, 4);
+    } else if (dtype == "<f2") {  // float16: exponent field 7 .. 22 (2^-8 .. 2^7) for moderate ones
+      std::uint16_t u = static_cast<std::uint16_t>(r);
+      if ((r >> 40) % 4 != 0) u = static_cast<std::uint16_t>((u & 0x83FFu) | ((7u + (r >> 48) % 16) << 10));
+      std::memcpy(a.bytes.data() + 2 * i, &u, 2);
     } else {
       std::uint16_t u = static_cast<std::uint16_t>(r);
       if ((r >> 40) % 4 != 0) u = static_cast<std::uint16_t>((u & 0x807Fu) | ((118u + (r >> 48) % 16) << 7));
@@ -92,12 +97,17 @@ NpyArray library_rotation(const kernel::RopePlan& plan, const NpyArray& x, const
                          kernel::dense_view<float>(out.data() + off, tokens, heads, static_cast<int>(dim)), options);
     std::memcpy(y.bytes.data(), out.data(), y.bytes.size());
   } else {
-    std::vector<std::uint16_t> in(static_cast<size_t>(x.elements())), out(in.size());
-    std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
-    for (std::int64_t off = 0; off < x.elements(); off += slice)
-      kernel::apply_rope(plan, positions, kernel::dense_view<const std::uint16_t>(in.data() + off, tokens, heads, static_cast<int>(dim)),
-                         kernel::dense_view<std::uint16_t>(out.data() + off, tokens, heads, static_cast<int>(dim)), options);
-    std::memcpy(y.bytes.data(), out.data(), y.bytes.size());
+    const auto sixteen = [&](auto tag) {
+      using E = decltype(tag);
+      std::vector<E> in(static_cast<size_t>(x.elements())), out(in.size());
+      std::memcpy(in.data(), x.bytes.data(), x.bytes.size());
+      for (std::int64_t off = 0; off < x.elements(); off += slice)
+        kernel::apply_rope(plan, positions, kernel::dense_view<const E>(in.data() + off, tokens, heads, static_cast<int>(dim)),
+                           kernel::dense_view<E>(out.data() + off, tokens, heads, static_cast<int>(dim)), options);
+      std::memcpy(y.bytes.data(), out.data(), y.bytes.size());
+    };
+    if (x.dtype == "<f2") sixteen(F16Bits{});
+    else sixteen(Bf16Bits{});
   }
   return y;
 }
@@ -111,11 +121,8 @@ std::string first_difference(const NpyArray& x, const NpyArray& want, const NpyA
     std::memcpy(&xi, x.bytes.data() + i * item, item);
     std::memcpy(&wi, want.bytes.data() + i * item, item);
     std::memcpy(&gi, got.bytes.data() + i * item, item);
-    if (item == 2) xi <<= 16, wi <<= 16, gi <<= 16;  // bf16 bits as the float they widen to
-    float xf, wf, gf;
-    std::memcpy(&xf, &xi, 4);
-    std::memcpy(&wf, &wi, 4);
-    std::memcpy(&gf, &gi, 4);
+    const Dtype f = x.dtype == "<f4" ? Dtype::f32 : x.dtype == "<f2" ? Dtype::f16 : Dtype::bf16;
+    const double xf = value_of_bits(f, xi), wf = value_of_bits(f, wi), gf = value_of_bits(f, gi);
     char buf[256];
     std::snprintf(buf, sizeof buf, "element %zu: input %a (0x%08x), library %a (0x%08x), cli %a (0x%08x)", i, xf, xi,
                   wf, wi, gf, gi);
@@ -141,13 +148,15 @@ TEST_F(ApplyCommand, OutputIsTheLibraryKernelsBitForBit) {
       {"f32", "half", "--p-rope 0.5 --theta 500000", {2, 10, 3, 8}, Spectrum(8, "500000", Variant::p_rope, "0.5")},
       {"bf16", "interleaved", "--dim 8", {10, 8}, Spectrum(8, "10000")},
       {"bf16", "half", "--partial 0.5", {2, 1, 10, 2, 8}, Spectrum(8, "10000", Variant::partial, "0.5")},
+      {"f16", "interleaved", "--dim 8", {10, 8}, Spectrum(8, "10000")},
+      {"f16", "half", "--p-rope 0.5", {2, 10, 3, 8}, Spectrum(8, "10000", Variant::p_rope, "0.5")},
       {"f32", "half", "--nope", {10, 2, 8}, Spectrum(8, "10000", Variant::nope)},
   };
   std::uint64_t stream = 0;
   for (const RoundTrip& c : cases) {
     SCOPED_TRACE(std::string(c.dtype) + " " + c.layout + " " + c.flags + " seed " + std::to_string(kSeed) + " stream " +
                  std::to_string(stream));
-    const NpyArray x = random_tensor(c.dtype == std::string("f32") ? "<f4" : "<u2", c.shape, stream++);
+    const NpyArray x = random_tensor(std::string(dtype_info(parse_dtype(c.dtype, "dtype", kKernelDtypes)).npy), c.shape, stream++);
     write_npy(path("x.npy"), x, "x");
     write_npy(path("p.npy"), int64_array(positions), "p");
     const std::string args = std::string("apply --dtype ") + c.dtype + " --layout " + c.layout + " " + c.flags +
@@ -192,9 +201,9 @@ TEST_F(ApplyCommand, ImplWritesTheBaselineStrategiesOutputs) {
 TEST_F(ApplyCommand, TwoThreadsWriteTheSameBytesAsOne) {
   std::vector<std::int64_t> positions(97);
   for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<std::int64_t>(i * i * 1000003) - 5000;
-  for (const char* dtype : {"f32", "bf16"}) {
+  for (const char* dtype : {"f32", "bf16", "f16"}) {
     SCOPED_TRACE(std::string(dtype) + " seed " + std::to_string(kSeed) + " stream 100");
-    write_npy(path("x.npy"), random_tensor(dtype == std::string("f32") ? "<f4" : "<u2", {97, 4, 16}, 100), "x");
+    write_npy(path("x.npy"), random_tensor(std::string(dtype_info(parse_dtype(dtype, "dtype", kKernelDtypes)).npy), {97, 4, 16}, 100), "x");
     write_npy(path("p.npy"), int64_array(positions), "p");
     std::string files[2];
     for (int threads = 1; threads <= 2; ++threads) {
@@ -269,7 +278,8 @@ TEST_F(ApplyCommand, BadInputIsOneLineExitTwoAndNoOutputFile) {
       {"apply --dtype f32 --layout half --threads two" + P + X + Y, {"--threads"}},
       {"apply --dtype f32 --layout half --dim 16" + P + X + Y, {"--dim", "head_dim", "8", "d=16"}},
       {"apply --dtype f32 --layout half --config gemma-2b" + P + X + Y, {"--config", "8", "d=256"}},
-      {"apply --dtype f16 --layout half" + P + X + Y, {"--dtype", "f32 or bf16"}},
+      {"apply --dtype f64 --layout half" + P + X + Y, {"--dtype", "f32, bf16 or f16"}},
+      {"apply --dtype f16 --layout half" + P + X + Y, {"--input", "'<f2'", "'<f4'"}},
       {"apply --dtype f32 --layout diagonal" + P + X + Y, {"--layout", "diagonal"}},
       {"apply --dtype f32 --layout half --impl llama" + P + X + Y, {"--impl", "f32-angle", "llama"}},
       {"apply --dtype f32 --layout half --theta 1" + P + X + Y, {"--theta"}},

@@ -14,9 +14,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/small_float_bits.h"
 #include "io/npy.h"
 #include "accuracy/baselines.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 #include "random/counter_rng.h"
 #include "spectrum/request.h"
 #include "run_cli.h"
@@ -125,7 +126,8 @@ TEST_F(AuditCommand, BadInputIsOneLineAndExit2) {
       {"audit --input " + path("odd.npy") + pos + " --output " + path("odd.npy") + " --layout half", "--input"},
       {"audit" + in + pos + out + " --layout half --dim 64", "--dim"},
       {"audit" + in + pos + out + " --layout diagonal", "--layout"},
-      {"audit" + in + pos + out + " --layout half --dtype f16", "--dtype"},
+      {"audit" + in + pos + out + " --layout half --dtype f64", "--dtype"},
+      {"audit" + in + pos + out + " --layout half --dtype f16", "--input"},                           // an f32 file
       {"audit" + in + pos + out + " --layout half --threads 0", "--threads"},
       {"audit" + in + pos + out + " --layout half --max-ulp -1", "--max-ulp"},
       {"audit" + in + pos + out + " --layout half --precision 20", "--precision"},
@@ -231,7 +233,7 @@ TEST_F(AuditModel, Bf16KernelOutputOfAYarnModelIsBitIdentical) {
   const int d = head_dim_of("gpt-oss-20b");
   const std::vector<float> x = inputs(static_cast<size_t>(kLargePositions.size() * 2 * d), 53);
   std::vector<std::uint16_t> xb(x.size());
-  for (size_t i = 0; i < x.size(); ++i) xb[i] = kernel::f32_to_bf16_rne(x[i]);
+  for (size_t i = 0; i < x.size(); ++i) xb[i] = bf16_bits(x[i]);
   write_npy(path("x.npy"), array_of("<u2", {static_cast<std::int64_t>(kLargePositions.size()), 2, d}, xb), "x");
   write_npy(path("p.npy"), array_of("<i8", {static_cast<std::int64_t>(kLargePositions.size())}, kLargePositions), "p");
   const std::string files = " --input " + path("x.npy") + " --positions " + path("p.npy");

@@ -40,12 +40,15 @@ TEST(KernelCheckCommand, PassesForThisKernelAndIsThreadIndependent) {
   const CliOutput other = run_cli_streams_of("kernel-check --samples 256 --seed 2 --dtype bf16 --layout half --dim 64 --theta 500000 --max-position 100000");
   EXPECT_EQ(other.status, 0) << other.out << other.err;
   EXPECT_NE(other.out.find("seed 2"), std::string::npos);
+  const CliOutput f16 = run_cli_streams_of("kernel-check --samples 64 --dtype f16 --model llama-3.1-8b");
+  EXPECT_EQ(f16.status, 0) << f16.out << f16.err;
+  EXPECT_NE(f16.out.find("f16"), std::string::npos) << f16.out;
 }
 
 TEST(KernelCheckCommand, BadFlagsExit2) {
   const std::pair<const char*, const char*> cases[] = {
       {"kernel-check --samples 0", "--samples"},       {"kernel-check --max-position -1", "--max-position"},
-      {"kernel-check --dtype f16", "--dtype"},         {"kernel-check --seed x", "--seed"},
+      {"kernel-check --dtype both", "--dtype"},         {"kernel-check --seed x", "--seed"},
       {"kernel-check --threads 0", "--threads"},       {"kernel-check --layout diagonal", "--layout"},
       {"kernel-check --dim 7", "--dim"},               {"kernel-check --json /nonexistent-ropecheck-dir/k.json", "--json"},
   };

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "kernel/apply_rope.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 #include "random/counter_rng.h"
 #include "spectrum/model_zoo.h"
 
@@ -110,24 +110,29 @@ void expect_same_as_kernel(const ropecheck_plan* c, const LayerType& layer, cons
     }
   }
 
-  std::vector<std::uint16_t> xb(n), wantb(n), gotb(n);
-  for (std::size_t i = 0; i < n; ++i) xb[i] = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(x[i]) >> 16);
-  KernelStats want_stats_b;
-  apply_rope(plan, positions, dense_view<const std::uint16_t>(xb.data(), tokens, heads, d),
-             dense_view(wantb.data(), tokens, heads, d), KernelOptions{cpu::default_path(), 1, &want_stats_b});
-  ropecheck_tensor inb = c_view(xb.data(), tokens, heads, d), outb = c_view(gotb.data(), tokens, heads, d);
-  ropecheck_stats stats_b{0, 0, 0};
-  ASSERT_EQ(ropecheck_plan_apply_bf16(c, positions.data(), &inb, &outb, 1, &stats_b), ROPECHECK_OK)
-      << what << ": " << ropecheck_last_error();
-  EXPECT_EQ(stats_b.outputs, want_stats_b.outputs) << what;
-  EXPECT_EQ(stats_b.slow, want_stats_b.slow) << what;
-  for (std::size_t i = 0; i < n; ++i) {
-    ASSERT_EQ(gotb[i], wantb[i]) << what << " bf16 element " << i;
-    const int channel = static_cast<int>(i % static_cast<std::size_t>(d));
-    if (channel < o || channel >= o + r) {
-      ASSERT_EQ(gotb[i], xb[i]) << what << " bf16 pass-through " << i;
+  // The 16-bit formats: bfloat16 from x's high halves, float16 from its low halves (any bits).
+  const auto sixteen = [&](auto tag, auto c_apply, const char* name, auto bits_from) {
+    using E = decltype(tag);
+    std::vector<E> xb(n), wantb(n), gotb(n);
+    for (std::size_t i = 0; i < n; ++i) xb[i] = E{bits_from(std::bit_cast<std::uint32_t>(x[i]))};
+    KernelStats want_stats_b;
+    apply_rope(plan, positions, dense_view<const E>(xb.data(), tokens, heads, d), dense_view(wantb.data(), tokens, heads, d),
+               KernelOptions{cpu::default_path(), 1, &want_stats_b});
+    ropecheck_tensor inb = c_view(xb.data(), tokens, heads, d), outb = c_view(gotb.data(), tokens, heads, d);
+    ropecheck_stats stats_b{0, 0, 0};
+    ASSERT_EQ(c_apply(c, positions.data(), &inb, &outb, 1, &stats_b), ROPECHECK_OK) << what << ": " << ropecheck_last_error();
+    EXPECT_EQ(stats_b.outputs, want_stats_b.outputs) << what;
+    EXPECT_EQ(stats_b.slow, want_stats_b.slow) << what;
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(gotb[i].bits, wantb[i].bits) << what << " " << name << " element " << i;
+      const int channel = static_cast<int>(i % static_cast<std::size_t>(d));
+      if (channel < o || channel >= o + r) {
+        ASSERT_EQ(gotb[i].bits, xb[i].bits) << what << " " << name << " pass-through " << i;
+      }
     }
-  }
+  };
+  sixteen(Bf16Bits{}, ropecheck_plan_apply_bf16, "bf16", [](std::uint32_t u) { return static_cast<std::uint16_t>(u >> 16); });
+  sixteen(F16Bits{}, ropecheck_plan_apply_f16, "f16", [](std::uint32_t u) { return static_cast<std::uint16_t>(u); });
 }
 
 TEST(CApiPlan, EveryZooModelAndLayerTypeMatchesTheKernelBitForBit) {

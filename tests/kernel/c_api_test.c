@@ -70,6 +70,18 @@ static float moderate_f32(void) {
 /* The same as an exact bfloat16 value (the low 16 bits of the float dropped). */
 static uint16_t moderate_bf16(void) { return (uint16_t)(f32_bits(moderate_f32()) >> 16); }
 
+/* IEEE binary16 decoded exactly (every value is a double). */
+static double f16_value(uint16_t h) {
+  const int e = (h >> 10) & 0x1F, m = h & 0x3FF;
+  const double mag = e == 0x1F ? (m ? NAN : INFINITY) : e == 0 ? ldexp(m, -24) : ldexp(1024 + m, e - 25);
+  return (h & 0x8000) ? -mag : mag;
+}
+/* A float16 of random sign and significand with magnitude in [2^-4, 2^4). */
+static uint16_t moderate_f16(void) {
+  const uint64_t r = next_bits();
+  return (uint16_t)((r & 0x83FFu) | ((11u + (uint32_t)((r >> 32) % 8u)) << 10));
+}
+
 static ropecheck_rope_spec make_spec(int32_t dim, const char* variant, const char* fraction, const char* layout) {
   ropecheck_rope_spec s;
   s.head_dim = dim;
@@ -642,11 +654,58 @@ static void every_bad_plan_input_is_reported(void) {
   ropecheck_plan_free(plan);
 }
 
+/* Version 3: float16. Position 0 copies moderate inputs (the argument of identity_at_position_zero,
+ * with float16's 2^-11 spacing); at other positions every output is the correctly rounded value,
+ * so within half an ulp of a long double rotation (whose own error, ~2^-60 of the pair's norm with
+ * libm's long double sinl/cosl of an angle formed to 2^-64 relative, is far below a float16 ulp:
+ * eps below). The plan entry gives the same bits as the version-1 entry. */
+static void float16_entries(const char* layout) {
+  enum { T = 5, H = 2, D = 16, N = T * H * D };
+  const ropecheck_rope_spec spec = make_spec(D, "rope", NULL, layout);
+  const int64_t zero[T] = {0, 0, 0, 0, 0}, positions[T] = {1, 17, 4096, 100000, 3};
+  uint16_t x[N], y[N], z[N];
+  for (int i = 0; i < N; ++i) x[i] = moderate_f16();
+  ropecheck_tensor in = dense(x, T, H, D), out = dense(y, T, H, D), out2 = dense(z, T, H, D);
+  int rc = ropecheck_apply_rope_f16(&spec, zero, &in, &out, 1);
+  CHECK(rc == ROPECHECK_OK, "f16 %s: rc %d: %s", layout, rc, ropecheck_last_error());
+  for (int i = 0; i < N && rc == ROPECHECK_OK; ++i)
+    CHECK(x[i] == y[i], "f16 %s position 0 element %d: in %a (0x%04x) out %a (0x%04x)", layout, i, f16_value(x[i]), x[i],
+          f16_value(y[i]), y[i]);
+  rc = ropecheck_apply_rope_f16(&spec, positions, &in, &out, 2);
+  CHECK(rc == ROPECHECK_OK, "f16 %s: rc %d: %s", layout, rc, ropecheck_last_error());
+  const int half = strcmp(layout, "half") == 0;
+  for (int t = 0; t < T && rc == ROPECHECK_OK; ++t)
+    for (int h = 0; h < H; ++h)
+      for (int k = 0; k < D / 2; ++k) {
+        const int a = t * H * D + h * D + (half ? k : 2 * k), b = t * H * D + h * D + (half ? k + D / 2 : 2 * k + 1);
+        const long double g = powl(10000.0L, -(long double)(2 * k) / D), angle = (long double)positions[t] * g;
+        const long double c = cosl(angle), s = sinl(angle), xa = f16_value(x[a]), xb = f16_value(x[b]);
+        const long double ref[2] = {xa * c - xb * s, xa * s + xb * c};
+        const int at[2] = {a, b};
+        for (int j = 0; j < 2; ++j) {
+          const long double got = f16_value(y[at[j]]), mag = fabsl(ref[j]);
+          const long double ulp = mag < 0x1p-14L ? 0x1p-24L : ldexpl(1.0L, ilogbl(mag) - 10);
+          const long double eps = ldexpl(fabsl(xa) + fabsl(xb), -56);
+          CHECK(fabsl(got - ref[j]) <= 0.5L * ulp + eps, "f16 %s p=%lld k=%d: x=(%a, %a) ref=%La got=%a", layout, (long long)positions[t],
+                k, (double)xa, (double)xb, ref[j], (double)got);
+        }
+      }
+  ropecheck_plan* plan = NULL;
+  rc = ropecheck_plan_from_model(NULL, "{\"head_dim\": 16, \"rope_theta\": 10000, \"num_attention_heads\": 2, \"hidden_size\": 32, \"num_hidden_layers\": 1, \"max_position_embeddings\": 4096}", NULL, 0,
+                                 &plan);
+  CHECK(rc == ROPECHECK_OK, "f16 plan: %s", ropecheck_last_error());
+  if (rc == ROPECHECK_OK && strcmp(layout, ropecheck_plan_layout(plan)) == 0) {
+    CHECK(ropecheck_plan_apply_f16(plan, positions, &in, &out2, 1, NULL) == ROPECHECK_OK, "%s", ropecheck_last_error());
+    CHECK(memcmp(y, z, sizeof y) == 0, "f16 %s: the plan entry differs from the version-1 entry", layout);
+  }
+  ropecheck_plan_free(plan);
+}
+
 int main(void) {
   rng_state = kSeed;
   printf("c_api_test: seed %llu, ABI %d, kernel path %s\n", (unsigned long long)kSeed, ropecheck_abi_version(),
          ropecheck_kernel_path());
-  CHECK(ropecheck_abi_version() == 2, "ABI version %d", ropecheck_abi_version());
+  CHECK(ropecheck_abi_version() == 3, "ABI version %d", ropecheck_abi_version());
   CHECK(ropecheck_kernel_path()[0] != '\0', "empty kernel path: %s", ropecheck_last_error());
   identity_at_position_zero("interleaved");
   identity_at_position_zero("half");
@@ -658,6 +717,8 @@ int main(void) {
   accuracy_against_long_double("half", 1);
   same_bits_for_threads_in_place_and_strides(0);
   same_bits_for_threads_in_place_and_strides(1);
+  float16_entries("interleaved");
+  float16_entries("half");
   plans_built_concurrently_match_a_sequential_build();
   every_bad_argument_is_reported();
   plans_from_zoo_models();

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "kernel/apply_rope.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 #include "kernel/exact_rotation.h"
 #include "kernel/sincos_table.h"
 #include "io/input_error.h"
@@ -67,19 +67,26 @@ struct Exact {
   }
 };
 
-double rounded(const Real& y, bool f32) { return f32 ? round_to_binary32(y.backend().data()) : round_to_bfloat16(y.backend().data()); }
+double rounded(const Real& y, Dtype f) { return round_to_dtype(y.backend().data(), f); }
 
 // True when y is within 2^-560 of its magnitude of a rounding boundary of the format (the exact
 // value above could round either way: the comparison is inconclusive, never counted as a pass).
-bool near_boundary(const Real& y, bool f32) {
+bool near_boundary(const Real& y, Dtype f) {
   const Real d = Real(abs(y) * ldexp(Real(1), -560) + ldexp(Real(1), -1000));
-  return rounded(Real(y - d), f32) != rounded(Real(y + d), f32);
+  return rounded(Real(y - d), f) != rounded(Real(y + d), f);
 }
 
-float value(float v) { return v; }
-float value(std::uint16_t v) { return bf16_to_f32(v); }
-std::uint32_t bits(float v) { return std::bit_cast<std::uint32_t>(v); }
-std::uint32_t bits(std::uint16_t v) { return v; }
+template <typename E>
+double value(E v) { return widen(v); }
+// A float that is a value of E's format, stored as E.
+template <typename E>
+E narrow_to(float v) {
+  if constexpr (std::is_same_v<E, float>) return v;
+  else if constexpr (std::is_same_v<E, Bf16Bits>) return bf16_from_float(v);
+  else return f16_from_float(v);
+}
+template <typename E>
+std::uint32_t bits(E v) { return ropecheck::bits_of(v); }
 
 // Applies `plan` on every path to rows [tokens][1][dim] and checks every output: rotary outputs
 // equal the exact value's rounding (decided cases), pass-through elements equal the input bits,
@@ -87,7 +94,7 @@ std::uint32_t bits(std::uint16_t v) { return v; }
 template <typename E>
 KernelStats check(const RopePlan& plan, const std::vector<std::int64_t>& pos, const std::vector<E>& in, const std::string& what,
                   long* inconclusive = nullptr) {
-  constexpr bool f32 = std::is_same_v<E, float>;
+  constexpr Dtype f = dtype_of<E>;
   const int dim = plan.dim();
   const auto tokens = static_cast<std::int64_t>(pos.size());
   std::vector<E> first;
@@ -125,14 +132,14 @@ KernelStats check(const RopePlan& plan, const std::vector<std::int64_t>& pos, co
           for (int side = 0; side < 2; ++side) {
             const Real yv = exact.y(plan, k, pos[static_cast<size_t>(t)], xa, xb, side == 1);
             const double got = value(y[side == 0 ? ia : ib]);
-            if (near_boundary(yv, f32)) {
+            if (near_boundary(yv, f)) {
               if (inconclusive != nullptr) ++*inconclusive;
               continue;
             }
-            const double want = rounded(yv, f32);
+            const double want = rounded(yv, f);
             if (!(got == want && std::signbit(got) == std::signbit(want)))
               ADD_FAILURE() << what << " " << plan.describe() << " p=" << pos[static_cast<size_t>(t)] << " k=" << k
-                            << (side ? " y_b" : " y_a") << (f32 ? " f32" : " bf16") << ": x=(" << std::hexfloat << xa << ", " << xb
+                            << (side ? " y_b" : " y_a") << " " << dtype_name(f) << ": x=(" << std::hexfloat << xa << ", " << xb
                             << ") ref=" << to_double(yv) << " want=" << want << " got=" << got << std::defaultfloat;
           }
         }
@@ -221,19 +228,22 @@ TEST(CorrectRounding, GeneratedLayerTypesEveryPathEveryOutput) {
     const RopePlan plan(s, layout, head, offset);
     std::vector<std::int64_t> pos;
     std::vector<float> in32;
-    std::vector<std::uint16_t> in16;
+    std::vector<Bf16Bits> in16;
+    std::vector<F16Bits> inh;
     const std::int64_t tokens = 6;
     for (std::int64_t t = 0; t < tokens; ++t) pos.push_back(position(rng, base + 500 + static_cast<std::uint64_t>(t)));
     for (std::int64_t i = 0; i < tokens * head; ++i) {
       const float v = moderate_float(rng, base + 600 + static_cast<std::uint64_t>(i));
       in32.push_back(v);
-      in16.push_back(f32_to_bf16_rne(moderate_float(rng, base + 900 + static_cast<std::uint64_t>(i))));
+      in16.push_back(bf16_from_float(moderate_float(rng, base + 900 + static_cast<std::uint64_t>(i))));
+      inh.push_back(f16_from_float(moderate_float(rng, base + 1200 + static_cast<std::uint64_t>(i))));
     }
     const std::string what = "generated model " + std::to_string(m);
     const KernelStats a = check<float>(plan, pos, in32, what, &inconclusive);
-    const KernelStats b = check<std::uint16_t>(plan, pos, in16, what, &inconclusive);
-    total.outputs += a.outputs + b.outputs;
-    total.slow += a.slow + b.slow;
+    const KernelStats b = check<Bf16Bits>(plan, pos, in16, what, &inconclusive);
+    const KernelStats h = check<F16Bits>(plan, pos, inh, what, &inconclusive);
+    total.outputs += a.outputs + b.outputs + h.outputs;
+    total.slow += a.slow + b.slow + h.slow;
   }
   std::printf("[ generated ] 24 layer types: %lld outputs per path, %lld took the accurate path, %ld inconclusive comparisons\n",
               static_cast<long long>(total.outputs), static_cast<long long>(total.slow), inconclusive);
@@ -242,14 +252,14 @@ TEST(CorrectRounding, GeneratedLayerTypesEveryPathEveryOutput) {
 
 // The attention factor that puts component y_a of (x_a, x_b) at pair k, position p at m (1 + sign
 // 2^-d), m the midpoint above RN(u a0) in the format, u = x_a cos - x_b sin: a 120-digit decimal.
-std::string boundary_factor(const RopePlan& plan, int k, std::int64_t p, double xa, double xb, bool f32, int d, int sign, Real& target) {
+std::string boundary_factor(const RopePlan& plan, int k, std::int64_t p, double xa, double xb, Dtype fmt, int d, int sign, Real& target) {
   ScopedPrecision precision(kBits);
   const Exact exact(plan);  // the plan's own factor is 1 here: exact.y is u
   const Real u = exact.y(plan, k, p, xa, xb, false);
   const Real near = Real(u * Real("1.25"));
-  const double f = rounded(near, f32);
+  const double f = rounded(near, fmt);
   const int e = std::ilogb(f);
-  const double ulp = std::ldexp(1.0, e - (f32 ? 23 : 7));
+  const double ulp = std::ldexp(1.0, e - (dtype_info(fmt).precision - 1));
   const Real m = Real(Real(f) + Real(f > 0 ? ulp : -ulp) / 2);
   target = Real(m * Real(1 + sign * ldexp(Real(1), -d)));
   const Real a = Real(target / u);
@@ -261,11 +271,12 @@ std::string boundary_factor(const RopePlan& plan, int k, std::int64_t p, double 
 TEST(CorrectRounding, OutputsWithin2ToTheMinusDOfAMidpoint) {
   const CounterRng rng(kRoundingSeed, 2);
   const int levels[] = {60, 200, 320};
-  for (int i = 0; i < 24; ++i) {  // every level x above/below x format x small/large position
+  constexpr int kFormats = static_cast<int>(kKernelDtypes.size());
+  for (int i = 0; i < 12 * kFormats; ++i) {  // every level x above/below x format x small/large position
     const int d = levels[i % 3];
     const int sign = (i / 3) % 2 == 0 ? 1 : -1;
-    const bool f32 = (i / 6) % 2 == 0;
-    const std::int64_t p = (i / 12) % 2 == 0 ? (std::int64_t{1} << 40) + i : 1000 + 17 * i;
+    const Dtype fmt = kKernelDtypes[static_cast<std::size_t>((i / 6) % kFormats)];
+    const std::int64_t p = (i / (6 * kFormats)) % 2 == 0 ? (std::int64_t{1} << 40) + i : 1000 + 17 * i;
     const int k = static_cast<int>(rng.bits(static_cast<std::uint64_t>(i)) % 32);
     Scaling yarn;
     yarn.kind = Scaling::Kind::yarn;
@@ -274,30 +285,31 @@ TEST(CorrectRounding, OutputsWithin2ToTheMinusDOfAMidpoint) {
     yarn.attention_factor = "1";
     const Spectrum base = Spectrum(64, "1000000").with_scaling(yarn);
     const float xa = moderate_float(rng, 100 + static_cast<std::uint64_t>(i)), xb = moderate_float(rng, 200 + static_cast<std::uint64_t>(i));
-    const float ya = f32 ? xa : bf16_to_f32(f32_to_bf16_rne(xa)), yb = f32 ? xb : bf16_to_f32(f32_to_bf16_rne(xb));
+    const auto to_format = [&](float v) { return static_cast<float>(value_of_bits(fmt, bits_of_value(fmt, v))); };
+    const float ya = to_format(xa), yb = to_format(xb);
     Real target;
     Scaling scaled = yarn;
-    scaled.attention_factor = boundary_factor(RopePlan(base, Layout::interleaved), k, p, ya, yb, f32, d, sign, target);
+    scaled.attention_factor = boundary_factor(RopePlan(base, Layout::interleaved), k, p, ya, yb, fmt, d, sign, target);
     const RopePlan plan(base.with_scaling(scaled), Layout::interleaved);
-    std::vector<float> in32(64, 0.0f);
-    std::vector<std::uint16_t> in16(64, 0);
-    in32[static_cast<size_t>(2 * k)] = ya;
-    in32[static_cast<size_t>(2 * k + 1)] = yb;
-    in16[static_cast<size_t>(2 * k)] = f32_to_bf16_rne(ya);
-    in16[static_cast<size_t>(2 * k + 1)] = f32_to_bf16_rne(yb);
-    const std::string what = "boundary d=" + std::to_string(d) + " sign " + std::to_string(sign);
+    const std::string what = "boundary d=" + std::to_string(d) + " sign " + std::to_string(sign) + " " + dtype_name(fmt);
     long inconclusive = 0;
-    const KernelStats st = f32 ? check<float>(plan, {p}, in32, what, &inconclusive) : check<std::uint16_t>(plan, {p}, in16, what, &inconclusive);
+    const KernelStats st = with_storage(fmt, [&](auto e) {
+      using E = decltype(e);
+      std::vector<E> in(64, E{});
+      in[static_cast<size_t>(2 * k)] = narrow_to<E>(ya);
+      in[static_cast<size_t>(2 * k + 1)] = narrow_to<E>(yb);
+      return check<E>(plan, {p}, in, what, &inconclusive);
+    });
     EXPECT_EQ(inconclusive, 0) << what;
     EXPECT_GE(st.slow, 1) << what << ": an output 2^-" << d << " from a midpoint must fail the fast path's test";
     // The accurate path decides it at the level its working precision allows: double-double (level
     // 1, error ~2^-100 S) for d = 60, MPFR at 256 bits (level 3; level 2's 128 bits cannot) for
     // d = 200, the first recomputation at 512 (level 4) for d = 320.
-    const ExactRotation::Rounded r = plan.exact().round(f32 ? OutputFormat::f32 : OutputFormat::bf16, k, p, ya, yb, false);
+    const ExactRotation::Rounded r = plan.exact().round(fmt, k, p, ya, yb, false);
     EXPECT_EQ(r.level, d == 60 ? 1 : d == 200 ? 3 : 4) << what;
     EXPECT_TRUE(r.resolved) << what;
     std::printf("[ boundary ] d=%d %s %s p=%lld k=%d: %lld of %lld outputs took the accurate path\n", d, sign > 0 ? "above" : "below",
-                f32 ? "f32" : "bf16", static_cast<long long>(p), k, static_cast<long long>(st.slow), static_cast<long long>(st.outputs));
+                dtype_name(fmt).c_str(), static_cast<long long>(p), k, static_cast<long long>(st.slow), static_cast<long long>(st.outputs));
   }
 }
 
@@ -403,16 +415,20 @@ TEST(CorrectRounding, ZeroPairsTakeTheFormulasSignWithoutTheAccuratePath) {
           in32[t * 32 + static_cast<size_t>(plan.first_element(k))] = z[0];
           in32[t * 32 + static_cast<size_t>(plan.second_element(k))] = z[1];
         }
-      std::vector<std::uint16_t> in16(in32.size());
-      for (size_t i = 0; i < in32.size(); ++i) in16[i] = f32_to_bf16_rne(in32[i]);
+      std::vector<Bf16Bits> in16(in32.size());
+      std::vector<F16Bits> inh(in32.size());
+      for (size_t i = 0; i < in32.size(); ++i) in16[i] = bf16_from_float(in32[i]), inh[i] = f16_from_float(in32[i]);
       const KernelStats s32 = check<float>(plan, pos, in32, "zero pairs");
-      const KernelStats s16 = check<std::uint16_t>(plan, pos, in16, "zero pairs");
-      EXPECT_EQ(s32.slow + s16.slow, 0) << factor;
+      const KernelStats s16 = check<Bf16Bits>(plan, pos, in16, "zero pairs");
+      const KernelStats sh = check<F16Bits>(plan, pos, inh, "zero pairs");
+      EXPECT_EQ(s32.slow + s16.slow + sh.slow, 0) << factor;
       std::vector<float> out(in32.size());
-      std::vector<std::uint16_t> out16(in16.size());
+      std::vector<Bf16Bits> out16(in16.size());
+      std::vector<F16Bits> outh(inh.size());
       const auto n = static_cast<std::int64_t>(pos.size());
       apply_rope(plan, pos, dense_view<const float>(in32.data(), n, 1, 32), dense_view<float>(out.data(), n, 1, 32));
-      apply_rope(plan, pos, dense_view<const std::uint16_t>(in16.data(), n, 1, 32), dense_view<std::uint16_t>(out16.data(), n, 1, 32));
+      apply_rope(plan, pos, dense_view<const Bf16Bits>(in16.data(), n, 1, 32), dense_view<Bf16Bits>(out16.data(), n, 1, 32));
+      apply_rope(plan, pos, dense_view<const F16Bits>(inh.data(), n, 1, 32), dense_view<F16Bits>(outh.data(), n, 1, 32));
       for (size_t t = 0; t < pos.size(); ++t)
         for (int k = 0; k < 16; ++k) {
           const double c = table.cos_row(static_cast<std::int64_t>(t))[k], s = table.sin_row(static_cast<std::int64_t>(t))[k];
@@ -423,30 +439,36 @@ TEST(CorrectRounding, ZeroPairsTakeTheFormulasSignWithoutTheAccuratePath) {
           for (int side = 0; side < 2; ++side) {
             EXPECT_EQ(std::bit_cast<std::uint32_t>(out[at[side]]), std::bit_cast<std::uint32_t>(static_cast<float>(want[side])))
                 << "f32 p=" << pos[t] << " k=" << k << " x=(" << xa << ", " << xb << ") c=" << std::hexfloat << c << " s=" << s << std::defaultfloat;
-            EXPECT_EQ(out16[at[side]], f32_to_bf16_rne(static_cast<float>(want[side]))) << "bf16 p=" << pos[t] << " k=" << k;
+            EXPECT_EQ(out16[at[side]].bits, bf16_from_float(static_cast<float>(want[side])).bits) << "bf16 p=" << pos[t] << " k=" << k;
+            EXPECT_EQ(outh[at[side]].bits, f16_from_double(want[side]).bits) << "f16 p=" << pos[t] << " k=" << k;
           }
         }
     }
   }
 }
 
-TEST(CorrectRounding, BfloatInputsOutsideTheBinary32LevelTakeTheBinary64Level) {
+TEST(CorrectRounding, SixteenBitInputsOutsideTheBinary32LevelTakeTheBinary64Level) {
   // The binary32 level needs RN32(a) in [2^-60, 2^60] and e = RN32(a) 2^-21 S in [2^-100, 2^100]
-  // (ops.h); outside, bfloat16 outputs come from the binary64 level or the accurate path, and must
-  // still be correctly rounded on every path.
+  // (ops.h); outside, bfloat16 and float16 outputs come from the binary64 level or the accurate
+  // path, and must still be correctly rounded on every path.
   const CounterRng rng(kRoundingSeed, 4);
   const std::vector<std::int64_t> pos = {3, 12345, -(std::int64_t{1} << 35), std::int64_t{1} << 50};
   const double scales[] = {0x1p-130, 0x1p-118, 1.0, 0x1p100, 0x1p120};  // S: subnormal, tiny, moderate, huge
   for (const char* factor : {"1", "1e-19", "3e18"}) {  // 2^-60 = 8.7e-19, 2^60 = 1.15e18
     for (Layout layout : {Layout::half, Layout::interleaved}) {
       const RopePlan plan = factor_plan(factor, layout);
-      std::vector<std::uint16_t> in(pos.size() * 32);
+      std::vector<Bf16Bits> in(pos.size() * 32);
       for (size_t i = 0; i < in.size(); ++i) {
         const double scale = scales[(i / 2) % 5];
-        in[i] = f32_to_bf16_rne(static_cast<float>(moderate_float(rng, i) * scale));
+        in[i] = bf16_from_float(static_cast<float>(moderate_float(rng, i) * scale));
       }
       long inconclusive = 0;
-      check<std::uint16_t>(plan, pos, in, std::string("factor ") + factor, &inconclusive);
+      check<Bf16Bits>(plan, pos, in, std::string("factor ") + factor, &inconclusive);
+      // float16 over its own range (subnormals from 2^-24, the largest finite 65504).
+      std::vector<F16Bits> inh(pos.size() * 32);
+      const double f16_scales[] = {0x1p-20, 0x1p-12, 1.0, 0x1p6, 0x1p7};
+      for (size_t i = 0; i < inh.size(); ++i) inh[i] = f16_from_double(moderate_float(rng, 5000 + i) * f16_scales[(i / 2) % 5]);
+      check<F16Bits>(plan, pos, inh, std::string("f16 factor ") + factor, &inconclusive);
       EXPECT_EQ(inconclusive, 0);
     }
   }
@@ -459,8 +481,9 @@ TEST(CorrectRounding, ExactTiesAtAngleZeroWithAStatedFactorRoundToEven) {
   // At p = 0 (and for a zero-frequency pair at any p) y_a = a x_a. With a stated decimal factor
   // a = 1.43 that can be a tie: 1.43 x 11732500 = 16777475, odd, between the binary32 neighbours
   // 16777474 and 16777476 (spacing 2): RNE gives 16777476 (mantissa 8388738, even). bfloat16: 1.43 x
-  // 150 = 214.5 between 214 and 215 (spacing 1): 214. One step off (11732600 -> 16777618, 151 ->
-  // 215.93) is no tie. No enclosure decides a tie: the accurate path must round it exactly, and
+  // 150 = 214.5 between 214 and 215 (spacing 1): 214. float16: 1.43 x 1050 = 1501.5 between 1501
+  // and 1502 (spacing 1): 1502. One step off (11732600 -> 16777618, 151 -> 215.93, 1051 ->
+  // 1502.93) is no tie. No enclosure decides a tie: the accurate path must round it exactly, and
   // must not leave it unresolved.
   const std::int64_t far = std::int64_t{1} << 40;
   for (Layout layout : {Layout::interleaved, Layout::half}) {
@@ -473,28 +496,33 @@ TEST(CorrectRounding, ExactTiesAtAngleZeroWithAStatedFactorRoundToEven) {
     const std::vector<std::int64_t> pos = {0, far};
     for (cpu::Path path : cpu::available_paths()) {
       std::vector<float> in32(16, 0.0f), out32(16);
-      std::vector<std::uint16_t> in16(16, 0), out16(16);
+      std::vector<Bf16Bits> in16(16), out16(16);
+      std::vector<F16Bits> inh(16), outh(16);
       for (int t = 0; t < 2; ++t) {
         for (int k : {0, 3}) {
           if (t == 1 && k == 0) continue;  // a rotating pair at p != 0: no tie
           const int a = t * 8 + plan.first_element(k), b = t * 8 + plan.second_element(k);
           in32[a] = 11732500.0f, in32[b] = -11732600.0f;
-          in16[a] = f32_to_bf16_rne(150.0f), in16[b] = f32_to_bf16_rne(-151.0f);
+          in16[a] = bf16_from_float(150.0f), in16[b] = bf16_from_float(-151.0f);
+          inh[a] = f16_from_float(1050.0f), inh[b] = f16_from_float(-1051.0f);
         }
       }
-      KernelStats s32, s16;
+      KernelStats s32, s16, sh;
       apply_rope(plan, pos, dense_view<const float>(in32.data(), 2, 1, 8), dense_view<float>(out32.data(), 2, 1, 8), {path, 1, &s32});
-      apply_rope(plan, pos, dense_view<const std::uint16_t>(in16.data(), 2, 1, 8), dense_view<std::uint16_t>(out16.data(), 2, 1, 8),
+      apply_rope(plan, pos, dense_view<const Bf16Bits>(in16.data(), 2, 1, 8), dense_view<Bf16Bits>(out16.data(), 2, 1, 8),
                  {path, 1, &s16});
-      EXPECT_EQ(s32.unresolved + s16.unresolved, 0) << cpu::path_name(path);
+      apply_rope(plan, pos, dense_view<const F16Bits>(inh.data(), 2, 1, 8), dense_view<F16Bits>(outh.data(), 2, 1, 8), {path, 1, &sh});
+      EXPECT_EQ(s32.unresolved + s16.unresolved + sh.unresolved, 0) << cpu::path_name(path);
       for (int t = 0; t < 2; ++t)
         for (int k : {0, 3}) {
           if (t == 1 && k == 0) continue;
           const int a = t * 8 + plan.first_element(k), b = t * 8 + plan.second_element(k);
           EXPECT_EQ(out32[a], 16777476.0f) << cpu::path_name(path) << " p=" << pos[t] << " k=" << k << std::hexfloat << " got=" << out32[a];
           EXPECT_EQ(out32[b], -16777618.0f) << cpu::path_name(path) << " p=" << pos[t] << " k=" << k;
-          EXPECT_EQ(bf16_to_f32(out16[a]), 214.0f) << cpu::path_name(path) << " p=" << pos[t] << " k=" << k << " got=" << bf16_to_f32(out16[a]);
-          EXPECT_EQ(bf16_to_f32(out16[b]), -216.0f) << cpu::path_name(path) << " p=" << pos[t] << " k=" << k;
+          EXPECT_EQ(to_float(out16[a]), 214.0f) << cpu::path_name(path) << " p=" << pos[t] << " k=" << k << " got=" << to_float(out16[a]);
+          EXPECT_EQ(to_float(out16[b]), -216.0f) << cpu::path_name(path) << " p=" << pos[t] << " k=" << k;
+          EXPECT_EQ(to_float(outh[a]), 1502.0f) << cpu::path_name(path) << " p=" << pos[t] << " k=" << k << " got=" << to_float(outh[a]);
+          EXPECT_EQ(to_float(outh[b]), -1503.0f) << cpu::path_name(path) << " p=" << pos[t] << " k=" << k;
         }
     }
   }
@@ -507,7 +535,7 @@ TEST(CorrectRounding, TheAccuratePathsAngleCacheNeverMixesRotationsOrPositions) 
   const double xa = 0x1.234568p-3, xb = -0x1.fedcbap-2;
   auto fresh = [&](const RopePlan& plan, int k, std::int64_t p, bool second) {
     double v = 0;
-    std::thread([&] { v = plan.exact().round(OutputFormat::f32, k, p, xa, xb, second).value; }).join();
+    std::thread([&] { v = plan.exact().round(Dtype::f32, k, p, xa, xb, second).value; }).join();
     return v;
   };
   auto plan_a = std::make_unique<RopePlan>(Spectrum(32, "10000"), Layout::half);
@@ -518,7 +546,7 @@ TEST(CorrectRounding, TheAccuratePathsAngleCacheNeverMixesRotationsOrPositions) 
       for (int k : {0, 5, 15})
         for (const RopePlan* plan : {static_cast<const RopePlan*>(plan_a.get()), &plan_b})
           for (bool second : {false, true}) {
-            const double here = plan->exact().round(OutputFormat::f32, k, p, xa, xb, second).value;
+            const double here = plan->exact().round(Dtype::f32, k, p, xa, xb, second).value;
             EXPECT_EQ(here, fresh(*plan, k, p, second)) << "round " << round << " p=" << p << " k=" << k << " theta "
                                                         << plan->spectrum().theta();
           }

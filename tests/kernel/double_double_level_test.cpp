@@ -71,18 +71,26 @@ std::string operands(const Case& c, int precision) {
   return buf;
 }
 
-// Decides c at both formats' precisions: returns which were decided (bit 0: 24, bit 1: 8); every
-// decided value must be the exact value's rounding.
-int check(const Case& c) {
+// Bit i of a mask: kernel dtype kKernelDtypes[i].
+int bit(Dtype f) { return 1 << kernel_dtype_index(f); }
+
+// Decides c in every kernel dtype: returns which were decided (bit(f)); every decided value must be
+// the exact value's rounding. *in_range (optional): the dtypes whose normal range holds the exact
+// value's rounding, the only ones the level may decide (double_double_level.h).
+int check(const Case& c, int* in_range = nullptr) {
   const Exact exact(c);
   int decided = 0;
-  for (int precision : {24, 8}) {
-    const double ref = precision == 24 ? round_to_binary32(exact.y.v) : round_to_bfloat16(exact.y.v);
+  if (in_range) *in_range = 0;
+  for (Dtype f : kKernelDtypes) {
+    const double ref = round_to_dtype(exact.y.v, f);
+    const DtypeInfo& info = dtype_info(f);
+    const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - info.precision), info.emax);
+    if (in_range && std::fabs(ref) >= std::ldexp(1.0, info.emin_normal) && std::fabs(ref) <= largest) *in_range |= bit(f);
     double got = 0;
-    if (!round_double_double(precision, exact.angle, c.a, c.xa, c.xb, c.second, &got)) continue;
-    decided |= precision == 24 ? 1 : 2;
+    if (!round_double_double(f, exact.angle, c.a, c.xa, c.xb, c.second, &got)) continue;
+    decided |= bit(f);
     EXPECT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(ref))
-        << operands(c, precision) << " ref=" << show(ref) << " got=" << show(got);
+        << operands(c, info.precision) << " ref=" << show(ref) << " got=" << show(got);
   }
   return decided;
 }
@@ -97,10 +105,12 @@ TEST(DoubleDoubleLevel, DecidesOrdinaryOutputsCorrectly) {
     c.xa = moderate_float(rng, 4 * i + 2);
     c.xb = moderate_float(rng, 4 * i + 3);
     c.second = (i & 1) != 0;
-    decided += std::popcount(static_cast<unsigned>(check(c)));
-    total += 2;
+    int in_range = 0;
+    decided += std::popcount(static_cast<unsigned>(check(c, &in_range)));
+    total += std::popcount(static_cast<unsigned>(in_range));
   }
-  std::printf("[ ordinary ] %d of %d decided at double-double\n", decided, total);
+  std::printf("[ ordinary ] %d of %d in-range outputs decided at double-double\n", decided, total);
+  EXPECT_GE(total, 11000);  // nearly all of the 3 x 4000 are in every format's normal range
   // Undecided needs the exact value within a S 2^-99 of a midpoint: about 2^-75 of outputs.
   EXPECT_EQ(decided, total);
 }
@@ -117,23 +127,25 @@ TEST(DoubleDoubleLevel, DecidesNearCancellationOutputsCorrectly) {
     c.xa = static_cast<float>(m * std::sin(c.t));
     c.xb = static_cast<float>(m * std::cos(c.t));
     c.second = false;
-    decided += std::popcount(static_cast<unsigned>(check(c)));
-    total += 2;
+    int in_range = 0;
+    decided += std::popcount(static_cast<unsigned>(check(c, &in_range)));
+    total += std::popcount(static_cast<unsigned>(in_range));
   }
-  std::printf("[ cancellation ] %d of %d decided at double-double\n", decided, total);
+  std::printf("[ cancellation ] %d of %d in-range outputs decided at double-double\n", decided, total);
   EXPECT_EQ(decided, total);
 }
 
 // The factor that puts the exact component at m (1 + sign 2^-d), m a midpoint of the format next to
 // the component's value at factor 1: a = m (1 + sign 2^-d) / u rounded to a double-double, and the
 // case uses that double-double as its exact factor.
-Case near_midpoint(const CounterRng& rng, std::uint64_t i, int precision, int d, int sign) {
+Case near_midpoint(const CounterRng& rng, std::uint64_t i, Dtype f, int d, int sign) {
+  const int precision = dtype_info(f).precision;
   Case c;
   c.t = static_cast<double>(rng.bits(3 * i) >> 11) * 0x1p-53 * 6.0 - 3.0;
   c.xa = moderate_float(rng, 3 * i + 1);
   c.xb = moderate_float(rng, 3 * i + 2);
   const Exact one(c);
-  const double r = precision == 24 ? round_to_binary32(one.y.v) : round_to_bfloat16(one.y.v);
+  const double r = round_to_dtype(one.y.v, f);
   const double spacing = std::ldexp(1.0, std::ilogb(r) - (precision - 1));
   // target = m (1 + sign 2^-d) exactly at 640 bits, m = r + spacing / 2 (a midpoint, exact).
   Mpfr m(kBits), target(kBits), a(kBits);
@@ -150,19 +162,19 @@ TEST(DoubleDoubleLevel, DecidesNearAMidpointOnlyWhereItsBoundAllows) {
   const CounterRng rng(kSeed, 3);
   int decided60 = 0, decided120 = 0, cases = 0;
   for (std::uint64_t i = 0; i < 200; ++i)
-    for (int precision : {24, 8})
+    for (Dtype f : kKernelDtypes)
       for (int sign : {1, -1}) {
         ++cases;
         // 2^-60 of the output from a midpoint: far above a S 2^-99; decided, correctly.
-        Case c = near_midpoint(rng, 4 * i, precision, 60, sign);
-        decided60 += (check(c) & (precision == 24 ? 1 : 2)) != 0 ? 1 : 0;
+        Case c = near_midpoint(rng, 4 * i, f, 60, sign);
+        decided60 += (check(c) & bit(f)) != 0 ? 1 : 0;
         // 2^-120: below the bound, so the level must not decide it (at this precision; the other
         // format's precision may decide it, correctly: its midpoints are elsewhere).
-        c = near_midpoint(rng, 4 * i + 2, precision, 120, sign);
+        c = near_midpoint(rng, 4 * i + 2, f, 120, sign);
         const Exact exact(c);
         double got = 0;
-        const bool here = round_double_double(precision, exact.angle, c.a, c.xa, c.xb, c.second, &got);
-        EXPECT_FALSE(here) << "decided 2^-120 from a midpoint: " << operands(c, precision) << " got=" << show(got);
+        const bool here = round_double_double(f, exact.angle, c.a, c.xa, c.xb, c.second, &got);
+        EXPECT_FALSE(here) << "decided 2^-120 from a midpoint: " << operands(c, dtype_info(f).precision) << " got=" << show(got);
         decided120 += here ? 1 : 0;
         check(c);  // whatever is decided is right
       }
@@ -178,13 +190,13 @@ TEST(DoubleDoubleLevel, LeavesSubnormalAndOverflowingOutputsToTheNextLevel) {
   c.xa = 0x1p-130;
   c.xb = 0x1p-131;
   const Exact tiny(c);
-  EXPECT_FALSE(round_double_double(24, tiny.angle, c.a, c.xa, c.xb, false, &got)) << operands(c, 24);
+  EXPECT_FALSE(round_double_double(Dtype::f32, tiny.angle, c.a, c.xa, c.xb, false, &got)) << operands(c, 24);
   // Outputs that round to infinity: undecided; just below the largest finite value: decided right.
   c.xa = 0x1.fep127;  // the largest bfloat16, a binary32 value too
   c.xb = 0;
   c.a = {1.5, 0};
   const Exact huge(c);
-  EXPECT_FALSE(round_double_double(24, huge.angle, c.a, c.xa, c.xb, false, &got)) << operands(c, 24);
+  EXPECT_FALSE(round_double_double(Dtype::f32, huge.angle, c.a, c.xa, c.xb, false, &got)) << operands(c, 24);
   c.a = {1.0, 0};
   c.t = 1e-30;  // cos t = 1 - 5e-61: rounds to x_a itself
   EXPECT_EQ(check(c), 3) << operands(c, 24);

@@ -33,4 +33,6 @@ def uniform(shape, seed, dtype=np.float32):
     x = np.random.default_rng(seed).uniform(-4.0, 4.0, size=shape).astype(np.float32)
     if dtype == np.uint16:  # bfloat16 bit patterns: the float32 values truncated
         return (x.view(np.uint32) >> 16).astype(np.uint16)
+    if dtype == np.float16:  # NumPy's own rounding to nearest even
+        return x.astype(np.float16)
     return x

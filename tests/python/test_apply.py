@@ -13,7 +13,7 @@ POSITIONS = np.array([0, 1, 7, 4095, 4096, 8191, 16777215, 16777216, 16777217, 2
 
 
 def cli_apply(tmp_path, x, positions, *flags):
-    dtype = "f32" if x.dtype == np.float32 else "bf16"
+    dtype = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16"}.get(x.dtype, "bf16")
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "p.npy", positions)
     run_cli("apply", "--dtype", dtype, "--positions", tmp_path / "p.npy", "--input", tmp_path / "x.npy",
@@ -26,7 +26,7 @@ def same_bits(a, b):
 
 
 @pytest.mark.parametrize("model", ["llama-3.1-8b", "gpt-oss-20b", "deepseek-v3", "gpt-neox-20b", "glm-4-9b", "phi-3.5-mini"])
-@pytest.mark.parametrize("dtype", [np.float32, np.uint16])
+@pytest.mark.parametrize("dtype", [np.float32, np.uint16, np.float16])
 def test_bit_identical_to_the_cli(tmp_path, model, dtype):
     d = ropecheck.plan(model=model).head_dim
     x = uniform((2, len(POSITIONS), 3, d), seed=11, dtype=dtype)

@@ -14,29 +14,30 @@ POSITIONS = np.array([0, 3, 4096, 16777217, 2 ** 31 + 1, 2 ** 40, 2 ** 62 - 3], 
 def cli_audit(tmp_path, x, positions, y, *flags):
     for name, a in (("x", x), ("p", positions), ("y", y)):
         np.save(tmp_path / f"{name}.npy", a)
-    dtype = "f32" if x.dtype == np.float32 else "bf16"
+    dtype = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16"}.get(x.dtype, "bf16")
     out = tmp_path / "audit.json"
     run_cli("audit", "--dtype", dtype, "--input", tmp_path / "x.npy", "--positions", tmp_path / "p.npy",
             "--output", tmp_path / "y.npy", "--json", out, *flags)
     return json.loads(out.read_text())
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.uint16])
+@pytest.mark.parametrize("dtype", [np.float32, np.uint16, np.float16])
 def test_audit_equals_the_cli(tmp_path, dtype):
     x = uniform((len(POSITIONS), 2, 64), seed=31, dtype=dtype)
     y = ropecheck.apply(x, POSITIONS, model="gpt-oss-20b", impl="f32-angle")
     a = ropecheck.audit(x, POSITIONS, y, model="gpt-oss-20b")
     cli = cli_audit(tmp_path, x, POSITIONS, y, "--model", "gpt-oss-20b")
     assert a.to_dict() == cli
-    # The float32 angle at 2^40 and beyond: thousands of float32 ulp, hundreds of (coarser) bfloat16 ulp.
+    # The float32 angle at 2^40 and beyond: thousands of float32 ulp, hundreds of (coarser) 16-bit ulp.
     assert a.max_ulp == cli["errors"]["max_ulps"] and a.max_ulp > (1000 if dtype == np.float32 else 100)
     assert not a.correctly_rounded
     assert "worst element" in repr(a)
     assert a.worst["input_bits"] and a.worst["inputs_hex"]
 
 
-def test_audit_of_the_kernel_is_all_correctly_rounded():
-    x = uniform((2, len(POSITIONS), 3, 128), seed=32)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_audit_of_the_kernel_is_all_correctly_rounded(dtype):
+    x = uniform((2, len(POSITIONS), 3, 128), seed=32, dtype=dtype)
     y = ropecheck.apply(x, POSITIONS, model="llama-3.1-8b")
     a = ropecheck.audit(x, POSITIONS, y, model="llama-3.1-8b", threads=2)
     assert a.correctly_rounded and a.share_correctly_rounded == 1.0 and a.max_ulp <= 0.5

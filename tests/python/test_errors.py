@@ -55,7 +55,7 @@ CASES = [
     ("tolerance", lambda: ropecheck.verify("lemma-a2", tolerance=float("inf"))),
     ("bits", lambda: ropecheck.bfloat16(X)),
     ("max_ulp", lambda: check_rope(kernel, model="llama-3.1-8b", max_ulp=0.25)),
-    ("dtype", lambda: check_rope(kernel, model="llama-3.1-8b", dtype="float16")),
+    ("dtype", lambda: check_rope(kernel, model="llama-3.1-8b", dtype="float64")),
     ("fn", lambda: check_rope(None, model="llama-3.1-8b")),
     ("budget", lambda: check_rope(kernel, model="llama-3.1-8b", budget=0)),
     ("max_position", lambda: check_rope(kernel, model="llama-3.1-8b", min_position=10, max_position=5)),

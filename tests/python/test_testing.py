@@ -37,6 +37,8 @@ def test_passes_on_ropecheck_kernel():
         assert r.checked > 0 and r.max_ulps <= 0.5
     r = check_rope(kernel_for(model="llama-3.1-8b"), model="llama-3.1-8b", dtype="bfloat16", budget=4)
     assert r.max_ulps <= 0.5
+    r = check_rope(kernel_for(model="llama-3.1-8b"), model="llama-3.1-8b", dtype="float16", budget=4)
+    assert r.checked > 0 and r.max_ulps <= 0.5
     r = check_rope(kernel_for(dim=64, p_rope=0.5, layout="interleaved"), dim=64, p_rope=0.5, layout="interleaved", budget=4)
     assert r.checked > 0
 
@@ -99,6 +101,16 @@ def test_finds_a_bfloat16_fault_through_torch_style_layouts():
 
     message = failure(faulty, model="llama-3.1-8b", dtype="bfloat16", axes="bhsd")
     assert "(element 3)" in message and re.search(r"\(0x[0-9a-f]{4}\)", message)
+
+
+def test_finds_a_float16_fault():
+    def faulty(x, positions):  # x: [tokens, heads, d] float16
+        y = ropecheck.apply(x, positions, model="llama-3.1-8b")
+        y.view(np.uint16)[..., 5] ^= 1  # flips the last mantissa bit of element 5
+        return y
+
+    message = failure(faulty, model="llama-3.1-8b", dtype="float16")
+    assert "(element 5)" in message and re.search(r"\(0x[0-9a-f]{4}\)", message)
 
 
 def test_in_place_functions_and_replay():

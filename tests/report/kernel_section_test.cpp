@@ -1,3 +1,4 @@
+#include "numeric/dtype.h"
 #include "report/kernel_section.h"
 
 #include <gtest/gtest.h>
@@ -89,9 +90,10 @@ TEST_F(KernelSectionSmoke, SameBytesForOneAndTwoThreads) {
 TEST_F(KernelSectionSmoke, SummaryHoldsAndNamesTheEvidence) {
   const SectionResult& s = *one_;
   EXPECT_EQ(s.key, "kernel");
-  ASSERT_EQ(s.summary.size(), 2u);
+  ASSERT_EQ(s.summary.size(), ropecheck::kKernelDtypes.size());
   EXPECT_EQ(s.summary[0].id, "kernel-accuracy-f32");
   EXPECT_EQ(s.summary[1].id, "kernel-accuracy-bf16");
+  EXPECT_EQ(s.summary[2].id, "kernel-accuracy-f16");
   for (const SummaryRow& r : s.summary) {
     EXPECT_EQ(r.verdict, "holds") << r.id << ": " << r.key_quantity << " / data passed " << s.data["passed"];
     EXPECT_TRUE(r.as_paper_states) << r.id;
@@ -152,13 +154,14 @@ TEST_F(KernelSectionSmoke, FigureHasOneRowPerDecadeAndTheNaiveErrorGrows) {
   EXPECT_GT(cols["f32_angle_bf16"][last], 0.5) << f.csv;
   EXPECT_GT(cols["f32_angle_f32"][last], 100 * cols["kernel_f32"][last]) << f.csv;
   EXPECT_GT(cols["f32_angle_bf16"][last], 100 * cols["kernel_bf16"][last]) << f.csv;
+  EXPECT_GT(cols["f32_angle_f16"][last], 100 * cols["kernel_f16"][last]) << f.csv;
 }
 
 TEST_F(KernelSectionSmoke, SpeedHasARowPerPathAndPositiveNumbers) {
   const SectionResult& s = *one_;
   const nlohmann::json& rows = s.timings["speed"]["rows"];
   const std::size_t per_dtype = 1 + cpu::available_paths().size() + 2;  // memcpy, paths, baselines
-  ASSERT_EQ(rows.size(), 2 * per_dtype) << rows.dump(1);
+  ASSERT_EQ(rows.size(), ropecheck::kKernelDtypes.size() * per_dtype) << rows.dump(1);
   for (const nlohmann::json& r : rows) {
     EXPECT_GT(r["median_seconds"].get<double>(), 0) << r.dump();
     EXPECT_GT(r["median_memcpy_seconds"].get<double>(), 0) << r.dump();
@@ -168,13 +171,14 @@ TEST_F(KernelSectionSmoke, SpeedHasARowPerPathAndPositiveNumbers) {
   for (cpu::Path p : cpu::available_paths()) {
     EXPECT_NE(s.markdown.find("| kernel " + cpu::path_name(p) + " | f32 | [64][32][128] |"), std::string::npos) << s.markdown;
     EXPECT_NE(s.markdown.find("| kernel " + cpu::path_name(p) + " | bf16 | [128][32][128] |"), std::string::npos) << s.markdown;
+    EXPECT_NE(s.markdown.find("| kernel " + cpu::path_name(p) + " | f16 | [128][32][128] |"), std::string::npos) << s.markdown;
   }
   bool csv = false;
   for (const Artifact& a : s.artifacts)
     if (a.path == "evidence/kernel/speed.csv") {
       csv = true;
       EXPECT_FALSE(a.deterministic);
-      EXPECT_EQ(static_cast<std::size_t>(std::count(a.content.begin(), a.content.end(), '\n')), 1 + 2 * per_dtype) << a.content;
+      EXPECT_EQ(static_cast<std::size_t>(std::count(a.content.begin(), a.content.end(), '\n')), 1 + ropecheck::kKernelDtypes.size() * per_dtype) << a.content;
     }
   EXPECT_TRUE(csv);
 }

@@ -7,24 +7,21 @@
 // Why binary64 stands for the kernel's own arithmetic here: with a non-finite input every output
 // is an infinity or a NaN, fixed by the signs of the products alone (inf * 0 is NaN; cos and sin of
 // p g_k are never exactly 0 for p != 0, and are exactly 1 and +0 at p = 0 in the kernel and in
-// MPFR), so binary64 and the bf16 path's binary32 give the same result, with or without a fused
+// MPFR), so binary64 and the 16-bit formats' binary32 give the same result, with or without a fused
 // multiply-add, as long as the kernel's cos and sin have the signs of the double ones (callers that
 // aim at cos or sin near 0 check that: sincos_table.h's 2^-50).
 #pragma once
 
 #include <cmath>
 
-#include "kernel/bf16.h"
 #include "accuracy/ulp_error.h"
+#include "numeric/small_floats.h"
 
 namespace ropecheck::accuracy::detail {
 
-// Returns: y rounded to the format (f32, or f32 then bf16: exact for the infinities, NaNs and zeros
-// this is used for), as a double.
-inline double ieee_round(double y, Dtype f) {
-  const auto y32 = static_cast<float>(y);
-  return f == Dtype::f32 ? static_cast<double>(y32) : static_cast<double>(kernel::bf16_to_f32(kernel::f32_to_bf16_rne(y32)));
-}
+// Returns: y rounded to the format (small_floats.h: exact for the infinities, NaNs and zeros this is
+// used for), as a double.
+inline double ieee_round(double y, Dtype f) { return value_of_bits(f, bits_of_value(f, y)); }
 
 // Sets ya, yb to the formula's IEEE result in binary64, rounded to f.
 inline void ieee_rotation(double xa, double xb, double c, double s, Dtype f, double& ya, double& yb) {

@@ -22,20 +22,17 @@
 
 namespace ropecheck::accuracy::detail {
 
-// Rotates rows [tokens][1][plan.dim()] of `in` into `out` (same sizes, tokens = positions.size())
-// on `path`, with the semantics of kernel/apply_rope.h.
+// Rotates rows [tokens][1][plan.dim()] of `in` into `out` (arrays of kernel dtype f's storage,
+// tokens = positions.size()) on `path`, with the semantics of kernel/apply_rope.h.
 struct KernelUnderTest {
-  std::function<void(const kernel::RopePlan&, std::span<const std::int64_t>, std::span<const float>, std::span<float>, cpu::Path)> f32;
-  std::function<void(const kernel::RopePlan&, std::span<const std::int64_t>, std::span<const std::uint16_t>, std::span<std::uint16_t>,
-                     cpu::Path)>
-      bf16;
+  std::function<void(const kernel::RopePlan&, std::span<const std::int64_t>, Dtype f, const void* in, void* out, cpu::Path)> rows;
 };
 
 // Returns: kernel::apply_rope, one thread.
 KernelUnderTest production_kernel();
 
 // Returns: kut's output for rows [positions.size()][plan.dim()] of bit patterns `in` of format f
-// (bf16: the low 16 bits) on `path`, as bit patterns.
+// (16-bit formats: the low 16 bits) on `path`, as bit patterns.
 std::vector<std::uint32_t> run_rows(const KernelUnderTest& kut, const kernel::RopePlan& plan, std::span<const std::int64_t> positions,
                                     const std::vector<std::uint32_t>& in, Dtype f, cpu::Path path);
 

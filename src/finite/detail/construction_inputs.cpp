@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "io/printf_string.h"
-#include "kernel/bf16.h"
+#include "numeric/small_floats.h"
 
 namespace ropecheck::finite::detail {
 
@@ -14,7 +14,7 @@ float round_mpfr(mpfr_srcptr x, Dtype t) {
   require_kernel_dtype(t, "round_mpfr");
   if (t == Dtype::f32) return mpfr_get_flt(x, MPFR_RNDN);
   if (mpfr_zero_p(x) || mpfr_get_exp(x) <= -126)  // |x| < 2^-126 (MPFR: x = m 2^e, 1/2 <= |m| < 1)
-    return kernel::bf16_to_f32(kernel::f32_to_bf16_rne(mpfr_get_flt(x, MPFR_RNDN)));
+    return to_float(bf16_from_float(mpfr_get_flt(x, MPFR_RNDN)));
   mpfr_t r;
   mpfr_init2(r, 8);
   mpfr_set(r, x, MPFR_RNDN);

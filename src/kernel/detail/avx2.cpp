@@ -1,4 +1,4 @@
-// The AVX2 path (AVX2 + FMA): the twin of scalar.cpp, operation for operation, so results agree
+// The AVX2 path (AVX2 + FMA + F16C): the twin of scalar.cpp, operation for operation, so results agree
 // bit for bit (ops.h). Compiled with -mavx2 -mfma -ffp-contract=off; only reached after path.cpp's
 // CPUID/XCR0 probe. Everything is in an anonymous namespace (see avx512.cpp for why). Vector tails
 // are finished by the same per-pair formulas in scalar form (__builtin_fma compiles to one VFMADD).
@@ -110,12 +110,17 @@ void sincos_row(const TurnLimbs& g, int n, std::int64_t p, double* c, double* s)
 // ---- rotation --------------------------------------------------------------------------------
 
 inline std::uint32_t bits32(float f) { return __builtin_bit_cast(std::uint32_t, f); }
-inline std::uint16_t bf16_rne(float f) {
+// small_floats.h's widening and RN16 of the 16-bit formats, here (not the inline library functions:
+// see the file comment): bfloat16 by its bits, float16 by F16C (VCVTPS2PH imm8 0 rounds as
+// f16_from_float; a NaN, never kept by a passing test, is not canonicalised).
+inline Bf16Bits round16(float f, Bf16Bits) {
   const std::uint32_t u = bits32(f);
-  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0;
-  return static_cast<std::uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return Bf16Bits{0x7FC0};
+  return Bf16Bits{static_cast<std::uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16)};
 }
-inline float widen(std::uint16_t b) { return __builtin_bit_cast(float, static_cast<std::uint32_t>(b) << 16); }
+inline F16Bits round16(float f, F16Bits) { return F16Bits{static_cast<std::uint16_t>(_cvtss_sh(f, 0))}; }
+inline float widen16(Bf16Bits b) { return __builtin_bit_cast(float, static_cast<std::uint32_t>(b.bits) << 16); }
+inline float widen16(F16Bits h) { return _cvtsh_ss(h.bits); }
 
 // One pair by scalar.cpp's formulas, with builtins (the vector tails); x, y: the rotary part.
 inline void pair(const RowShape& sh, const float* x, float* y, int k, int a, int b, double c, double s, const SlowPath& sp) {
@@ -138,23 +143,23 @@ inline void pair(const RowShape& sh, const float* x, float* y, int k, int a, int
   y[a] = oa;
   y[b] = ob;
 }
-inline void pair(const RowShape& sh, const std::uint16_t* x, std::uint16_t* y, int k, int a, int b, double c, double s,
-                 const SlowPath& sp) {
-  const std::uint16_t ea = x[a], eb = x[b];
+template <typename E>
+inline void pair(const RowShape& sh, const E* x, E* y, int k, int a, int b, double c, double s, const SlowPath& sp) {
+  const E ea = x[a], eb = x[b];
   if (sh.pair_identity[k]) {
     y[a] = ea;
     y[b] = eb;
     return;
   }
-  const float c32 = static_cast<float>(c), s32 = static_cast<float>(s), xa = widen(ea), xb = widen(eb);
+  const float c32 = static_cast<float>(c), s32 = static_cast<float>(s), xa = widen16(ea), xb = widen16(eb);
   const float ya = __builtin_fmaf(xa, c32, -(xb * s32)), yb = __builtin_fmaf(xb, c32, xa * s32);
   const float sum = __builtin_fabsf(xa) + __builtin_fabsf(xb), e = sh.err_scale32 * sum;
   auto finish = [&](float v, bool second) {
-    const std::uint16_t lo = bf16_rne(v - e);
-    if ((e >= 0x1p-100f && e <= 0x1p100f && lo == bf16_rne(v + e)) || (e == 0 && sum == 0)) return lo;
-    return retry_bf16(sh, sp, k, ea, eb, second, c, s);
+    const E lo = round16(v - e, E{});
+    if ((e >= 0x1p-100f && e <= 0x1p100f && lo.bits == round16(v + e, E{}).bits) || (e == 0 && sum == 0)) return lo;
+    return retry_16(sh, sp, k, ea, eb, second, c, s);
   };
-  const std::uint16_t oa = finish(ya, false), ob = finish(yb, true);
+  const E oa = finish(ya, false), ob = finish(yb, true);
   y[a] = oa;
   y[b] = ob;
 }
@@ -280,16 +285,19 @@ void rotate_f32_layout(const RowShape& sh, const double* c, const double* s, con
   for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_half<8, float>(r, c, s, retry), tail);
 }
 
-// ---- bfloat16: binary32 level 1 (ops.h), then retry_bf16 ---------------------------------------
+// ---- the 16-bit formats: binary32 level 1 (ops.h), then retry_16 -------------------------------
 
-inline __m256 widen8(__m128i raw) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16)); }
-inline __m256 abs8(__m256 v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
-// bf16.h's rounding of 8 floats as 32-bit lanes (exact for normal values, the lanes level 1 keeps).
-inline __m256i bf16_lanes(__m256 v) {
+// 8 elements widened exactly, and RN16 of 8 floats as 32-bit lanes: bfloat16 by bits (exact for
+// normal values, the lanes level 1 keeps), float16 by F16C.
+inline __m256 widen8(__m128i raw, Bf16Bits) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16)); }
+inline __m256 widen8(__m128i raw, F16Bits) { return _mm256_cvtph_ps(raw); }
+inline __m256i lanes16(__m256 v, Bf16Bits) {
   const __m256i u = _mm256_castps_si256(v);
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
   return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16);
 }
+inline __m256i lanes16(__m256 v, F16Bits) { return _mm256_cvtepu16_epi32(_mm256_cvtps_ph(v, 0)); }
+inline __m256 abs8(__m256 v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
 // The lanes whose e lies in [2^-100, 2^100] (its bits as a signed integer: a NaN or -0 fails).
 inline __m256i in_range8(__m256 e) {
   const __m256i u = _mm256_castps_si256(e);
@@ -297,17 +305,18 @@ inline __m256i in_range8(__m256 e) {
                              _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x0D800000 - 1)));
 }
 // ops.h's binary32 test for 8 components (`zero`: the lanes with e = S = 0): the lanes that pass,
-// RN_bf16(lo) in 32-bit lanes.
+// RN16(lo) in 32-bit lanes.
+template <typename E>
 inline int level1(__m256 y, __m256 e, __m256i range, __m256i zero, __m256i* out) {
-  const __m256i bl = bf16_lanes(_mm256_sub_ps(y, e)), bh = bf16_lanes(_mm256_add_ps(y, e));
+  const __m256i bl = lanes16(_mm256_sub_ps(y, e), E{}), bh = lanes16(_mm256_add_ps(y, e), E{});
   *out = bl;
   return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(zero, _mm256_and_si256(range, _mm256_cmpeq_epi32(bl, bh)))));
 }
 inline __m256i zero_pair8(__m256 e, __m256 sum) {
   return _mm256_cmpeq_epi32(_mm256_or_si256(_mm256_castps_si256(e), _mm256_castps_si256(sum)), _mm256_setzero_si256());
 }
-template <bool kIdentity>
-inline void put8(std::uint16_t* p, __m256i lanes, __m128i in, __m256 rot) {
+template <bool kIdentity, typename E>
+inline void put8(E* p, __m256i lanes, __m128i in, __m256 rot) {
   __m128i v = _mm_packus_epi32(_mm256_castsi256_si128(lanes), _mm256_extracti128_si256(lanes, 1));  // <= 0xFFFF
   if constexpr (kIdentity) {
     const __m128i keep = _mm_packs_epi32(_mm256_castsi256_si128(_mm256_castps_si256(rot)), _mm256_extracti128_si256(_mm256_castps_si256(rot), 1));
@@ -316,12 +325,12 @@ inline void put8(std::uint16_t* p, __m256i lanes, __m128i in, __m256 rot) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
 }
 
-template <bool kIdentity>
-void rotate_bf16_layout(const RowShape& sh, const double* c, const double* s, const std::uint16_t* in, std::int64_t in_hs,
-                        std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+template <typename E, bool kIdentity>
+void rotate16_layout(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
+                     std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
   const int r = sh.block;
   const __m256 k_err = _mm256_set1_ps(sh.err_scale32);
-  auto retry = [&](int k, std::uint16_t a, std::uint16_t b, bool second, double ck, double sk) { return retry_bf16(sh, sp, k, a, b, second, ck, sk); };
+  auto retry = [&](int k, E a, E b, bool second, double ck, double sk) { return retry_16(sh, sp, k, a, b, second, ck, sk); };
   float* cf = reinterpret_cast<float*>(scratch.table);
   if (sh.layout == Layout::interleaved) {
     const int n = 2 * r, full = n - n % 8;
@@ -333,21 +342,21 @@ void rotate_bf16_layout(const RowShape& sh, const double* c, const double* s, co
       sf[2 * k] = -sk;
       sf[2 * k + 1] = sk;
     }
-    auto step = [&](const std::uint16_t* x, std::uint16_t* y, int i) -> std::uint32_t {
+    auto step = [&](const E* x, E* y, int i) -> std::uint32_t {
       const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i));
-      const __m256 xv = widen8(raw), xs = _mm256_permute_ps(xv, 0xB1);
+      const __m256 xv = widen8(raw, E{}), xs = _mm256_permute_ps(xv, 0xB1);
       const __m256 yv = _mm256_fmadd_ps(xv, _mm256_loadu_ps(cf + i), _mm256_mul_ps(xs, _mm256_loadu_ps(sf + i)));
       const __m256 sum = _mm256_add_ps(abs8(xv), abs8(xs)), e = _mm256_mul_ps(k_err, sum);
       __m256i o;
-      const int pass = level1(yv, e, in_range8(e), zero_pair8(e, sum), &o);
+      const int pass = level1<E>(yv, e, in_range8(e), zero_pair8(e, sum), &o);
       const __m256 rot = kIdentity ? rotates8(sh.element_rotates + i) : __m256();
       put8<kIdentity>(y + i, o, raw, rot);
       return static_cast<std::uint32_t>(~pass & (kIdentity ? _mm256_movemask_ps(rot) : 0xFF));
     };
-    auto tail = [&](const std::uint16_t* x, std::uint16_t* y) {
+    auto tail = [&](const E* x, E* y) {
       for (int k = full / 2; k < r; ++k) pair(sh, x, y, k, 2 * k, 2 * k + 1, c[k], s[k], sp);
     };
-    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_interleaved<8, std::uint16_t>(c, s, retry), tail);
+    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_interleaved<8, E>(c, s, retry), tail);
     return;
   }
   const int full = r - r % 8;
@@ -356,25 +365,25 @@ void rotate_bf16_layout(const RowShape& sh, const double* c, const double* s, co
     cf[k] = static_cast<float>(c[k]);
     sf[k] = static_cast<float>(s[k]);
   }
-  auto step = [&](const std::uint16_t* x, std::uint16_t* y, int k) -> std::uint32_t {
+  auto step = [&](const E* x, E* y, int k) -> std::uint32_t {
     const __m128i ra = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + k));
     const __m128i rb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + r + k));
-    const __m256 xa = widen8(ra), xb = widen8(rb), cv = _mm256_loadu_ps(cf + k), sv = _mm256_loadu_ps(sf + k);
+    const __m256 xa = widen8(ra, E{}), xb = widen8(rb, E{}), cv = _mm256_loadu_ps(cf + k), sv = _mm256_loadu_ps(sf + k);
     const __m256 sum = _mm256_add_ps(abs8(xa), abs8(xb)), e = _mm256_mul_ps(k_err, sum);
     const __m256i range = in_range8(e), zero = zero_pair8(e, sum);
     __m256i oa, ob;
-    const int pa = level1(_mm256_fmsub_ps(xa, cv, _mm256_mul_ps(xb, sv)), e, range, zero, &oa);
-    const int pb = level1(_mm256_fmadd_ps(xb, cv, _mm256_mul_ps(xa, sv)), e, range, zero, &ob);
+    const int pa = level1<E>(_mm256_fmsub_ps(xa, cv, _mm256_mul_ps(xb, sv)), e, range, zero, &oa);
+    const int pb = level1<E>(_mm256_fmadd_ps(xb, cv, _mm256_mul_ps(xa, sv)), e, range, zero, &ob);
     const __m256 rot = kIdentity ? rotates8(sh.element_rotates + k) : __m256();
     put8<kIdentity>(y + k, oa, ra, rot);
     put8<kIdentity>(y + r + k, ob, rb, rot);
     const int rb8 = kIdentity ? _mm256_movemask_ps(rot) : 0xFF;
     return static_cast<std::uint32_t>((~pa & rb8) | ((~pb & rb8) << 8));
   };
-  auto tail = [&](const std::uint16_t* x, std::uint16_t* y) {
+  auto tail = [&](const E* x, E* y) {
     for (int k = full; k < r; ++k) pair(sh, x, y, k, k, k + r, c[k], s[k], sp);
   };
-  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_half<8, std::uint16_t>(r, c, s, retry), tail);
+  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_half<8, E>(r, c, s, retry), tail);
 }
 
 void rotate_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs, float* out,
@@ -382,16 +391,17 @@ void rotate_f32(const RowShape& sh, const double* c, const double* s, const floa
   if (sh.any_identity) rotate_f32_layout<true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
   else rotate_f32_layout<false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
 }
-void rotate_bf16(const RowShape& sh, const double* c, const double* s, const std::uint16_t* in, std::int64_t in_hs,
-                 std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
-  if (sh.any_identity) rotate_bf16_layout<true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
-  else rotate_bf16_layout<false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+template <typename E>
+void rotate16(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
+              std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+  if (sh.any_identity) rotate16_layout<E, true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+  else rotate16_layout<E, false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
 }
 
 }  // namespace
 
 const PathOps& avx2_ops() {
-  static const PathOps ops{&sincos_row, &rotate_f32, &rotate_bf16};
+  static const PathOps ops{&sincos_row, &rotate_f32, &rotate16<Bf16Bits>, &rotate16<F16Bits>};
   return ops;
 }
 

@@ -219,37 +219,48 @@ void rotate_half_f32(const RowShape& sh, const double* c, const double* s, const
   for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<16, float>(r, c, s, retry));
 }
 
-// ---- bfloat16: binary32 level 1 (ops.h), then retry_bf16 (levels 2 and 3) ----------------------
+// ---- the 16-bit formats: binary32 level 1 (ops.h), then retry_16 (levels 2 and 3) -------------
 
-inline __m512 widen16(__m256i raw) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(raw), 16)); }
-inline __m256i load16(const std::uint16_t* p, __mmask16 m, bool full) {
+template <typename E>
+inline __m256i load16(const E* p, __mmask16 m, bool full) {
   return full ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)) : _mm256_maskz_loadu_epi16(m, p);
 }
-template <bool kIdentity>
-inline void put16(std::uint16_t* p, __m256i v, __m256i in, __mmask16 rot, __mmask16 m, bool full) {
+template <bool kIdentity, typename E>
+inline void put16(E* p, __m256i v, __m256i in, __mmask16 rot, __mmask16 m, bool full) {
   if constexpr (kIdentity) v = _mm256_mask_blend_epi16(rot, in, v);  // identity lanes keep the input
   if (full) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
   else _mm256_mask_storeu_epi16(p, m, v);
 }
 
-// RN_bf16 of 16 floats, exact for normal values: VCVTNEPS2BF16 (kNative; it differs only on
-// subnormals and NaN, where level 1 fails either way: ops.h) or bf16.h's integer rounding.
-template <bool kNative>
-inline __m256i bf16_of_normal(__m512 v) {
-  if constexpr (kNative) {
-    return (__m256i)_mm512_cvtneps_pbh(v);
-  } else {
+// A 16-bit format's conversions for 16 lanes: widen (exact) and RN16 of 16 floats, exact for the
+// lanes level 1 keeps. bfloat16: by its bits (Bf16Bitwise), or VCVTNEPS2BF16 (Bf16Native; it
+// differs only on subnormals and NaN, where level 1 fails either way: ops.h). float16: VCVTPH2PS
+// and VCVTPS2PH with imm8 0 (small_floats.h's rounding, subnormals included).
+struct Bf16Bitwise {
+  using E = Bf16Bits;
+  static __m512 widen(__m256i raw) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(raw), 16)); }
+  static __m256i round(__m512 v) {
     const __m512i u = _mm512_castps_si512(v);
     const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
     return _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7FFF)), lsb), 16));
   }
-}
+};
+struct Bf16Native {
+  using E = Bf16Bits;
+  static __m512 widen(__m256i raw) { return Bf16Bitwise::widen(raw); }
+  static __m256i round(__m512 v) { return (__m256i)_mm512_cvtneps_pbh(v); }
+};
+struct F16Hardware {
+  using E = F16Bits;
+  static __m512 widen(__m256i raw) { return _mm512_cvtph_ps(raw); }
+  static __m256i round(__m512 v) { return _mm512_cvtps_ph(v, 0); }
+};
 
 // ops.h's binary32 test for 16 components y, error scales e (`range`: the lanes with e in
-// [2^-100, 2^100]; `zero`: the lanes with e = S = 0): the lanes that pass, RN_bf16(lo) in *out.
-template <bool kNative>
+// [2^-100, 2^100]; `zero`: the lanes with e = S = 0): the lanes that pass, RN16(lo) in *out.
+template <typename F>
 inline __mmask16 level1(__m512 y, __m512 e, __mmask16 range, __mmask16 zero, __m256i* out) {
-  const __m256i bl = bf16_of_normal<kNative>(_mm512_sub_ps(y, e)), bh = bf16_of_normal<kNative>(_mm512_add_ps(y, e));
+  const __m256i bl = F::round(_mm512_sub_ps(y, e)), bh = F::round(_mm512_add_ps(y, e));
   *out = bl;
   return _kor_mask16(_mm256_mask_cmpeq_epi16_mask(range, bl, bh), zero);
 }
@@ -275,10 +286,9 @@ inline void narrow_row(int n, const double* c, const double* s, float* c32, floa
 }
 
 // Interleaved: 16 elements (8 pairs) per step in binary32, per-lane tables C, S as for float32.
-template <bool kNative, bool kIdentity>
-void rotate_interleaved_bf16(const RowShape& sh, const double* c, const double* s, const std::uint16_t* in,
-                             std::int64_t in_hs, std::uint16_t* out, std::int64_t out_hs, std::int64_t heads,
-                             const Scratch& scratch, const SlowPath& sp) {
+template <typename F, bool kIdentity, typename E = typename F::E>
+void rotate_interleaved_16(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
+                           std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
   const int n = 2 * sh.block;
   float* cf = reinterpret_cast<float*>(scratch.table);  // 64-byte aligned (ops.h)
   float* sf = cf + (n + 15) / 16 * 16;
@@ -290,37 +300,37 @@ void rotate_interleaved_bf16(const RowShape& sh, const double* c, const double* 
     sf[2 * k + 1] = sk;
   }
   const __m512 k_err = _mm512_set1_ps(sh.err_scale32);
-  auto step = [&](const std::uint16_t* x, std::uint16_t* y, int i, auto full, __mmask16 m) -> std::uint32_t {
+  auto step = [&](const E* x, E* y, int i, auto full, __mmask16 m) -> std::uint32_t {
     constexpr bool kFull = decltype(full)::value;
     const __m256i raw = load16(x + i, m, kFull);
-    const __m512 xv = widen16(raw), xs = _mm512_permute_ps(xv, 0xB1);
+    const __m512 xv = F::widen(raw), xs = _mm512_permute_ps(xv, 0xB1);
     const __m512 cv = kFull ? _mm512_load_ps(cf + i) : _mm512_maskz_loadu_ps(m, cf + i);
     const __m512 sv = kFull ? _mm512_load_ps(sf + i) : _mm512_maskz_loadu_ps(m, sf + i);
     const __m512 yv = _mm512_fmadd_ps(xv, cv, _mm512_mul_ps(xs, sv));
     const __m512 sum = _mm512_add_ps(_mm512_abs_ps(xv), _mm512_abs_ps(xs)), e = _mm512_mul_ps(k_err, sum);
     __m256i o;
-    const __mmask16 pass = level1<kNative>(yv, e, in_range(e), zero_pair(e, sum), &o);
+    const __mmask16 pass = level1<F>(yv, e, in_range(e), zero_pair(e, sum), &o);
     const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + i) : __mmask16(0xFFFF);
     put16<kIdentity>(y + i, o, raw, rot, m, kFull);
     return static_cast<std::uint32_t>(~pass & rot & m) & 0xFFFFu;
   };
-  auto retry = [&](int k, std::uint16_t a, std::uint16_t b, bool second, double ck, double sk) { return retry_bf16(sh, sp, k, a, b, second, ck, sk); };
-  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix_interleaved<16, std::uint16_t>(c, s, retry));
+  auto retry = [&](int k, E a, E b, bool second, double ck, double sk) { return retry_16(sh, sp, k, a, b, second, ck, sk); };
+  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix_interleaved<16, E>(c, s, retry));
 }
 
 // Half: 16 pairs per step in binary32.
-template <bool kNative, bool kIdentity>
-void rotate_half_bf16(const RowShape& sh, const double* c, const double* s, const std::uint16_t* in, std::int64_t in_hs,
-                      std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+template <typename F, bool kIdentity, typename E = typename F::E>
+void rotate_half_16(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
+                    std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
   const int r = sh.block;
   float* cf = reinterpret_cast<float*>(scratch.table);  // 64-byte aligned (ops.h)
   float* sf = cf + (r + 15) / 16 * 16;
   narrow_row(r, c, s, cf, sf);
   const __m512 k_err = _mm512_set1_ps(sh.err_scale32);
-  auto step = [&](const std::uint16_t* x, std::uint16_t* y, int k, auto full, __mmask16 m) -> std::uint32_t {
+  auto step = [&](const E* x, E* y, int k, auto full, __mmask16 m) -> std::uint32_t {
     constexpr bool kFull = decltype(full)::value;
     const __m256i ra = load16(x + k, m, kFull), rb = load16(x + r + k, m, kFull);
-    const __m512 xa = widen16(ra), xb = widen16(rb);
+    const __m512 xa = F::widen(ra), xb = F::widen(rb);
     const __m512 cv = kFull ? _mm512_load_ps(cf + k) : _mm512_maskz_loadu_ps(m, cf + k);
     const __m512 sv = kFull ? _mm512_load_ps(sf + k) : _mm512_maskz_loadu_ps(m, sf + k);
     const __m512 ya = _mm512_fmsub_ps(xa, cv, _mm512_mul_ps(xb, sv));
@@ -328,14 +338,14 @@ void rotate_half_bf16(const RowShape& sh, const double* c, const double* s, cons
     const __m512 sum = _mm512_add_ps(_mm512_abs_ps(xa), _mm512_abs_ps(xb)), e = _mm512_mul_ps(k_err, sum);
     const __mmask16 range = in_range(e), zero = zero_pair(e, sum);
     __m256i oa, ob;
-    const __mmask16 pa = level1<kNative>(ya, e, range, zero, &oa), pb = level1<kNative>(yb, e, range, zero, &ob);
+    const __mmask16 pa = level1<F>(ya, e, range, zero, &oa), pb = level1<F>(yb, e, range, zero, &ob);
     const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + k) : __mmask16(0xFFFF);
     put16<kIdentity>(y + k, oa, ra, rot, m, kFull);
     put16<kIdentity>(y + r + k, ob, rb, rot, m, kFull);
     return (static_cast<std::uint32_t>(~pa & rot & m) & 0xFFFFu) | ((static_cast<std::uint32_t>(~pb & rot & m) & 0xFFFFu) << 16);
   };
-  auto retry = [&](int k, std::uint16_t a, std::uint16_t b, bool second, double ck, double sk) { return retry_bf16(sh, sp, k, a, b, second, ck, sk); };
-  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<16, std::uint16_t>(r, c, s, retry));
+  auto retry = [&](int k, E a, E b, bool second, double ck, double sk) { return retry_16(sh, sp, k, a, b, second, ck, sk); };
+  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<16, E>(r, c, s, retry));
 }
 
 void rotate_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs, float* out,
@@ -348,28 +358,27 @@ void rotate_f32(const RowShape& sh, const double* c, const double* s, const floa
     else rotate_half_f32<false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
   }
 }
-template <bool kNative>
-void rotate_bf16(const RowShape& sh, const double* c, const double* s, const std::uint16_t* in, std::int64_t in_hs,
-                 std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch,
-                 const SlowPath& sp) {
+template <typename F, typename E = typename F::E>
+void rotate16(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
+              std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
   if (sh.layout == Layout::interleaved) {
-    if (sh.any_identity) rotate_interleaved_bf16<kNative, true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
-    else rotate_interleaved_bf16<kNative, false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+    if (sh.any_identity) rotate_interleaved_16<F, true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+    else rotate_interleaved_16<F, false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
   } else {
-    if (sh.any_identity) rotate_half_bf16<kNative, true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
-    else rotate_half_bf16<kNative, false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+    if (sh.any_identity) rotate_half_16<F, true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+    else rotate_half_16<F, false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
   }
 }
 
 }  // namespace
 
 const PathOps& avx512_ops() {
-  static const PathOps ops{&sincos_row, &rotate_f32, &rotate_bf16<false>};
+  static const PathOps ops{&sincos_row, &rotate_f32, &rotate16<Bf16Bitwise>, &rotate16<F16Hardware>};
   return ops;
 }
 
 const PathOps& avx512_bf16_ops() {
-  static const PathOps ops{&sincos_row, &rotate_f32, &rotate_bf16<true>};
+  static const PathOps ops{&sincos_row, &rotate_f32, &rotate16<Bf16Native>, &rotate16<F16Hardware>};
   return ops;
 }
 

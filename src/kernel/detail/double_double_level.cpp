@@ -6,7 +6,7 @@
 namespace ropecheck::kernel::detail {
 
 
-bool round_double_double(int precision, const DoubleDoubleAngle& angle, DoubleDouble a, double x_a, double x_b, bool second,
+bool round_double_double(Dtype format, const DoubleDoubleAngle& angle, DoubleDouble a, double x_a, double x_b, bool second,
                          double* out) {
   // u = x_1 u_1 + x_2 u_2: y_a = x_a c + (-x_b) s, y_b = x_a s + x_b c.
   const double x1 = x_a, x2 = second ? x_b : -x_b;
@@ -22,10 +22,12 @@ bool round_double_double(int precision, const DoubleDoubleAngle& angle, DoubleDo
   const double tail = lead.lo + std::fma(u.hi, a.lo, u.lo * a.hi);
   const DoubleDouble y = two_sum(lead.hi, tail);
 
+  const DtypeInfo& f = dtype_info(format);
+  const int precision = f.precision;
   const double s = std::fabs(x_a) + std::fabs(x_b);
   const double bound = ((s * (angle.delta + 0x1p-100)) * a.hi) * (1 + 0x1p-50);
   const double mag = std::fabs(y.hi);
-  if (!(mag >= 0x1p-126 && mag < 0x1p128)) return false;
+  if (!(mag >= std::ldexp(1.0, f.emin_normal) && mag < std::ldexp(1.0, f.emax + 1))) return false;
   const double l = y.hi < 0 ? -y.lo : y.lo;
   const int e = std::ilogb(mag);
   const double spacing = std::ldexp(1.0, e - (precision - 1));
@@ -34,7 +36,7 @@ bool round_double_double(int precision, const DoubleDoubleAngle& angle, DoubleDo
   const double q = mag / spacing, whole = std::floor(q), fraction = q - whole;
   const double r = (fraction > 0.5 || (fraction == 0.5 && l > 0) ? whole + 1 : whole) * spacing;
   const double top = std::ldexp(1.0, e + 1), bottom = std::ldexp(1.0, e);
-  const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - precision), 127);
+  const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - precision), f.emax);
   if (r > largest) return false;
   const double up = r == top ? 2 * spacing : spacing, down = r == bottom ? spacing / 2 : spacing;
   const double to_up = (r + up / 2) - mag, to_down = mag - (r - down / 2);  // exact (Sterbenz)

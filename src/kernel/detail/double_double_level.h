@@ -4,7 +4,7 @@
 // evaluated in double-double from double-double cos t, sin t and a, with a proved error bound and
 // a rounding test; it returns the correctly rounded value or "undecided" (the MPFR levels go on).
 //
-// Error (x_a, x_b binary32 or bfloat16 values, S = |x_a| + |x_b|, |c - cos t|, |s - sin t| <=
+// Error (x_a, x_b values of a kernel dtype, S = |x_a| + |x_b|, |c - cos t|, |s - sin t| <=
 // delta for the double-doubles c, s, and |a~ - a| <= 2^-105.9 a):
 //   u = x_1 u_1 + x_2 u_2 (x_2 = -x_b for y_a): the products x_i u_i.hi are exact (two_product:
 //   |x_i u_i.hi| >= 2^-149 2^-254 when nonzero, above its 2^-969) and so is their sum (two_sum);
@@ -17,8 +17,8 @@
 //       |y~ - y| <= a S (delta + 2^-101.2),
 //   bounded above by E = RN(RN(S~ RN(delta~ + 2^-100)) RN(a)) (S~ = RN(S), delta~ >= delta): each
 //   of its four roundings loses at most 2^-53, against the factor 2.3 between 2^-100 and 2^-101.2.
-// Test (p = 24 bits for float32, 8 for bfloat16, normal range only): with Y = |y~.hi| in
-// [2^-126, 2^128), the value Y + l (l = y~.lo with y~.hi's sign, |l| <= ulp(Y)/2), and r the
+// Test (the format's p and exponent range, numeric/dtype.h: 24 bits for float32, 8 for bfloat16,
+// 11 for float16; normal range only): with Y = |y~.hi| in [2^emin, 2^(emax+1)), the value Y + l (l = y~.lo with y~.hi's sign, |l| <= ulp(Y)/2), and r the
 // p-bit value nearest to Y + l (from Y's exact fraction at p bits, and l's sign when Y is itself a
 // midpoint), the midpoints m+ = r + g+/2 and m- = r - g-/2 around r (g the spacing on each side:
 // g- halved when r = 2^e, g+ doubled when r = 2^(e+1), e = ilogb Y) are exact, and so are m+ - Y
@@ -26,10 +26,11 @@
 // RN(Y - m- + l) both exceed RN(E (1 + 2^-50)): each then exceeds E exactly (one rounding of
 // 2^-53 against 2^-51 of margin), so y lies strictly between m- and m+ and rounds to r (r below
 // the format's largest finite value + its half spacing: r itself finite, the overflow threshold
-// being m+). Anything else (|y~.hi| < 2^-126, r infinite, a NaN) is undecided. Requires round to
+// being m+). Anything else (|y~.hi| < 2^emin, r infinite, a NaN) is undecided. Requires round to
 // nearest (the kernel's MXCSR guard; the default mode elsewhere).
 #pragma once
 
+#include "numeric/dtype.h"
 #include "numeric/error_free.h"
 
 namespace ropecheck::kernel::detail {
@@ -39,10 +40,10 @@ struct DoubleDoubleAngle {
   double delta = 0;            // >= |c - cos t| and |s - sin t|
 };
 
-// Returns true and sets *out to the correctly rounded component (a value of the format with
-// `precision` bits, 24 or 8, and exponent range [-126, 127]) when the test above decides it.
-// a: the attention factor within 2^-105.9 of its value, a.hi in [2^-64, 2^64). x_a, x_b finite.
-bool round_double_double(int precision, const DoubleDoubleAngle& angle, DoubleDouble a, double x_a, double x_b,
+// Returns true and sets *out to the correctly rounded component (a value of kernel dtype `format`)
+// when the test above decides it. a: the attention factor within 2^-105.9 of its value, a.hi in
+// [2^-64, 2^64). x_a, x_b finite.
+bool round_double_double(Dtype format, const DoubleDoubleAngle& angle, DoubleDouble a, double x_a, double x_b,
                          bool second, double* out);
 
 }  // namespace ropecheck::kernel::detail

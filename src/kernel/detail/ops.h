@@ -8,14 +8,19 @@
 //               c~ = RN(RN(a) cos~), s~ = RN(RN(a) sin~) (a the attention factor, sincos_table.h):
 //                   y_a = fma(x_a, c~, -(x_b * s~)),   y_b = fma(x_b, c~, x_a * s~),
 //               then the binary64 test below; the output is RN32(y).
-//  rotate_bf16  level 1: the same formula in binary32 from c' = RN32(c~), s' = RN32(s~), then the
-//               binary32 test below, output RN_bf16(lo); a lane that fails takes level 2, the
-//               binary64 formula and its bfloat16 test (retry_bf16), output RN_bf16(y).
-//  Both: a lane that fails its last fast test takes level 3, ExactRotation (slow_f32, slow_bf16),
-//  the only outputs KernelStats counts as "slow". Identity pairs and pass-through elements are
-//  copied bit for bit. The SIMD paths store every output of a head as computed, note the lanes
-//  whose test failed, and redo those after the head (retry_f32, retry_bf16; in place from a copy
-//  of the head's inputs): no branch in the hot loop.
+//  rotate_bf16, rotate_f16 (the 16-bit formats, numeric/small_floats.h)
+//               level 1: the same formula in binary32 from c' = RN32(c~), s' = RN32(s~), then the
+//               binary32 test below, output RN16(lo) (RN16: RN_bf16 or RN_f16, the format's
+//               rounding of a binary32 value); a lane that fails takes level 2, the binary64
+//               formula and its 16-bit test (retry_16), output RN16(y).
+//  All: a lane that fails its last fast test takes level 3, ExactRotation (slow_*), the only
+//  outputs KernelStats counts as "slow". Identity pairs and pass-through elements are copied bit
+//  for bit. The SIMD paths store every output of a head as computed, note the lanes whose test
+//  failed, and redo those after the head (retry_*; in place from a copy of the head's inputs): no
+//  branch in the hot loop.
+// Adding a 16-bit format: its widening and RN16 in each path file (a scalar twin and the SIMD
+// conversions), its retry and slow overloads below, a rotate_* entry in PathOps; the proofs below
+// hold for any format whose precision is at most 12 bits and whose normals start at or above 2^-126.
 //
 // Binary64 error (the proof behind every "correctly rounded" figure). With |cos~ - cos| <=
 // 2^-50 (sincos_table.h) and a_d = RN(a): |c~ - a cos| <= a_d 2^-50 + |a_d - a| + 2^-53 a_d <=
@@ -37,6 +42,9 @@
 //     lies in (lo, hi], which holds y_exact (strictly inside: the margin), so RN_bf16(y_exact) is
 //     that pattern with lo's sign (infinity from 2^128 - 2^119 on). No rounding to binary32 on the
 //     way, hence no double rounding.
+//   float16 (level 2): RN_f16(lo) == RN_f16(hi) by f16_from_double (one correct rounding of each
+//     binary64 end, small_floats.h) proves RN_f16(y_exact) is that value (monotone, lo <= y_exact
+//     <= hi); as for float32, an equal pair of signed zeros or infinities is that value too.
 //   Both fail when x_a or x_b is not finite (inf or NaN; tested on the inputs, since a maximum may
 //   drop a NaN). A zero pair (e = 0, the exact value 0)
 //   passes: its output is the zero IEEE arithmetic of the formula gives, with that sign (the
@@ -60,18 +68,25 @@
 // VCVTNEPS2BF16 differs from it only on subnormal and NaN inputs, where the test fails either way:
 // hi - lo >= 2e (1 - 2^-22) > 2^-99.1, so if one end is zero or subnormal the other rounds to a
 // bf16 of magnitude >= 2^-100, unequal to any rounding of the first.
+// float16 (level 1): the same test with RN_f16 (f16_from_float; VCVTPS2PH with imm8 0 is the same
+// rounding, subnormal results included, under the kernel's default MXCSR). The argument above
+// does not use the format beyond RN16 being monotone with RN16(lo) == RN16(hi). The inputs are at
+// most 65504, so |y| <= 2^60 2^17 < 2^128: no binary32 overflow; a result from 65520 on rounds to
+// infinity at both ends, the correct rounding.
 // Failure rates: a test fails when a rounding boundary of the output format lies within e of y:
 // for outputs of ordinary size (|y| ~ S), about 2^-24 (binary64, float32 outputs), 2^-13 (binary32,
-// bfloat16 outputs) and 2^-39 (binary64, bfloat16 outputs: level 2); near-cancellation outputs
-// (|y| << S) fail far more often. slow_f32 and slow_bf16 keep the fast result for non-finite or
-// all-zero inputs (IEEE arithmetic of the binary64 formula, NaN canonical) and otherwise return
-// ExactRotation's correctly rounded value.
+// bfloat16 outputs), 2^-10 (binary32, float16 outputs) and 2^-39 or 2^-36 (binary64, level 2);
+// near-cancellation outputs (|y| << S) fail far more often. The slow_* functions keep the fast result
+// for non-finite or all-zero inputs (IEEE arithmetic of the binary64 formula, NaN canonical) and
+// otherwise return ExactRotation's correctly rounded value.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cpu/path.h"
 #include "kernel/rope_plan.h"
+#include "numeric/small_floats.h"
 #include "numeric/fdlibm_sincos.h"
 
 namespace ropecheck::kernel::detail {
@@ -104,17 +119,21 @@ struct SlowPath {
 // stored, `fast` the fast path's output): `fast` itself for non-finite or all-zero inputs, else
 // ExactRotation's value. Defined once (slow_path.cpp, no -m flags) for every path.
 float slow_f32(const SlowPath& slow, int k, float x_a, float x_b, bool second, float fast);
-std::uint16_t slow_bf16(const SlowPath& slow, int k, std::uint16_t x_a, std::uint16_t x_b, bool second, std::uint16_t fast);
+Bf16Bits slow_16(const SlowPath& slow, int k, Bf16Bits x_a, Bf16Bits x_b, bool second, Bf16Bits fast);
+F16Bits slow_16(const SlowPath& slow, int k, F16Bits x_a, F16Bits x_b, bool second, F16Bits fast);
 
-// Levels 2 and 3 of a bfloat16 component whose binary32 test failed: the binary64 formula and test
-// above from the table entries c = c~[k], s = s~[k], then slow_bf16 if that test fails too. One
+// Levels 2 and 3 of a 16-bit component whose binary32 test failed: the binary64 formula and test
+// above from the table entries c = c~[k], s = s~[k], then slow_16 if that test fails too. One
 // definition (slow_path.cpp) for every path.
-std::uint16_t retry_bf16(const RowShape& shape, const SlowPath& slow, int k, std::uint16_t x_a, std::uint16_t x_b,
-                         bool second, double c, double s);
+Bf16Bits retry_16(const RowShape& shape, const SlowPath& slow, int k, Bf16Bits x_a, Bf16Bits x_b, bool second, double c,
+                  double s);
+F16Bits retry_16(const RowShape& shape, const SlowPath& slow, int k, F16Bits x_a, F16Bits x_b, bool second, double c,
+                 double s);
 
 // Copies the pass-through elements [0, o) and [o + 2R, dim) of one head vector (nothing in place).
 void copy_passthrough(const RowShape& shape, const float* in, float* out);
-void copy_passthrough(const RowShape& shape, const std::uint16_t* in, std::uint16_t* out);
+void copy_passthrough(const RowShape& shape, const Bf16Bits* in, Bf16Bits* out);
+void copy_passthrough(const RowShape& shape, const F16Bits* in, F16Bits* out);
 
 // Multiplies a table row by the attention factor (c[k] = RN(a c[k]), the same for s); nothing when
 // a == 1. One plain multiply per entry, the same on every path (called outside the path files).
@@ -145,9 +164,19 @@ struct PathOps {
   void (*rotate_f32)(const RowShape& shape, const double* c, const double* s, const float* in,
                      std::int64_t in_head_stride, float* out, std::int64_t out_head_stride, std::int64_t heads,
                      const Scratch& scratch, const SlowPath& slow);
-  void (*rotate_bf16)(const RowShape& shape, const double* c, const double* s, const std::uint16_t* in,
-                      std::int64_t in_head_stride, std::uint16_t* out, std::int64_t out_head_stride,
+  void (*rotate_bf16)(const RowShape& shape, const double* c, const double* s, const Bf16Bits* in,
+                      std::int64_t in_head_stride, Bf16Bits* out, std::int64_t out_head_stride,
                       std::int64_t heads, const Scratch& scratch, const SlowPath& slow);
+  void (*rotate_f16)(const RowShape& shape, const double* c, const double* s, const F16Bits* in,
+                     std::int64_t in_head_stride, F16Bits* out, std::int64_t out_head_stride,
+                     std::int64_t heads, const Scratch& scratch, const SlowPath& slow);
+  // The rotation of element type E (float, Bf16Bits, F16Bits).
+  template <typename E>
+  auto rotate() const {
+    if constexpr (std::is_same_v<E, float>) return rotate_f32;
+    else if constexpr (std::is_same_v<E, Bf16Bits>) return rotate_bf16;
+    else return rotate_f16;
+  }
 };
 
 const PathOps& scalar_ops();

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernel/bf16.h"
 #include "kernel/detail/ops.h"
 
 namespace ropecheck::kernel::detail {
@@ -65,11 +64,15 @@ inline bool finish(double y, double e, bool finite, float* out) {
   *out = canonical(static_cast<float>(y));
   return (std::bit_cast<std::uint32_t>(lo) == std::bit_cast<std::uint32_t>(hi) || e == 0) && finite;
 }
-// ops.h's binary32 test (bfloat16, level 1) for one component y with error scale e; on success
-// *out = RN_bf16(lo), which is then RN_bf16 of the exact value.
-inline bool finish32(float y, float e, float s, std::uint16_t* out) {
-  *out = f32_to_bf16_rne(y - e);
-  return (e >= 0x1p-100f && e <= 0x1p100f && *out == f32_to_bf16_rne(y + e)) || (e == 0 && s == 0);
+// RN16: a binary32 value rounded to the 16-bit format (small_floats.h).
+inline Bf16Bits round16(float v, Bf16Bits) { return bf16_from_float(v); }
+inline F16Bits round16(float v, F16Bits) { return f16_from_float(v); }
+// ops.h's binary32 test (16-bit formats, level 1) for one component y with error scale e; on
+// success *out = RN16(lo), which is then RN16 of the exact value.
+template <typename E>
+inline bool finish32(float y, float e, float s, E* out) {
+  *out = round16(y - e, E{});
+  return (e >= 0x1p-100f && e <= 0x1p100f && *out == round16(y + e, E{})) || (e == 0 && s == 0);
 }
 
 template <typename E>
@@ -99,12 +102,12 @@ void rotate(const RowShape& shape, const double* c, const double* s, const E* in
       } else {
         // Binary32 from the rounded table entries (ops.h, level 1), then levels 2 and 3.
         const float c32 = static_cast<float>(c[k]), s32 = static_cast<float>(s[k]);
-        const float xa = bf16_to_f32(ea), xb = bf16_to_f32(eb);
+        const float xa = to_float(ea), xb = to_float(eb);
         const float ya = std::fma(xa, c32, -(xb * s32));
         const float yb = std::fma(xb, c32, xa * s32);
         const float sum = std::fabs(xa) + std::fabs(xb), e = shape.err_scale32 * sum;
-        if (!finish32(ya, e, sum, &oa)) oa = retry_bf16(shape, sp, k, ea, eb, false, c[k], s[k]);
-        if (!finish32(yb, e, sum, &ob)) ob = retry_bf16(shape, sp, k, ea, eb, true, c[k], s[k]);
+        if (!finish32(ya, e, sum, &oa)) oa = retry_16(shape, sp, k, ea, eb, false, c[k], s[k]);
+        if (!finish32(yb, e, sum, &ob)) ob = retry_16(shape, sp, k, ea, eb, true, c[k], s[k]);
       }
       y[a] = oa;
       y[b] = ob;
@@ -118,16 +121,20 @@ void rotate_f32(const RowShape& shape, const double* c, const double* s, const f
   rotate(shape, c, s, in, in_hs, out, out_hs, heads, sp);
 }
 
-void rotate_bf16(const RowShape& shape, const double* c, const double* s, const std::uint16_t* in,
-                 std::int64_t in_hs, std::uint16_t* out, std::int64_t out_hs, std::int64_t heads, const Scratch&,
-                 const SlowPath& sp) {
+void rotate_bf16(const RowShape& shape, const double* c, const double* s, const Bf16Bits* in, std::int64_t in_hs,
+                 Bf16Bits* out, std::int64_t out_hs, std::int64_t heads, const Scratch&, const SlowPath& sp) {
+  rotate(shape, c, s, in, in_hs, out, out_hs, heads, sp);
+}
+
+void rotate_f16(const RowShape& shape, const double* c, const double* s, const F16Bits* in, std::int64_t in_hs,
+                F16Bits* out, std::int64_t out_hs, std::int64_t heads, const Scratch&, const SlowPath& sp) {
   rotate(shape, c, s, in, in_hs, out, out_hs, heads, sp);
 }
 
 }  // namespace
 
 const PathOps& scalar_ops() {
-  static const PathOps ops{&sincos_row, &rotate_f32, &rotate_bf16};
+  static const PathOps ops{&sincos_row, &rotate_f32, &rotate_bf16, &rotate_f16};
   return ops;
 }
 

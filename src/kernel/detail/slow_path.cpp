@@ -4,34 +4,37 @@
 #include <cmath>
 #include <cstring>
 
-#include "kernel/bf16.h"
 #include "kernel/detail/ops.h"
 #include "kernel/exact_rotation.h"
 
 namespace ropecheck::kernel::detail {
 namespace {
 
-template <typename E, typename Widen, typename Narrow>
-E slow(const SlowPath& slow, OutputFormat format, int k, E x_a, E x_b, bool second, E fast, Widen widen, Narrow narrow) {
+// Narrowing a value ExactRotation rounded to E's format: exact.
+float narrow(double v, float) { return static_cast<float>(v); }
+Bf16Bits narrow(double v, Bf16Bits) { return bf16_from_float(static_cast<float>(v)); }
+F16Bits narrow(double v, F16Bits) { return f16_from_double(v); }
+
+template <typename E>
+E slow(const SlowPath& slow, int k, E x_a, E x_b, bool second, E fast) {
   const double a = widen(x_a), b = widen(x_b);
   if (!std::isfinite(a) || !std::isfinite(b) || (a == 0 && b == 0)) return fast;
   if (slow.taken != nullptr) ++*slow.taken;
-  const ExactRotation::Rounded r = slow.exact->round(format, k, slow.position, a, b, second);
+  const ExactRotation::Rounded r = slow.exact->round(dtype_of<E>, k, slow.position, a, b, second);
   if (!r.resolved && slow.unresolved != nullptr) ++*slow.unresolved;
-  return narrow(r.value);
+  return narrow(r.value, E{});
 }
 
 }  // namespace
 
 float slow_f32(const SlowPath& s, int k, float x_a, float x_b, bool second, float fast) {
-  return slow<float>(s, OutputFormat::f32, k, x_a, x_b, second, fast, [](float v) { return static_cast<double>(v); },
-                     [](double v) { return static_cast<float>(v); });  // exact: a binary32 value
+  return slow(s, k, x_a, x_b, second, fast);
 }
-
-std::uint16_t slow_bf16(const SlowPath& s, int k, std::uint16_t x_a, std::uint16_t x_b, bool second, std::uint16_t fast) {
-  return slow<std::uint16_t>(s, OutputFormat::bf16, k, x_a, x_b, second, fast,
-                             [](std::uint16_t v) { return static_cast<double>(bf16_to_f32(v)); },
-                             [](double v) { return f32_to_bf16_rne(static_cast<float>(v)); });  // exact: a bf16 value
+Bf16Bits slow_16(const SlowPath& s, int k, Bf16Bits x_a, Bf16Bits x_b, bool second, Bf16Bits fast) {
+  return slow(s, k, x_a, x_b, second, fast);
+}
+F16Bits slow_16(const SlowPath& s, int k, F16Bits x_a, F16Bits x_b, bool second, F16Bits fast) {
+  return slow(s, k, x_a, x_b, second, fast);
 }
 
 float retry_f32(const SlowPath& slow, int k, float x_a, float x_b, bool second, double c, double s) {
@@ -59,9 +62,9 @@ std::uint32_t bf16_magnitude(double v) {
 }
 }  // namespace
 
-std::uint16_t retry_bf16(const RowShape& shape, const SlowPath& slow, int k, std::uint16_t x_a, std::uint16_t x_b,
-                         bool second, double c, double s) {
-  const double a = bf16_to_f32(x_a), b = bf16_to_f32(x_b);
+Bf16Bits retry_16(const RowShape& shape, const SlowPath& slow, int k, Bf16Bits x_a, Bf16Bits x_b, bool second, double c,
+                  double s) {
+  const double a = to_float(x_a), b = to_float(x_b);
   const double y = second ? std::fma(b, c, a * s) : std::fma(a, c, -(b * s));
   const double e = shape.err_scale * std::fmax(std::fabs(a), std::fabs(b));
   const double lo = y - e, hi = y + e;
@@ -69,10 +72,23 @@ std::uint16_t retry_bf16(const RowShape& shape, const SlowPath& slow, int k, std
   // midpoint in (lo, hi]); y_exact lies strictly inside, so it rounds to that value.
   if (std::isfinite(a) && std::isfinite(b) && std::signbit(lo) == std::signbit(hi)) {
     const std::uint32_t magnitude = bf16_magnitude(lo);
-    if (magnitude == bf16_magnitude(hi)) return static_cast<std::uint16_t>((std::signbit(lo) ? 0x8000u : 0u) | magnitude);
+    if (magnitude == bf16_magnitude(hi)) return Bf16Bits{static_cast<std::uint16_t>((std::signbit(lo) ? 0x8000u : 0u) | magnitude)};
   }
-  // IEEE arithmetic of the formula for non-finite or all-zero inputs (slow_bf16 keeps it).
-  return slow_bf16(slow, k, x_a, x_b, second, f32_to_bf16_rne(static_cast<float>(y)));
+  // IEEE arithmetic of the formula for non-finite or all-zero inputs (slow_16 keeps it).
+  return slow_16(slow, k, x_a, x_b, second, bf16_from_float(static_cast<float>(y)));
+}
+
+F16Bits retry_16(const RowShape& shape, const SlowPath& slow, int k, F16Bits x_a, F16Bits x_b, bool second, double c,
+                 double s) {
+  const double a = to_double(x_a), b = to_double(x_b);
+  const double y = second ? std::fma(b, c, a * s) : std::fma(a, c, -(b * s));
+  const double e = shape.err_scale * std::fmax(std::fabs(a), std::fabs(b));
+  // ops.h's binary64 test for float16: both ends round to the same binary16 (a zero pair: e = 0).
+  const F16Bits lo = f16_from_double(y - e);
+  if (std::isfinite(a) && std::isfinite(b) && lo == f16_from_double(y + e)) return lo;
+  // IEEE arithmetic of the formula for non-finite or all-zero inputs (slow_16 keeps it): y is the
+  // binary64 formula, rounded once.
+  return slow_16(slow, k, x_a, x_b, second, f16_from_double(y));
 }
 
 template <typename E>
@@ -84,7 +100,8 @@ void copy_passthrough_impl(const RowShape& shape, const E* in, E* out) {
 }
 
 void copy_passthrough(const RowShape& shape, const float* in, float* out) { copy_passthrough_impl(shape, in, out); }
-void copy_passthrough(const RowShape& shape, const std::uint16_t* in, std::uint16_t* out) { copy_passthrough_impl(shape, in, out); }
+void copy_passthrough(const RowShape& shape, const Bf16Bits* in, Bf16Bits* out) { copy_passthrough_impl(shape, in, out); }
+void copy_passthrough(const RowShape& shape, const F16Bits* in, F16Bits* out) { copy_passthrough_impl(shape, in, out); }
 
 namespace {
 constexpr std::size_t round64(std::size_t n) { return (n + 63) / 64 * 64; }

@@ -13,7 +13,7 @@ capture: frequency usage, positional heads, frequency ablations, certified break
 ropecheck.capture records a torch model's queries and keys before the rotation and saves them as .npz
 (from_module, save, load; torch is imported only when from_module runs).
 
-Tensors: NumPy arrays of float32, or of uint16 holding bfloat16 bit patterns, or any CPU tensor
+Tensors: NumPy arrays of float32 or float16, or of uint16 holding bfloat16 bit patterns, or any CPU tensor
 exposing __dlpack__ (a torch.bfloat16 tensor is read as bfloat16). Shapes are those of the CLI
 (axes="auto": [..., tokens, heads, head_dim] or [tokens, head_dim]) or an axis order: "bshd",
 "bhsd" (Hugging Face's q and k), "shd", "hsd", "sd" (vLLM's flattened [tokens, heads * head_dim]).

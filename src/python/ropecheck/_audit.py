@@ -73,8 +73,8 @@ def audit(x: Any, positions: Any, y: Any, *, model: Optional[str] = None, layer_
     Parameters
     ----------
     x, y : numpy.ndarray or DLPack tensor
-        The input and the implementation's output: float32 or bfloat16 (uint16 bits, or DLPack
-        bfloat16), same shape and dtype.
+        The input and the implementation's output: float32, float16 or bfloat16 (uint16 bits, or
+        DLPack bfloat16), same shape and dtype.
     positions : array_like of int
         As for ``apply``.
     model, layer_type, layout, axes : optional

@@ -76,11 +76,11 @@ def as_array(x: Any, name: str) -> Any:
 
 
 def tensor(x: Any, name: str) -> Any:
-    """x as a float32 or uint16 (bfloat16 bits) array of either byte order, viewing x's memory."""
+    """x as a float32, float16 or uint16 (bfloat16 bits) array of either byte order, viewing x's memory."""
     a = as_array(x, name)
-    if (a.dtype.kind, a.dtype.itemsize) in (("f", 4), ("u", 2)):
+    if (a.dtype.kind, a.dtype.itemsize) in (("f", 4), ("f", 2), ("u", 2)):
         return a
-    raise InputError(name, "float32, or uint16 holding bfloat16 bit patterns, or a DLPack bfloat16 tensor", str(a.dtype))
+    raise InputError(name, "float32, float16, or uint16 holding bfloat16 bit patterns, or a DLPack bfloat16 tensor", str(a.dtype))
 
 
 def native_copy(a: Any) -> Any:
@@ -132,7 +132,7 @@ def apply(x: Any, positions: Any, *, model: Optional[str] = None, layer_type: Op
     Parameters
     ----------
     x : numpy.ndarray or DLPack tensor
-        float32, or uint16 holding bfloat16 bit patterns, or a DLPack bfloat16 tensor (a
+        float32, float16, or uint16 holding bfloat16 bit patterns, or a DLPack bfloat16 tensor (a
         ``torch.bfloat16`` CPU tensor). Read in place (no copy) when its last axis is contiguous
         and no stride is negative.
     positions : array_like of int

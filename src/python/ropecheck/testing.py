@@ -59,7 +59,7 @@ def fuzz_inputs(*, seed: int = 0, round: int = 0, dtype: str = "float32", tokens
     -------
     positions : numpy.ndarray of int64, [tokens]
     x : numpy.ndarray, [tokens, heads, head_dim]
-        float32, or uint16 bfloat16 bits for dtype="bfloat16".
+        float32, uint16 bfloat16 bits for dtype="bfloat16", or float16.
 
     Examples
     --------
@@ -158,7 +158,7 @@ class _Runner:
             y = as_array(y, "fn's output")
         except InputError as e:
             raise AssertionError(f"check_rope: fn returned {type(y).__name__}, not an array or DLPack tensor ({e})") from None
-        want = np.float32 if self.dtype == "float32" else np.uint16
+        want = {"float32": np.float32, "float16": np.float16}.get(self.dtype, np.uint16)  # bfloat16: its bits
         if y.shape != x_in.shape or y.dtype != want:
             raise AssertionError(f"check_rope: fn returned shape {tuple(y.shape)} dtype {y.dtype} for an input of shape "
                                  f"{tuple(x_in.shape)} dtype {np.dtype(want)}")
@@ -226,8 +226,8 @@ def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, la
     model, layer_type : str, optional
         The RoPE: a zoo name or config.json path and its layer type; or the spectrum keywords
         (``config``, ``dim``, ``theta``, ``p_rope``, ``scaling``, ...) with `layout`.
-    dtype : {"float32", "bfloat16"}
-        x's format: float32, or uint16 bfloat16 bit patterns.
+    dtype : {"float32", "bfloat16", "float16"}
+        x's format: float32, uint16 bfloat16 bit patterns, or float16.
     layout : {"interleaved", "half"}, optional
     axes : {"shd", "bshd", "bhsd", "hsd", "sd"}
         x's shape: [tokens, heads, head_dim] (default); "bshd" and "bhsd" have batch 1 and

@@ -6,7 +6,7 @@
 
 #include "io/input_error.h"
 #include "io/npy.h"
-#include "numeric/binary16.h"
+#include "numeric/small_floats.h"
 
 namespace ropecheck::usage {
 
@@ -248,8 +248,8 @@ void check_finite(const CaptureBlock& block, const std::string& which, const Cap
     } else {
       std::uint16_t bits;
       std::memcpy(&bits, bytes.data() + 2 * i, 2);
-      finite = binary16_is_finite(bits);
-      if (!finite) value = binary16_to_double(bits);
+      finite = is_finite(F16Bits{bits});
+      if (!finite) value = to_double(F16Bits{bits});
     }
     if (finite) continue;
     const auto per_head = static_cast<std::size_t>(block.tokens * block.head_dim);

@@ -196,6 +196,7 @@ inline __m256d abs4(__m256d v) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), v
 // `finite` (bits 0-7): the lanes that pass, with RN32(lo) in *out, which is RN32(y) wherever the
 // test passes.
 inline int test8(__m256d y0, __m256d y1, __m256d e0, __m256d e1, int finite, __m256* out) {
+  if constexpr (kFloor) return *out = _mm256_set_m128(_mm256_cvtpd_ps(y1), _mm256_cvtpd_ps(y0)), 0xFF;  // bench only: detail/floor.h
   const __m256 lo = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(y1, e1)), _mm256_cvtpd_ps(_mm256_sub_pd(y0, e0)));
   const __m256 hi = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_add_pd(y1, e1)), _mm256_cvtpd_ps(_mm256_add_pd(y0, e0)));
   const __m256d zero = _mm256_setzero_pd();
@@ -299,6 +300,7 @@ inline __m256i in_range8(__m256 e) {
 // ops.h's binary32 test for 8 components (`zero`: the lanes with e = S = 0): the lanes that pass,
 // RN_bf16(lo) in 32-bit lanes.
 inline int level1(__m256 y, __m256 e, __m256i range, __m256i zero, __m256i* out) {
+  if constexpr (kFloor) return *out = bf16_lanes(y), 0xFF;  // bench only: detail/floor.h
   const __m256i bl = bf16_lanes(_mm256_sub_ps(y, e)), bh = bf16_lanes(_mm256_add_ps(y, e));
   *out = bl;
   return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(zero, _mm256_and_si256(range, _mm256_cmpeq_epi32(bl, bh)))));

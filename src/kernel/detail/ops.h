@@ -71,6 +71,7 @@
 #include <cstdint>
 
 #include "cpu/path.h"
+#include "kernel/detail/floor.h"
 #include "kernel/rope_plan.h"
 #include "numeric/fdlibm_sincos.h"
 

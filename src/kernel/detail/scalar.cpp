@@ -61,6 +61,7 @@ inline int second(const RowShape& sh, int k) { return sh.layout == Layout::inter
 // ops.h's output and rounding test for one component y with error scale e, for finite inputs
 // (`finite`; fast path).
 inline bool finish(double y, double e, bool finite, float* out) {
+  if constexpr (kFloor) return *out = static_cast<float>(y), true;  // bench only: detail/floor.h
   const float lo = static_cast<float>(y - e), hi = static_cast<float>(y + e);
   *out = canonical(static_cast<float>(y));
   return (std::bit_cast<std::uint32_t>(lo) == std::bit_cast<std::uint32_t>(hi) || e == 0) && finite;
@@ -68,6 +69,7 @@ inline bool finish(double y, double e, bool finite, float* out) {
 // ops.h's binary32 test (bfloat16, level 1) for one component y with error scale e; on success
 // *out = RN_bf16(lo), which is then RN_bf16 of the exact value.
 inline bool finish32(float y, float e, float s, std::uint16_t* out) {
+  if constexpr (kFloor) return *out = f32_to_bf16_rne(y), true;  // bench only: detail/floor.h
   *out = f32_to_bf16_rne(y - e);
   return (e >= 0x1p-100f && e <= 0x1p100f && *out == f32_to_bf16_rne(y + e)) || (e == 0 && s == 0);
 }

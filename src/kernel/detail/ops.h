@@ -38,7 +38,7 @@
 //     that pattern with lo's sign (infinity from 2^128 - 2^119 on). No rounding to binary32 on the
 //     way, hence no double rounding.
 //   Both fail when x_a or x_b is not finite (inf or NaN; tested on the inputs, since a maximum may
-//   drop a NaN). A zero pair (e = 0, the exact value 0)
+//   drop a NaN, or on lo as avx2.cpp's test8 argues). A zero pair (e = 0, the exact value 0)
 //   passes: its output is the zero IEEE arithmetic of the formula gives, with that sign (the
 //   float32 SIMD paths compute hi as -RN(-y - e), the same value, so that y = -0 passes too).
 // Binary32 error (bfloat16, level 1; only when RN32(a) is in [2^-60, 2^60], else K' is NaN and

@@ -5,17 +5,34 @@
 // pair of accuracy/memory_speed.h (the routine the report's kernel section uses too): the kernel
 // on its own input and output buffers, and memcpy between the baseline's OWN two buffers (so the
 // baseline leaves none of the kernel's data in the cache), in an order drawn from SplitMix64 per
-// pair. The iteration time Google Benchmark reports is the kernel's alone (manual time).
+// pair. A row at N threads is paired with an N-thread memcpy (N contiguous parts, one thread each,
+// started per call as the kernel starts its workers). The iteration time Google Benchmark reports
+// is the kernel's alone (manual time). Shared pieces: bench/kernel_bench_support.h.
 //
-// Rows, first the shapes (one thread, heads 32, head dim 128, positions 0..L-1, out of
-// place, inputs uniform in (-4, 4): accuracy::fill_uniform), for f32 and bf16 x interleaved and
-// half x L = 4096 and 32768:
-//   rope/DTYPE/LAYOUT/inside/tokens:L       apply_rope(plan, positions, in, out): the sin/cos
-//                                           table built inside the call, as a caller uses it
-//   rope/DTYPE/LAYOUT/precomputed/tokens:L  apply_rope(table, in, out) with a SinCosTable built
-//                                           beforehand (outside the timing)
-// then two threads, the naive baselines (scalar, f32 and f64 angles), the input rows, and the
-// sin/cos rows alone. The input rows, rope_inputs/DTYPE/half/INPUT/tokens:256 (in cache, no memcpy
+// Rows, the shape (heads 32, head dim 128, positions 0..L-1, out of place, inputs uniform
+// in (-4, 4): accuracy::fill_uniform, theta 10000):
+//   rope/PATH/DTYPE/LAYOUT/threads:N/ENTRY/tokens:4096   for every path this CPU runs
+//       (cpu::available_paths()), every kernel dtype (kKernelDtypes), both layouts, N = 1 and 2, and
+//       ENTRY one of
+//         internal     apply_rope(plan, positions, in, out, {PATH, N}): the sin/cos table built
+//                      inside the call, as a caller of the C++ API uses it
+//         c_abi        ropecheck_plan_apply_f32/_bf16/_f16 of libropecheck.so (the C ABI) on a
+//                      plan from a config.json text with the same geometry
+//         c_abi_v1     ropecheck_apply_rope_f32/_bf16/_f16 (the version-1 spec entry) on a ropecheck_rope_spec
+//       The C ABI has no path argument: it runs cpu::default_path(), which reads ROPECHECK_KERNEL
+//       at every call, so a C ABI row sets ROPECHECK_KERNEL=PATH around its run (and checks
+//       ropecheck_kernel_path() says so).
+//   rope_floor/PATH/DTYPE/LAYOUT/threads:N/tokens:4096   the same rows on the bench-only floor
+//       (kernel/detail/floor.h: the path files compiled again with every fast rounding test
+//       removed, outputs RN(y), NOT correctly rounded; never in libropecheck.so), run through
+//       apply_rope's own loop (kernel/detail/apply_with_ops.h). The price of correct rounding on a
+//       path is the floor's time / the internal row's time.
+//   rope/PATH/DTYPE/LAYOUT/threads:1/precomputed/tokens:L   the default path only, L = 4096 and
+//       32768 (and internal at 32768): apply_rope(table, in, out) with a SinCosTable built
+//       beforehand (outside the timing)
+// then the naive baselines (scalar, f32 and f64 angles), the input rows, and the sin/cos rows
+// alone. Each row's label is its path and the CPU's model name (also in the context: cpu_model).
+// The input rows, rope_inputs/DTYPE/half/INPUT/tokens:256 (default path, in cache, no memcpy
 // pairing: what an input costs, not the memory system), time the kernel on
 //   constant    every element 0x3C3C3C3C (0.0115; as bf16 pairs 0.0114): no rounding test fails
 //   random      uniform in (-4, 4) from SplitMix64(seed), the rows above' input
@@ -26,15 +43,17 @@
 // with items_per_second (outputs per second) and slow_share (KernelStats: outputs that took the
 // accurate path).
 // The slow path must not make the common case slower: constant, random and zeros should cost alike.
-// Run (the numbers: medians of >= 5 repetitions):
+// Run (the numbers: medians of >= 5 repetitions; ~15 minutes with every path):
 //   build/bench/ropecheck_kernel_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-//       --benchmark_filter='^rope/' [--seed=N] --benchmark_out=kernel.json --benchmark_out_format=json
+//       --benchmark_filter='^rope' [--seed=N] --benchmark_out=kernel.json --benchmark_out_format=json
+// ('^rope/avx2/' for one path's rows, '^rope(_floor)?/avx2/' with its floor.)
 // --seed=N (default 1, printed in the context as pair_order_seed) seeds the pair orders; benchmark
 // run i (in the order they run) uses SplitMix64(seed + i)'s first output as its PairOrders seed.
 // Counters, medians over the iterations of one run (summarize_speed): GBps = (read + written
 // bytes) / kernel time; memcpy_GBps the same for memcpy; ratio_to_memcpy = median over the pairs
 // of memcpy time / kernel time (the goals: >= 0.95 with the table inside the call, >= 1.0
-// precomputed). With --benchmark_repetitions the _median aggregate is the median of those.
+// precomputed, at 2 threads >= 0.95 of a 2-thread memcpy); memcpy_threads. With
+// --benchmark_repetitions the _median aggregate is the median of those.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -52,114 +71,146 @@
 #include "accuracy/memory_speed.h"
 #include "kernel/apply_rope.h"
 #include "numeric/small_floats.h"
+#include "accuracy/detail/sample_values.h"
+#include "kernel/c_api.h"
+#include "kernel/detail/apply_with_ops.h"
+#include "kernel/detail/floor.h"
 #include "kernel/sincos_table.h"
+#include "kernel_bench_support.h"
 
 namespace ropecheck::kernel {
 namespace {
 
 using accuracy::apply_rope_baseline;
 using accuracy::Implementation;
+using bench::Entry;
+using bench::kDim;
+using bench::kHeads;
+using bench::plan_for;
 using cpu::available_paths;
 using cpu::default_path;
 using cpu::Path;
 using cpu::path_name;
 
-constexpr int kHeads = 32, kDim = 128;
+std::uint64_t& g_seed = bench::g_seed;
 
-std::uint64_t g_seed = 1;  // --seed
-std::uint64_t g_runs = 0;  // benchmark runs so far: run i orders its pairs with seed + i
-
-const RopePlan& plan_for(Layout layout) {
-  static const RopePlan interleaved(Spectrum(kDim, "10000"), Layout::interleaved);
-  static const RopePlan half(Spectrum(kDim, "10000"), Layout::half);
-  return layout == Layout::interleaved ? interleaved : half;
-}
-
-// The kernel's input (accuracy::fill_uniform, seeded by --seed) and output and the baseline's two
-// buffers, all touched; kept from one run to the next while the size and type stay (rows of one
-// size are registered together), so that a run does not spend a second on page faults of up to 2 GiB.
-struct Buffers {
-  Buffers(std::size_t bytes, std::size_t element_size) : in(bytes, 0), out(bytes, 0), baseline(bytes), element_size(element_size) {}
-  accuracy::TouchedBuffer in, out;
-  accuracy::MemcpyBaseline baseline;
-  std::size_t element_size;
+struct Row {
+  Path path;
+  Layout layout;
+  int threads;
+  Entry entry;
+  std::int64_t tokens;
 };
+
+// One rope or rope_floor row (file comment).
 template <typename E>
-Buffers& buffers_for(std::size_t bytes) {
-  static std::unique_ptr<Buffers> held;
-  if (!held || held->in.size() != bytes || held->element_size != sizeof(E)) {
-    held.reset();
-    held = std::make_unique<Buffers>(bytes, sizeof(E));
-    accuracy::fill_uniform(reinterpret_cast<E*>(held->in.data()), bytes / sizeof(E), g_seed);
+void BM_Rope(benchmark::State& state, Row row) {
+  const size_t elements = static_cast<size_t>(row.tokens) * kHeads * kDim, bytes = elements * sizeof(E);
+  bench::Buffers& b = bench::buffers_for<E>(bytes, row.threads);
+  std::vector<std::int64_t> positions(static_cast<size_t>(row.tokens));
+  std::iota(positions.begin(), positions.end(), 0);
+  const RopePlan& plan = plan_for(row.layout);
+  E* in = reinterpret_cast<E*>(b.in.data());
+  E* out = reinterpret_cast<E*>(b.out.data());
+  const TensorView<const E> x = dense_view<const E>(in, row.tokens, kHeads, kDim);
+  const TensorView<E> y = dense_view<E>(out, row.tokens, kHeads, kDim);
+  const KernelOptions options{row.path, row.threads};
+  std::unique_ptr<SinCosTable> table;
+  if (row.entry == Entry::precomputed) table = std::make_unique<SinCosTable>(plan, positions, row.path, row.threads);
+  const ropecheck_tensor cin{in, row.tokens, kHeads, kHeads * kDim, kDim}, cout{out, row.tokens, kHeads, kHeads * kDim, kDim};
+  const ropecheck_rope_spec spec = bench::c_spec(row.layout);
+  std::string error;
+  const ropecheck_plan* cplan = row.entry == Entry::c_abi ? bench::c_plan(row.layout, &error) : nullptr;
+  if (!error.empty()) return state.SkipWithError(error.c_str());
+  int rc = ROPECHECK_OK;
+  std::function<void()> run;
+  switch (row.entry) {
+    case Entry::internal: run = [&] { apply_rope(plan, positions, x, y, options); }; break;
+    case Entry::precomputed: run = [&] { apply_rope(*table, x, y, options); }; break;
+    case Entry::floor:
+      run = [&] { detail::apply_rope_with_ops<E>(detail::floor_ops_for(row.path), plan, positions, x, y, options); };
+      break;
+    case Entry::c_abi:
+      run = [&] { rc |= bench::DtypeCalls<E>::plan(cplan, positions.data(), &cin, &cout, row.threads, nullptr); };
+      break;
+    case Entry::c_abi_v1:
+      run = [&] { rc |= bench::DtypeCalls<E>::v1(&spec, positions.data(), &cin, &cout, row.threads); };
+      break;
   }
-  return *held;
+  const std::function<void()> timed = [&] {
+    run();
+    accuracy::clobber_memory(out);
+  };
+  if (row.entry == Entry::c_abi || row.entry == Entry::c_abi_v1) {
+    if (!bench::with_c_abi_path(row.path, &error, [&] { bench::time_pairs(state, *b.baseline, bytes, timed); }))
+      return state.SkipWithError(error.c_str());
+    if (rc != ROPECHECK_OK) return state.SkipWithError((std::string("C ABI: ") + ropecheck_last_error()).c_str());
+  } else {
+    bench::time_pairs(state, *b.baseline, bytes, timed);
+  }
+  state.SetLabel(path_name(row.path) + (row.entry == Entry::floor ? " floor, not correctly rounded" : "") +
+                 (bench::cpu_model().empty() ? "" : ", " + bench::cpu_model()));
 }
 
-enum class Impl { kernel, kernel_table, f32_angle, f64_angle };
-
-// state.range(0) = tokens, range(1) = threads.
-template <typename E, Layout kLayout, Impl kImpl>
-void BM_Rope(benchmark::State& state) {
+// The naive baselines (scalar, an angle per element), for scale: one thread, half layout.
+template <typename E, Implementation kImpl>
+void BM_Baseline(benchmark::State& state) {
   const std::int64_t tokens = state.range(0);
-  const int threads = static_cast<int>(state.range(1));
-  const size_t elements = static_cast<size_t>(tokens) * kHeads * kDim, bytes = elements * sizeof(E);
-  Buffers& b = buffers_for<E>(bytes);
+  const size_t bytes = static_cast<size_t>(tokens) * kHeads * kDim * sizeof(E);
+  bench::Buffers& b = bench::buffers_for<E>(bytes, 1);
   std::vector<std::int64_t> positions(static_cast<size_t>(tokens));
   std::iota(positions.begin(), positions.end(), 0);
-  const RopePlan& plan = plan_for(kLayout);
+  const RopePlan& plan = plan_for(Layout::half);
   const TensorView<const E> x = dense_view<const E>(reinterpret_cast<const E*>(b.in.data()), tokens, kHeads, kDim);
   const TensorView<E> y = dense_view<E>(reinterpret_cast<E*>(b.out.data()), tokens, kHeads, kDim);
-  const KernelOptions options{default_path(), threads};
-  std::unique_ptr<SinCosTable> table;
-  if constexpr (kImpl == Impl::kernel_table) table = std::make_unique<SinCosTable>(plan, positions, options.path, threads);
-  const std::function<void()> run = [&] {
-    if constexpr (kImpl == Impl::kernel) apply_rope(plan, positions, x, y, options);
-    if constexpr (kImpl == Impl::kernel_table) apply_rope(*table, x, y, options);
-    if constexpr (kImpl == Impl::f32_angle) apply_rope_baseline(Implementation::f32_angle, plan, positions, x, y);
-    if constexpr (kImpl == Impl::f64_angle) apply_rope_baseline(Implementation::f64_angle, plan, positions, x, y);
+  bench::time_pairs(state, *b.baseline, bytes, [&] {
+    apply_rope_baseline(kImpl, plan, positions, x, y);
     accuracy::clobber_memory(y.data);
-  };
-  accuracy::PairOrders orders(accuracy::SplitMix64(g_seed + g_runs++).next());
-  std::vector<accuracy::PairTiming> pairs;
-  for (auto _ : state) {
-    pairs.push_back(accuracy::time_against_memcpy(b.baseline, run, orders.next()));
-    state.SetIterationTime(pairs.back().seconds);
-  }
-  const accuracy::SpeedSummary summary = accuracy::summarize_speed(pairs);
-  const double moved = 2.0 * static_cast<double>(bytes);
-  state.counters["GBps"] = accuracy::gb_per_s(moved, summary.median_seconds);
-  state.counters["memcpy_GBps"] = accuracy::gb_per_s(moved, summary.median_memcpy_seconds);
-  state.counters["ratio_to_memcpy"] = summary.ratio_to_memcpy;
-  state.SetLabel(path_name(options.path) + (kImpl == Impl::f32_angle || kImpl == Impl::f64_angle ? " (baseline, scalar)" : ""));
+  });
+  state.SetLabel("baseline, scalar");
 }
 
-void reg(const char* name, void (*fn)(benchmark::State&), std::int64_t tokens, std::int64_t threads) {
-  benchmark::RegisterBenchmark(name, fn)->Args({tokens, threads})->ArgNames({"tokens", "threads"})->UseManualTime()
-      ->Unit(benchmark::kMillisecond)->MinTime(0.4);
+void reg(const std::string& name, Row row, auto fn) {
+  benchmark::RegisterBenchmark((name + "/tokens:" + std::to_string(row.tokens)).c_str(), fn, row)
+      ->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.4);
+}
+
+void register_all() {
+  // Grouped by tensor size and thread count (the buffers and the baseline are kept while they stay).
+  bench::for_each_kernel_dtype([&]<typename E>(Dtype dtype) {
+    for (int threads : {1, 2})
+      for (Path path : available_paths())
+        for (Layout layout : {Layout::interleaved, Layout::half})
+          for (Entry entry : {Entry::internal, Entry::floor, Entry::c_abi, Entry::c_abi_v1}) {
+            const std::string where = path_name(path) + "/" + dtype_name(dtype) + "/" + layout_name(layout) +
+                                      "/threads:" + std::to_string(threads);
+            const std::string name = entry == Entry::floor ? "rope_floor/" + where : "rope/" + where + "/" + bench::entry_name(entry);
+            reg(name, Row{path, layout, threads, entry, 4096}, BM_Rope<E>);
+          }
+  });
+  // The default path's precomputed table, and the long sequence (one thread).
+  for (std::int64_t tokens : {4096, 32768})
+    bench::for_each_kernel_dtype([&]<typename E>(Dtype dtype) {
+      for (Layout layout : {Layout::interleaved, Layout::half})
+        for (Entry entry : {Entry::internal, Entry::precomputed}) {
+          if (tokens == 4096 && entry == Entry::internal) continue;  // a row above
+          reg("rope/" + path_name(default_path()) + "/" + dtype_name(dtype) + "/" + layout_name(layout) + "/threads:1/" +
+                  bench::entry_name(entry),
+              Row{default_path(), layout, 1, entry, tokens}, BM_Rope<E>);
+        }
+    });
+  auto baseline = [](const char* name, void (*fn)(benchmark::State&)) {
+    benchmark::RegisterBenchmark(name, fn)->Arg(4096)->ArgName("tokens")->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.4);
+  };
+  baseline("baseline_f32_angle/f32/half", BM_Baseline<float, Implementation::f32_angle>);
+  baseline("baseline_f64_angle/f32/half", BM_Baseline<float, Implementation::f64_angle>);
+  baseline("baseline_f32_angle/bf16/half", BM_Baseline<Bf16Bits, Implementation::f32_angle>);
+  // float16 with the f32-angle baseline: ggml's CPU arithmetic (accuracy/baselines.h).
+  baseline("baseline_f32_angle/f16/half", BM_Baseline<F16Bits, Implementation::f32_angle>);
 }
 
 using bf16 = Bf16Bits;
-
-void register_all() {
-  // The shapes, grouped by tensor size (the buffers are kept while the size stays).
-  for (std::int64_t tokens : {4096, 32768}) {
-    reg("rope/f32/interleaved/inside", BM_Rope<float, Layout::interleaved, Impl::kernel>, tokens, 1);
-    reg("rope/f32/interleaved/precomputed", BM_Rope<float, Layout::interleaved, Impl::kernel_table>, tokens, 1);
-    reg("rope/f32/half/inside", BM_Rope<float, Layout::half, Impl::kernel>, tokens, 1);
-    reg("rope/f32/half/precomputed", BM_Rope<float, Layout::half, Impl::kernel_table>, tokens, 1);
-    reg("rope/bf16/interleaved/inside", BM_Rope<bf16, Layout::interleaved, Impl::kernel>, tokens, 1);
-    reg("rope/bf16/interleaved/precomputed", BM_Rope<bf16, Layout::interleaved, Impl::kernel_table>, tokens, 1);
-    reg("rope/bf16/half/inside", BM_Rope<bf16, Layout::half, Impl::kernel>, tokens, 1);
-    reg("rope/bf16/half/precomputed", BM_Rope<bf16, Layout::half, Impl::kernel_table>, tokens, 1);
-  }
-  // Two threads (each token computed by one worker: the bits do not change).
-  reg("rope_threads/f32/half/inside", BM_Rope<float, Layout::half, Impl::kernel>, 4096, 2);
-  reg("rope_threads/bf16/half/inside", BM_Rope<bf16, Layout::half, Impl::kernel>, 4096, 2);
-  // The naive baselines (scalar, an angle per element), for scale.
-  reg("baseline_f32_angle/f32/half", BM_Rope<float, Layout::half, Impl::f32_angle>, 4096, 1);
-  reg("baseline_f64_angle/f32/half", BM_Rope<float, Layout::half, Impl::f64_angle>, 4096, 1);
-  reg("baseline_f32_angle/bf16/half", BM_Rope<bf16, Layout::half, Impl::f32_angle>, 4096, 1);
-}
+using f16 = F16Bits;
 
 // rope_inputs rows (file comment): in cache, no memcpy pairing.
 enum class Input { constant, random, zeros, cancelling };
@@ -186,7 +237,7 @@ void BM_Inputs(benchmark::State& state) {
   std::vector<E> in(elements), out(elements);
   for (size_t i = 0; i < elements; ++i) {
     if constexpr (std::is_same_v<E, float>) in[i] = x[i];
-    else in[i] = bf16_from_float(x[i]);
+    else in[i] = accuracy::detail::from_float<E>(x[i]);
   }
   const TensorView<const E> xv = dense_view<const E>(in.data(), tokens, kHeads, kDim);
   const TensorView<E> yv = dense_view<E>(out.data(), tokens, kHeads, kDim);
@@ -214,6 +265,10 @@ void register_inputs() {
   inputs("rope_inputs/bf16/half/random", BM_Inputs<bf16, Input::random>);
   inputs("rope_inputs/bf16/half/zeros", BM_Inputs<bf16, Input::zeros>);
   inputs("rope_inputs/bf16/half/cancelling", BM_Inputs<bf16, Input::cancelling>);
+  inputs("rope_inputs/f16/half/constant", BM_Inputs<f16, Input::constant>);
+  inputs("rope_inputs/f16/half/random", BM_Inputs<f16, Input::random>);
+  inputs("rope_inputs/f16/half/zeros", BM_Inputs<f16, Input::zeros>);
+  inputs("rope_inputs/f16/half/cancelling", BM_Inputs<f16, Input::cancelling>);
 }
 
 // The sin/cos rows alone (tokens x d/2 evaluations) on each path: the part of a call that does
@@ -256,6 +311,11 @@ int main(int argc, char** argv) {
   int n = static_cast<int>(args.size());
   benchmark::AddCustomContext("pair_order_seed", std::to_string(g_seed));
   benchmark::AddCustomContext("pair_order", "each pair's order drawn from SplitMix64; run i seeded with SplitMix64(seed + i)");
+  benchmark::AddCustomContext("cpu_model", bench::cpu_model());
+  std::string paths;
+  for (ropecheck::cpu::Path p : ropecheck::cpu::available_paths()) paths += (paths.empty() ? "" : " ") + ropecheck::cpu::path_name(p);
+  benchmark::AddCustomContext("kernel_paths", paths);
+  benchmark::AddCustomContext("default_path", ropecheck::cpu::path_name(ropecheck::cpu::default_path()));
   register_all();
   register_inputs();
   benchmark::RegisterBenchmark("sincos_table/tokens:4096/d:128", BM_SinCosTable)

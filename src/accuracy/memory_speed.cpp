@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cpu/split_tokens.h"
 #include "numeric/small_floats.h"
 
 namespace ropecheck::accuracy {
@@ -24,10 +25,20 @@ TouchedBuffer::TouchedBuffer(std::size_t bytes, int fill) : bytes_(bytes) {
   data_.reset(p);
 }
 
-MemcpyBaseline::MemcpyBaseline(std::size_t bytes) : src_(bytes, 0x3C), dst_(bytes, 0) {}
+MemcpyBaseline::MemcpyBaseline(std::size_t bytes, int threads) : src_(bytes, 0x3C), dst_(bytes, 0), threads_(threads) {
+  if (threads < 1) throw std::invalid_argument("MemcpyBaseline: threads must be >= 1");
+}
 
 void MemcpyBaseline::run() {
-  std::memcpy(dst_.data(), src_.data(), src_.size());
+  if (threads_ == 1) {
+    std::memcpy(dst_.data(), src_.data(), src_.size());
+  } else {
+    const auto bytes = static_cast<std::int64_t>(src_.size());
+    cpu::split_tokens(bytes, std::min<std::int64_t>(threads_, std::max<std::int64_t>(bytes, 1)),
+                      [&](std::int64_t b0, std::int64_t b1, std::int64_t) {
+                        std::memcpy(dst_.data() + b0, src_.data() + b0, static_cast<std::size_t>(b1 - b0));
+                      });
+  }
   clobber_memory(dst_.data());
 }
 

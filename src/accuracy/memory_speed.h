@@ -49,16 +49,21 @@ class TouchedBuffer {
 inline void clobber_memory(const void* p) { asm volatile("" : : "r"(p) : "memory"); }
 
 // The baseline: memcpy of `bytes` bytes from its own touched source buffer into its own touched
-// destination buffer (both page-aligned, like the implementations' buffers).
+// destination buffer (both page-aligned, like the implementations' buffers). With threads > 1
+// (the baseline of a multi-threaded implementation) the bytes are split into `threads` contiguous
+// parts, each copied by one thread, started per run as the kernel starts its workers
+// (cpu::split_tokens: part 0 on the calling thread).
 class MemcpyBaseline {
  public:
-  explicit MemcpyBaseline(std::size_t bytes);
+  explicit MemcpyBaseline(std::size_t bytes, int threads = 1);
   std::size_t bytes() const { return src_.size(); }
+  int threads() const { return threads_; }
   const unsigned char* destination() const { return dst_.data(); }
-  void run();  // memcpy(destination, source, bytes), then clobber_memory(destination)
+  void run();  // memcpy(destination, source, bytes) over threads(), then clobber_memory(destination)
 
  private:
   TouchedBuffer src_, dst_;
+  int threads_;
 };
 
 // SplitMix64 (Steele, Lea and Flood 2014): a tiny seeded generator, the same sequence for the same

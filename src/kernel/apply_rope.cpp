@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/input_error.h"
+#include "kernel/detail/apply_with_ops.h"
 #include "kernel/detail/mxcsr.h"
 #include "kernel/detail/ops.h"
 #include "cpu/split_tokens.h"
@@ -93,9 +94,8 @@ detail::RowShape make_shape(const RopePlan& plan, std::vector<std::uint8_t>& ele
 }
 
 template <typename E>
-void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable* table, TensorView<const E> in,
-         TensorView<E> out, const KernelOptions& options) {
-  const detail::PathOps& ops = detail::ops_for(options.path);
+void run(const detail::PathOps& ops, const RopePlan& plan, const std::int64_t* positions, const SinCosTable* table,
+         TensorView<const E> in, TensorView<E> out, const KernelOptions& options) {
   std::vector<std::uint8_t> element_rotates;
   const detail::RowShape shape = make_shape(plan, element_rotates);
   const detail::TurnLimbs g{{plan.limb(0), plan.limb(1), plan.limb(2), plan.limb(3)}};
@@ -157,33 +157,39 @@ void run(const RopePlan& plan, const std::int64_t* positions, const SinCosTable*
 
 
 template <typename E>
-void apply_positions(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const E> in,
-                     TensorView<E> out, const KernelOptions& options) {
-  validate<E>(plan.dim(), static_cast<std::int64_t>(positions.size()), in, out, options.threads);
-  cpu::require_available(options.path, "kernel path");
-  run<E>(plan, positions.data(), nullptr, in, out, options);
-}
-
-template <typename E>
 void apply_table(const SinCosTable& table, TensorView<const E> in, TensorView<E> out, const KernelOptions& options) {
   validate<E>(table.plan().dim(), table.tokens(), in, out, options.threads);
   cpu::require_available(options.path, "kernel path");
-  run<E>(table.plan(), nullptr, &table, in, out, options);
+  run<E>(detail::ops_for(options.path), table.plan(), nullptr, &table, in, out, options);
 }
 
 }  // namespace
 
+template <typename E>
+void detail::apply_rope_with_ops(const PathOps& ops, const RopePlan& plan, std::span<const std::int64_t> positions,
+                                 TensorView<const E> in, TensorView<E> out, const KernelOptions& options) {
+  validate<E>(plan.dim(), static_cast<std::int64_t>(positions.size()), in, out, options.threads);
+  cpu::require_available(options.path, "kernel path");
+  run<E>(ops, plan, positions.data(), nullptr, in, out, options);
+}
+template void detail::apply_rope_with_ops<float>(const detail::PathOps&, const RopePlan&, std::span<const std::int64_t>,
+                                                 TensorView<const float>, TensorView<float>, const KernelOptions&);
+template void detail::apply_rope_with_ops<Bf16Bits>(const detail::PathOps&, const RopePlan&, std::span<const std::int64_t>,
+                                                    TensorView<const Bf16Bits>, TensorView<Bf16Bits>, const KernelOptions&);
+template void detail::apply_rope_with_ops<F16Bits>(const detail::PathOps&, const RopePlan&, std::span<const std::int64_t>,
+                                                   TensorView<const F16Bits>, TensorView<F16Bits>, const KernelOptions&);
+
 void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const float> in,
                 TensorView<float> out, const KernelOptions& options) {
-  apply_positions<float>(plan, positions, in, out, options);
+  detail::apply_rope_with_ops<float>(detail::ops_for(options.path), plan, positions, in, out, options);
 }
 void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const Bf16Bits> in,
                 TensorView<Bf16Bits> out, const KernelOptions& options) {
-  apply_positions<Bf16Bits>(plan, positions, in, out, options);
+  detail::apply_rope_with_ops<Bf16Bits>(detail::ops_for(options.path), plan, positions, in, out, options);
 }
 void apply_rope(const RopePlan& plan, std::span<const std::int64_t> positions, TensorView<const F16Bits> in,
                 TensorView<F16Bits> out, const KernelOptions& options) {
-  apply_positions<F16Bits>(plan, positions, in, out, options);
+  detail::apply_rope_with_ops<F16Bits>(detail::ops_for(options.path), plan, positions, in, out, options);
 }
 void apply_rope(const SinCosTable& table, TensorView<const float> in, TensorView<float> out, const KernelOptions& options) {
   apply_table<float>(table, in, out, options);

@@ -1,6 +1,6 @@
 // The speed routine shared by the kernel benchmark and the report: medians (odd, even, infinite),
 // the ratio as the median of per-pair ratios (not a ratio of medians), touched page-aligned
-// buffers, the seeded pair order, and one timed pair that copies the baseline's own buffers and runs
+// buffers, the seeded pair order, the multi-threaded baseline, and one timed pair that copies the baseline's own buffers and runs
 // the implementation once, in the order given.
 #include "accuracy/memory_speed.h"
 
@@ -96,6 +96,19 @@ TEST(MemorySpeed, APairCopiesItsOwnBuffersAndRunsTheImplementationOnceInTheGiven
     EXPECT_GE(t.memcpy_seconds, 0);
     EXPECT_GE(t.seconds, 0);
   }
+}
+
+TEST(MemorySpeed, ATwoThreadBaselineCopiesEveryByteOnce) {
+  // An odd size: the parts need not be equal or aligned.
+  for (int threads : {2, 3}) {
+    MemcpyBaseline baseline((1 << 20) + 7, threads);
+    EXPECT_EQ(baseline.threads(), threads);
+    baseline.run();
+    int wrong = 0;
+    for (std::size_t i = 0; i < baseline.bytes(); ++i) wrong += baseline.destination()[i] != 0x3C;
+    EXPECT_EQ(wrong, 0) << threads << " threads";
+  }
+  EXPECT_THROW(MemcpyBaseline(64, 0), std::invalid_argument);
 }
 
 }  // namespace

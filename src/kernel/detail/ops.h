@@ -46,7 +46,7 @@
 //     binary64 end, small_floats.h) proves RN_f16(y_exact) is that value (monotone, lo <= y_exact
 //     <= hi); as for float32, an equal pair of signed zeros or infinities is that value too.
 //   Both fail when x_a or x_b is not finite (inf or NaN; tested on the inputs, since a maximum may
-//   drop a NaN). A zero pair (e = 0, the exact value 0)
+//   drop a NaN, or on lo as avx2.cpp's test8 argues). A zero pair (e = 0, the exact value 0)
 //   passes: its output is the zero IEEE arithmetic of the formula gives, with that sign (the
 //   float32 SIMD paths compute hi as -RN(-y - e), the same value, so that y = -0 passes too).
 // Binary32 error (bfloat16, level 1; only when RN32(a) is in [2^-60, 2^60], else K' is NaN and
@@ -85,6 +85,7 @@
 #include <type_traits>
 
 #include "cpu/path.h"
+#include "kernel/detail/floor.h"
 #include "kernel/rope_plan.h"
 #include "numeric/small_floats.h"
 #include "numeric/fdlibm_sincos.h"

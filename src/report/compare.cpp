@@ -54,6 +54,22 @@ bool within_tolerance(double a, double b, double tolerance) {
   return hi / lo - 1 <= tolerance;
 }
 
+// Whether every element of `a` is an object with a string "id", all distinct (and `a` not empty).
+bool keyed_by_id(const nlohmann::json& a) {
+  if (a.empty()) return false;
+  std::set<std::string> seen;
+  for (const nlohmann::json& e : a)
+    if (!e.is_object() || !e.contains("id") || !e["id"].is_string() || !seen.insert(e["id"].get<std::string>()).second) return false;
+  return true;
+}
+
+// The element of an id-keyed array with that id, or null.
+const nlohmann::json* element_with_id(const nlohmann::json& a, const std::string& id) {
+  for (const nlohmann::json& e : a)
+    if (e["id"] == id) return &e;
+  return nullptr;
+}
+
 class Walker {
  public:
   Walker(const CompareOptions& options, CompareResult& result) : options_(options), result_(result) {}
@@ -76,6 +92,17 @@ class Walker {
         const std::string child_top = depth == 0 ? key : top;
         walk(ca, cb, path + "/" + pointer_token(key), child_rule(rule, key, depth, child_top, ca, cb), depth + 1, child_top);
       }
+      return;
+    }
+    if (a->is_array() && b->is_array() && keyed_by_id(*a) && keyed_by_id(*b)) {
+      // Claims (and any list of objects with unique "id"s) are matched by id, so that a claim
+      // added or removed is one addition or removal, not a shift of every claim after it.
+      std::vector<std::string> ids;
+      for (const nlohmann::json& e : *a) ids.push_back(e["id"].get<std::string>());
+      for (const nlohmann::json& e : *b)
+        if (element_with_id(*a, e["id"].get<std::string>()) == nullptr) ids.push_back(e["id"].get<std::string>());
+      for (const std::string& id : ids)
+        walk(element_with_id(*a, id), element_with_id(*b, id), path + "/" + pointer_token(id), rule, depth + 1, top);
       return;
     }
     if (a->is_array() && b->is_array()) {

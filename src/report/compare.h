@@ -13,7 +13,9 @@
 //   - artifacts whose entry says "deterministic": false are ignored (their bytes depend on timings);
 //   - everything else is compared exactly: strings, integers, booleans, and numbers as written
 //     (certified bounds are decimal strings; seeded estimates are exact doubles), keys added or
-//     removed, array lengths.
+//     removed, array lengths;
+//   - arrays of objects with distinct string "id"s (the claims) are matched by id, and a path names
+//     the id (/claims/lemma-a1/verdict): an added claim is an addition, not a shift of the others.
 // A verdict change is a change of any value under a key "verdict" (or "as_paper_states").
 #pragma once
 

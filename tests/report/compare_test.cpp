@@ -64,11 +64,11 @@ TEST(CompareRuns, VerdictChange) {
   EXPECT_EQ(r.verdict_changes, 1);
   EXPECT_EQ(r.other_changes, 0);
   ASSERT_EQ(r.differences.size(), 1u);
-  EXPECT_EQ(r.differences[0].path, "/claims/1/verdict");
+  EXPECT_EQ(r.differences[0].path, "/claims/mc-fig2b/verdict");
   EXPECT_EQ(r.differences[0].kind, Difference::Kind::verdict);
   EXPECT_EQ(r.differences[0].old_value, "\"confirmed\"");
   EXPECT_EQ(r.differences[0].new_value, "\"inconclusive\"");
-  EXPECT_EQ(differences_text(r), "verdict  /claims/1/verdict: confirmed -> inconclusive\n1 verdict change(s), 0 other change(s)\n");
+  EXPECT_EQ(differences_text(r), "verdict  /claims/mc-fig2b/verdict: confirmed -> inconclusive\n1 verdict change(s), 0 other change(s)\n");
 }
 
 TEST(CompareRuns, AsPaperStatesAndNestedVerdictsAreVerdicts) {
@@ -91,7 +91,7 @@ TEST(CompareRuns, CertifiedBoundStringChangedIsAChange) {
   EXPECT_EQ(r.other_changes, 1);
   ASSERT_EQ(r.differences.size(), 1u);
   EXPECT_EQ(r.differences[0].kind, Difference::Kind::value);
-  EXPECT_EQ(r.differences[0].path, "/claims/0/key_quantity");
+  EXPECT_EQ(r.differences[0].path, "/claims/lemma-a1/key_quantity");
 }
 
 // Seeded estimates are exact doubles: the last bit counts, and 1 (integer) is not 1.0.
@@ -203,7 +203,7 @@ TEST(CompareRuns, AddedAndRemovedKeysAndElements) {
   EXPECT_FALSE(r.same());
   ASSERT_EQ(r.differences.size(), 3u) << differences_text(r);
   // Document order: claims (array) before sections; keys sorted within an object.
-  EXPECT_EQ(r.differences[0].path, "/claims/2");
+  EXPECT_EQ(r.differences[0].path, "/claims/thm-5.3");
   EXPECT_EQ(r.differences[0].old_value, "(absent)");
   EXPECT_EQ(r.differences[1].path, "/sections/montecarlo/trials");
   EXPECT_EQ(r.differences[1].new_value, "(absent)");
@@ -211,6 +211,26 @@ TEST(CompareRuns, AddedAndRemovedKeysAndElements) {
   EXPECT_EQ(r.differences[2].new_value, "{\"rows\":3}");
   EXPECT_EQ(r.other_changes, 3);
   EXPECT_EQ(r.verdict_changes, 0);
+}
+
+// Claims are matched by id: one inserted in the middle is one addition, the others unchanged; a
+// list that is not id-keyed (a repeated id) is still compared by position.
+TEST(CompareRuns, ClaimsAreMatchedByIdNotPosition) {
+  const nlohmann::json a = sample_run();
+  nlohmann::json b = a;
+  b["claims"].insert(b["claims"].begin() + 1, {{"id", "kernel-accuracy-f16"}, {"verdict", "holds"}, {"as_paper_states", true}});
+  const CompareResult r = compare_runs(a, b);
+  ASSERT_EQ(r.differences.size(), 1u) << differences_text(r);
+  EXPECT_EQ(r.differences[0].path, "/claims/kernel-accuracy-f16");
+  EXPECT_EQ(r.differences[0].old_value, "(absent)");
+  EXPECT_EQ(r.verdict_changes, 0);
+  nlohmann::json c = a, d = a;
+  c["claims"][1]["id"] = "lemma-a1";
+  d["claims"][1]["id"] = "lemma-a1";
+  d["claims"][1]["verdict"] = "fails";
+  const CompareResult by_position = compare_runs(c, d);
+  ASSERT_EQ(by_position.differences.size(), 1u) << differences_text(by_position);
+  EXPECT_EQ(by_position.differences[0].path, "/claims/1/verdict");
 }
 
 class RunDirs {

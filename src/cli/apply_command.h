@@ -1,5 +1,5 @@
 // File: apply_command.h
-// `ropecheck apply`: rotates a float32 or bfloat16 .npy tensor with the production kernel
+// `ropecheck apply`: rotates a float32, bfloat16 or float16 .npy tensor with the production kernel
 // (kernel/apply_rope.h) at the positions of a .npy file and writes the result atomically, same
 // shape and dtype. With --model (and --layer-type) the plan is the layer type's: its head_dim
 // (the tensor's last dimension must equal it), rotary part, layout (--layout optional, and if

@@ -13,7 +13,7 @@ namespace ropecheck::cli {
 
 void AuditCommand::attach(CLI::App& app) {
   command = app.add_subcommand("audit", "measure another RoPE implementation's output against the exact rotation of its input");
-  command->add_option("--input", input, "the input tensor X (.npy: '<f4' for f32, '<u2' bf16 bit patterns), shape [..., tokens, heads, head_dim] or [tokens, head_dim], or as --axes names it")->required();
+  command->add_option("--input", input, "the input tensor X (.npy: '<f4' for f32, '<u2' bf16 bit patterns, '<f2' for f16), shape [..., tokens, heads, head_dim] or [tokens, head_dim], or as --axes names it")->required();
   command->add_option("--positions", positions, "one integer position per token (.npy '<i8', '<i4', or integral '<f8', '<f4' within 2^24), shared by the batch, or one per batch row and token ([batch, seq]); negative positions are allowed (the rotation is defined for them)")->required();
   command->add_option("--output", output, "the implementation's output Y (.npy, same shape and dtype as --input)")->required();
   command->add_option("--layout", layout, "pairing of the head vector: interleaved (2i, 2i+1) or half (i, i + d/2); required without --model, else the model's");
@@ -21,7 +21,7 @@ void AuditCommand::attach(CLI::App& app) {
                       "axis order of --input/--output: bshd [batch, seq, heads, head_dim], bhsd [batch, heads, seq, head_dim] (Hugging Face q/k), "
                       "shd [num_tokens, heads, head_dim] or sd [num_tokens, heads*head_dim] (vLLM), hsd [heads, seq, head_dim] "
                       "(default: [..., tokens, heads, head_dim] or [tokens, head_dim])");
-  command->add_option("--dtype", dtype, "f32 or bf16 (default f32)");
+  command->add_option("--dtype", dtype, "f32, bf16 or f16 (default f32)");
   add_spectrum_flags(command, flags);
   command->add_option("--json", json_path, "also write the report as JSON to this file");
   command->add_option("--threads", threads, "worker threads, " + cpu::thread_count_range() + " (default 1; same result for any count)");

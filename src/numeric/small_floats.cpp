@@ -1,5 +1,7 @@
 #include "numeric/small_floats.h"
 
+#include <cmath>
+
 namespace ropecheck {
 
 double value_of_bits(Dtype t, std::uint32_t bits) {

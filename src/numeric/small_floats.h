@@ -13,7 +13,6 @@
 #pragma once
 
 #include <bit>
-#include <cmath>
 #include <cstdint>
 
 #include "numeric/dtype.h"
@@ -51,35 +50,66 @@ constexpr Bf16Bits bf16_from_float(float f) {
 
 constexpr bool is_finite(F16Bits h) { return (h.bits & 0x7C00u) != 0x7C00u; }
 
-// Exact: subnormals m 2^-24, normals (1024 + m) 2^(e - 25); infinities; a NaN as a quiet NaN.
-inline double to_double(F16Bits h) {
-  const bool negative = (h.bits & 0x8000u) != 0;
-  const int exponent = (h.bits >> 10) & 0x1F;
-  const int mantissa = h.bits & 0x3FF;
-  double magnitude;
-  if (exponent == 0x1F) magnitude = mantissa == 0 ? HUGE_VAL : std::nan("");
-  else if (exponent == 0) magnitude = std::ldexp(static_cast<double>(mantissa), -24);
-  else magnitude = std::ldexp(static_cast<double>(1024 + mantissa), exponent - 25);
-  return negative ? -magnitude : magnitude;
+// Exact, by bits (the scalar twin of VCVTPH2PS): normals re-biased (exponent + 112), subnormals
+// m 2^-24 (one exact float product), infinities, a NaN as a NaN with the payload shifted in.
+constexpr float to_float(F16Bits h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h.bits & 0x8000u) << 16;
+  const std::uint32_t exponent = (h.bits >> 10) & 0x1Fu, mantissa = h.bits & 0x3FFu;
+  if (exponent == 0x1F) return std::bit_cast<float>(sign | 0x7F800000u | (mantissa << 13));
+  if (exponent == 0) {
+    const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;  // exact: 10 bits times a power of two
+    return sign != 0 ? -magnitude : magnitude;
+  }
+  return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
-inline float to_float(F16Bits h) { return static_cast<float>(to_double(h)); }  // exact: 11 bits, in range
+constexpr double to_double(F16Bits h) { return to_float(h); }
 
-// Correct rounding of any double: |d| on the binary16 grid of its binade (2^-24 below 2^-14),
-// std::nearbyint under the default mode (ties to even), all scalings exact. From 65520 (the
-// midpoint above 65504, whose tie goes to the even infinity) on: infinity.
-inline F16Bits f16_from_double(double d) {
-  if (std::isnan(d)) return kCanonicalNaNF16;
-  const std::uint16_t sign = std::signbit(d) ? 0x8000u : 0u;
-  const double m = std::fabs(d);
-  if (m >= 65520.0) return F16Bits{static_cast<std::uint16_t>(sign | 0x7C00u)};
-  if (m < 0x1p-14) return F16Bits{static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(std::nearbyint(m * 0x1p24)))};
-  int e = 0;
-  (void)std::frexp(m, &e);  // m in [2^(e-1), 2^e)
-  const double q = std::nearbyint(std::ldexp(m, 11 - e));  // in [1024, 2048]
-  // (e - 1 + 15) << 10 plus q - 1024; q = 2048 carries into the next binade by the same sum.
-  return F16Bits{static_cast<std::uint16_t>(sign | (((e + 14) << 10) + (static_cast<int>(q) - 1024)))};
+// Correct rounding of any double, by bits (the kernel's level 2 calls it on every retried float16
+// output, so it is branch-light): normals re-biased ((1023 - 15) << 52 off) and rounded at bit 42
+// (adding 2^41 - 1 plus the kept lsb carries exactly past a half, or at a half onto an odd kept
+// part: ties to even; the carry may reach the exponent, and from 65520 on the result is infinity);
+// below 2^-14 the 53-bit significand shifted to the 2^-24 grid with the same rounding; up to 2^-25
+// (a tie with 0, which is even) zero.
+constexpr F16Bits f16_from_double(double d) {
+  const std::uint64_t u = std::bit_cast<std::uint64_t>(d);
+  const auto sign = static_cast<std::uint16_t>((u >> 48) & 0x8000u);
+  const std::uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
+  if (a > 0x7FF0000000000000ull) return kCanonicalNaNF16;
+  if (a >= 0x40EFFE0000000000ull) return F16Bits{static_cast<std::uint16_t>(sign | 0x7C00u)};  // 65520
+  if (a >= 0x3F10000000000000ull) {                                                            // 2^-14
+    const std::uint64_t r = a - (std::uint64_t{1023 - 15} << 52);
+    return F16Bits{static_cast<std::uint16_t>(sign | ((r + ((std::uint64_t{1} << 41) - 1) + ((r >> 42) & 1u)) >> 42))};
+  }
+  if (a <= 0x3E60000000000000ull) return F16Bits{sign};  // 2^-25
+  const std::uint64_t m = (a & 0xFFFFFFFFFFFFFull) | (std::uint64_t{1} << 52), shift = 1051 - (a >> 52);  // 43..53
+  std::uint64_t q = m >> shift;
+  const std::uint64_t rest = m & ((std::uint64_t{1} << shift) - 1), half = std::uint64_t{1} << (shift - 1);
+  if (rest > half || (rest == half && (q & 1u) != 0)) ++q;
+  return F16Bits{static_cast<std::uint16_t>(sign | q)};
 }
-inline F16Bits f16_from_float(float f) { return f16_from_double(f); }  // a float is a double: one rounding
+
+// The same from a float, by bits (the scalar twin of VCVTPS2PH imm8 0): normals re-biased and
+// rounded at bit 13 (adding 0xFFF plus the kept lsb carries exactly past a half, or at a half onto an
+// odd kept part: ties to even; the carry may reach the exponent, and from 65520 = 0x477FF000 on the
+// result is infinity); below 2^-14 the 24-bit significand shifted to the 2^-24 grid with the same
+// rounding; up to 2^-25 (a tie with 0, which is even) zero.
+constexpr F16Bits f16_from_float(float f) {
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+  const auto sign = static_cast<std::uint16_t>((u >> 16) & 0x8000u);
+  const std::uint32_t a = u & 0x7FFFFFFFu;
+  if (a > 0x7F800000u) return kCanonicalNaNF16;
+  if (a >= 0x477FF000u) return F16Bits{static_cast<std::uint16_t>(sign | 0x7C00u)};
+  if (a >= 0x38800000u) {
+    const std::uint32_t r = a - 0x38000000u;  // exponent - 127 + 15, at bit 23
+    return F16Bits{static_cast<std::uint16_t>(sign | ((r + 0xFFFu + ((r >> 13) & 1u)) >> 13))};
+  }
+  if (a <= 0x33000000u) return F16Bits{sign};
+  const std::uint32_t m = (a & 0x7FFFFFu) | 0x800000u, shift = 126 - (a >> 23);  // value m 2^(e-150); grid 2^-24: shift 14..24
+  std::uint32_t q = m >> shift;
+  const std::uint32_t rest = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+  if (rest > half || (rest == half && (q & 1u) != 0)) ++q;
+  return F16Bits{static_cast<std::uint16_t>(sign | q)};
+}
 
 // ---- the kernel dtypes' element types ------------------------------------------------------------
 

@@ -372,7 +372,7 @@ SectionResult adversarial_section(const Context& context) {
     std::string key = std::to_string(t.found) + " violations";
     if (!t.notes.empty()) key += "; " + t.notes.front();
     out.summary.push_back(make_row("adv-kernel",
-                                   "the production RoPE kernel (every path on this CPU) is correctly rounded on every output (f32 and bf16), "
+                                   "the production RoPE kernel (every path on this CPU) is correctly rounded on every output (f32, bf16 and f16), "
                                    "agrees across paths and gets IEEE specials right",
                                    "adversarial inputs against the MPFR reference (accuracy/kernel_fuzz.h)",
                                    std::to_string(t.tried) + " candidates on gemma-7b (and its p-RoPE 0.75), seed " + std::to_string(context.seed),

@@ -218,7 +218,7 @@ TEST(CompareRuns, AddedAndRemovedKeysAndElements) {
 TEST(CompareRuns, ClaimsAreMatchedByIdNotPosition) {
   const nlohmann::json a = sample_run();
   nlohmann::json b = a;
-  b["claims"].insert(b["claims"].begin() + 1, {{"id", "kernel-accuracy-f16"}, {"verdict", "holds"}, {"as_paper_states", true}});
+  b["claims"].insert(b["claims"].begin() + 1, nlohmann::json::object({{"id", "kernel-accuracy-f16"}, {"verdict", "holds"}, {"as_paper_states", true}}));
   const CompareResult r = compare_runs(a, b);
   ASSERT_EQ(r.differences.size(), 1u) << differences_text(r);
   EXPECT_EQ(r.differences[0].path, "/claims/kernel-accuracy-f16");

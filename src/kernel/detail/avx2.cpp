@@ -143,6 +143,34 @@ inline void pair(const RowShape& sh, const float* x, float* y, int k, int a, int
   y[a] = oa;
   y[b] = ob;
 }
+// float16 by the binary64 formula and ops.h's float16 test (scalar.cpp's finish16, with builtins).
+inline bool f16_safe(float v) {
+  const std::uint32_t u = bits32(v) & 0x7FFFFFFFu;
+  return u >= 0x38800000u && (u & 0x1FFFu) != 0x1000u;
+}
+inline void pair(const RowShape& sh, const F16Bits* x, F16Bits* y, int k, int a, int b, double c, double s, const SlowPath& sp) {
+  const F16Bits ea = x[a], eb = x[b];
+  if (sh.pair_identity[k]) {
+    y[a] = ea;
+    y[b] = eb;
+    return;
+  }
+  const double xa = widen16(ea), xb = widen16(eb);
+  const double ya = __builtin_fma(xa, c, -(xb * s)), yb = __builtin_fma(xb, c, xa * s);
+  const double e = sh.err_scale * __builtin_fmax(__builtin_fabs(xa), __builtin_fabs(xb));
+  const bool finite = __builtin_isfinite(xa) && __builtin_isfinite(xb);
+  auto finish = [&](double v, bool second) {
+    if constexpr (kFloor) return round16(static_cast<float>(v), F16Bits{});  // bench only: detail/floor.h
+    const float lo = static_cast<float>(v - e), hi = -static_cast<float>(-v - e);
+    const F16Bits out = round16(lo, F16Bits{});
+    if (finite && (e == 0 || (out.bits == round16(hi, F16Bits{}).bits && f16_safe(lo) && f16_safe(hi)))) return out;
+    return retry_16(sh, sp, k, ea, eb, second, c, s);
+  };
+  const F16Bits oa = finish(ya, false), ob = finish(yb, true);
+  y[a] = oa;
+  y[b] = ob;
+}
+
 template <typename E>
 inline void pair(const RowShape& sh, const E* x, E* y, int k, int a, int b, double c, double s, const SlowPath& sp) {
   const E ea = x[a], eb = x[b];
@@ -218,17 +246,72 @@ inline int test8(__m256d y0, __m256d y1, __m256d e0, __m256d e1, __m256* out) {
 // ops.h's M = max(|x_a|, |x_b|) (a NaN may be dropped: test8 fails those lanes).
 inline __m256d max_magnitude(__m256d a, __m256d b) { return _mm256_max_pd(abs4(a), abs4(b)); }
 
+// ops.h's float16 test for 8 components (two halves of 4 doubles): lo = RN(y - e) and hi =
+// -RN(-y - e) rounded to binary32 then float16 (VCVTPS2PH imm8 0); the lanes where both float16s
+// agree and neither binary32 value is a float16 midpoint or below 2^-14, or where e = 0 (a zero
+// pair), and lo is not a NaN (an input NaN the maximum dropped: y is NaN); RN16(lo) in *out.
+inline int test8h(__m256d y0, __m256d y1, __m256d e0, __m256d e1, __m128i* out) {
+  if constexpr (kFloor) return *out = _mm256_cvtps_ph(_mm256_set_m128(_mm256_cvtpd_ps(y1), _mm256_cvtpd_ps(y0)), 0), 0xFF;  // bench only
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256 lo = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(y1, e1)), _mm256_cvtpd_ps(_mm256_sub_pd(y0, e0)));
+  const __m256 minus_hi = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_fnmsub_pd(y1, one, e1)), _mm256_cvtpd_ps(_mm256_fnmsub_pd(y0, one, e0)));
+  const __m256 hi = _mm256_xor_ps(minus_hi, _mm256_set1_ps(-0.0f));
+  const __m128i hlo = _mm256_cvtps_ph(lo, 0), hhi = _mm256_cvtps_ph(hi, 0);
+  *out = hlo;
+  const int same = _mm_movemask_epi8(_mm_packs_epi16(_mm_cmpeq_epi16(hlo, hhi), _mm_setzero_si128())) & 0xFF;
+  const __m256i magnitude = _mm256_set1_epi32(0x7FFFFFFF), low = _mm256_set1_epi32(0x1FFF), mid = _mm256_set1_epi32(0x1000);
+  const __m256i normal = _mm256_set1_epi32(0x387FFFFF);
+  auto safe = [&](__m256 v) {
+    const __m256i u = _mm256_and_si256(_mm256_castps_si256(v), magnitude);
+    return _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(u, low), mid), _mm256_cmpgt_epi32(u, normal));
+  };
+  const int safe_both = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(safe(lo), safe(hi))));
+  const __m256d zero = _mm256_setzero_pd();
+  const int zero_pair = _mm256_movemask_pd(_mm256_cmp_pd(e0, zero, _CMP_EQ_OQ)) | (_mm256_movemask_pd(_mm256_cmp_pd(e1, zero, _CMP_EQ_OQ)) << 4);
+  const int ordered = _mm256_movemask_ps(_mm256_cmp_ps(lo, lo, _CMP_ORD_Q));
+  return ordered & ((same & safe_both) | zero_pair);
+}
+
 template <bool kIdentity>
 inline void put8(float* p, __m256 v, __m256 in, __m256 rot) {
   _mm256_storeu_ps(p, kIdentity ? _mm256_blendv_ps(in, v, rot) : v);
 }
 
-template <bool kIdentity>
-void rotate_f32_layout(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs,
-                       float* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+// Stores 8 16-bit lanes (below, with the 16-bit formats' code).
+template <bool kIdentity, typename E>
+inline void put8(E* p, __m256i lanes, __m128i in, __m256 rot);
+
+// float32 and float16 (E): the binary64 formula; the float16 test (test8h) and 16-bit loads and
+// stores for float16.
+template <typename E, bool kIdentity>
+void rotate64_layout(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
+                     std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+  constexpr bool kF32 = std::is_same_v<E, float>;
   const int r = sh.block;
   const __m256d k_err = _mm256_set1_pd(sh.err_scale);
-  auto retry = [&](int k, float a, float b, bool second, double ck, double sk) { return retry_f32(sp, k, a, b, second, ck, sk); };
+  auto retry = [&](int k, E a, E b, bool second, double ck, double sk) {
+    if constexpr (kF32) return retry_f32(sp, k, a, b, second, ck, sk);
+    else return retry_16(sh, sp, k, a, b, second, ck, sk);
+  };
+  // 8 elements as floats (float16 widened exactly), and the raw 16-bit lanes for float16's stores.
+  auto load = [](const E* p, __m128i* raw) {
+    if constexpr (kF32) return _mm256_loadu_ps(p);
+    else return _mm256_cvtph_ps(*raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  };
+  // Tests 8 components and stores them at p (identity lanes from the input): the lanes that pass.
+  auto test_put = [](E* p, __m256d y0, __m256d y1, __m256d e0, __m256d e1, __m256 xf, __m128i raw, __m256 rot) {
+    if constexpr (kF32) {
+      __m256 o;
+      const int pass = test8(y0, y1, e0, e1, &o);
+      put8<kIdentity>(p, o, xf, rot);
+      return pass;
+    } else {
+      __m128i o;
+      const int pass = test8h(y0, y1, e0, e1, &o);
+      put8<kIdentity>(p, _mm256_cvtepu16_epi32(o), raw, rot);
+      return pass;
+    }
+  };
   if (sh.layout == Layout::interleaved) {
     // Per-lane tables C = (c0, c0, c1, c1, ...), S = (-s0, s0, -s1, s1, ...): the pair swap times S
     // is (-(x_b s), x_a s) exactly, so y = fma(x, C, swap(x) S) is scalar's formula lane by lane.
@@ -241,62 +324,57 @@ void rotate_f32_layout(const RowShape& sh, const double* c, const double* s, con
       sd[2 * k] = -s[k];
       sd[2 * k + 1] = s[k];
     }
-    auto step = [&](const float* x, float* y, int i) -> std::uint32_t {
-      const __m256 xf = _mm256_loadu_ps(x + i);
+    auto step = [&](const E* x, E* y, int i) -> std::uint32_t {
+      __m128i raw{};
+      const __m256 xf = load(x + i, &raw);
       const __m256d xl = _mm256_cvtps_pd(_mm256_castps256_ps128(xf)), xh = _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1));
       const __m256d xls = _mm256_permute_pd(xl, 0x5), xhs = _mm256_permute_pd(xh, 0x5);
       const __m256d yl = _mm256_fmadd_pd(xl, _mm256_loadu_pd(cd + i), _mm256_mul_pd(xls, _mm256_loadu_pd(sd + i)));
       const __m256d yh = _mm256_fmadd_pd(xh, _mm256_loadu_pd(cd + i + 4), _mm256_mul_pd(xhs, _mm256_loadu_pd(sd + i + 4)));
       const __m256d el = _mm256_mul_pd(k_err, max_magnitude(xl, xls));
       const __m256d eh = _mm256_mul_pd(k_err, max_magnitude(xh, xhs));
-      __m256 o;
-      const int pass = test8(yl, yh, el, eh, &o);
       const __m256 rot = kIdentity ? rotates8(sh.element_rotates + i) : __m256();
-      put8<kIdentity>(y + i, o, xf, rot);
+      const int pass = test_put(y + i, yl, yh, el, eh, xf, raw, rot);
       return static_cast<std::uint32_t>(~pass & (kIdentity ? _mm256_movemask_ps(rot) : 0xFF));
     };
-    auto tail = [&](const float* x, float* y) {
+    auto tail = [&](const E* x, E* y) {
       for (int k = full / 2; k < r; ++k) pair(sh, x, y, k, 2 * k, 2 * k + 1, c[k], s[k], sp);
     };
-    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_interleaved<8, float>(c, s, retry), tail);
+    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_interleaved<8, E>(c, s, retry), tail);
     return;
   }
   const int full = r - r % 8;
-  auto step = [&](const float* x, float* y, int k) -> std::uint32_t {
-    const __m256 xaf = _mm256_loadu_ps(x + k), xbf = _mm256_loadu_ps(x + r + k);
+  auto step = [&](const E* x, E* y, int k) -> std::uint32_t {
+    __m128i raw_a{}, raw_b{};
+    const __m256 xaf = load(x + k, &raw_a), xbf = load(x + r + k, &raw_b);
     const __m256d xa0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xaf)), xa1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xaf, 1));
     const __m256d xb0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xbf)), xb1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xbf, 1));
     const __m256d c0 = _mm256_loadu_pd(c + k), c1 = _mm256_loadu_pd(c + k + 4);
     const __m256d s0 = _mm256_loadu_pd(s + k), s1 = _mm256_loadu_pd(s + k + 4);
     const __m256d e0 = _mm256_mul_pd(k_err, max_magnitude(xa0, xb0));
     const __m256d e1 = _mm256_mul_pd(k_err, max_magnitude(xa1, xb1));
-    __m256 oa, ob;
-    const int pa = test8(_mm256_fmsub_pd(xa0, c0, _mm256_mul_pd(xb0, s0)), _mm256_fmsub_pd(xa1, c1, _mm256_mul_pd(xb1, s1)), e0, e1, &oa);
-    const int pb = test8(_mm256_fmadd_pd(xb0, c0, _mm256_mul_pd(xa0, s0)), _mm256_fmadd_pd(xb1, c1, _mm256_mul_pd(xa1, s1)), e0, e1, &ob);
     const __m256 rot = kIdentity ? rotates8(sh.element_rotates + k) : __m256();
-    put8<kIdentity>(y + k, oa, xaf, rot);
-    put8<kIdentity>(y + r + k, ob, xbf, rot);
+    const int pa = test_put(y + k, _mm256_fmsub_pd(xa0, c0, _mm256_mul_pd(xb0, s0)), _mm256_fmsub_pd(xa1, c1, _mm256_mul_pd(xb1, s1)), e0, e1, xaf, raw_a, rot);
+    const int pb = test_put(y + r + k, _mm256_fmadd_pd(xb0, c0, _mm256_mul_pd(xa0, s0)), _mm256_fmadd_pd(xb1, c1, _mm256_mul_pd(xa1, s1)), e0, e1, xbf, raw_b, rot);
     const int rb = kIdentity ? _mm256_movemask_ps(rot) : 0xFF;
     return static_cast<std::uint32_t>((~pa & rb) | ((~pb & rb) << 8));
   };
-  auto tail = [&](const float* x, float* y) {
+  auto tail = [&](const E* x, E* y) {
     for (int k = full; k < r; ++k) pair(sh, x, y, k, k, k + r, c[k], s[k], sp);
   };
-  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_half<8, float>(r, c, s, retry), tail);
+  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_half<8, E>(r, c, s, retry), tail);
 }
 
 // ---- the 16-bit formats: binary32 level 1 (ops.h), then retry_16 -------------------------------
 
 // 8 elements widened exactly, and RN16 of 8 floats as 32-bit lanes: bfloat16 by bits (exact for
-// normal values, the lanes level 1 keeps), float16 by F16C.
+// normal values, the lanes level 1 keeps). (float16 takes the binary64 formula: rotate64_layout.)
 inline __m256 widen8(__m128i raw, Bf16Bits) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16)); }
-inline __m256 widen8(__m128i raw, F16Bits) { return _mm256_cvtph_ps(raw); }
 inline __m256i lanes16(__m256 v, Bf16Bits) {
   const __m256i u = _mm256_castps_si256(v);
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
   return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16);
 }
-inline __m256i lanes16(__m256 v, F16Bits) { return _mm256_cvtepu16_epi32(_mm256_cvtps_ph(v, 0)); }
 inline __m256 abs8(__m256 v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
 // The lanes whose e lies in [2^-100, 2^100] (its bits as a signed integer: a NaN or -0 fails).
 inline __m256i in_range8(__m256 e) {
@@ -389,8 +467,13 @@ void rotate16_layout(const RowShape& sh, const double* c, const double* s, const
 
 void rotate_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs, float* out,
                 std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
-  if (sh.any_identity) rotate_f32_layout<true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
-  else rotate_f32_layout<false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+  if (sh.any_identity) rotate64_layout<float, true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+  else rotate64_layout<float, false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+}
+void rotate_f16(const RowShape& sh, const double* c, const double* s, const F16Bits* in, std::int64_t in_hs, F16Bits* out,
+                std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+  if (sh.any_identity) rotate64_layout<F16Bits, true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+  else rotate64_layout<F16Bits, false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
 }
 template <typename E>
 void rotate16(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
@@ -402,7 +485,7 @@ void rotate16(const RowShape& sh, const double* c, const double* s, const E* in,
 }  // namespace
 
 const PathOps& avx2_ops() {
-  static const PathOps ops{&sincos_row, &rotate_f32, &rotate16<Bf16Bits>, &rotate16<F16Bits>};
+  static const PathOps ops{&sincos_row, &rotate_f32, &rotate16<Bf16Bits>, &rotate_f16};
   return ops;
 }
 

@@ -130,6 +130,29 @@ inline __mmask16 test16(__m512d y0, __m512d y1, __m512d e0, __m512d e1, __mmask1
   const __m512i hi = _mm512_xor_si512(_mm512_castps_si512(minus_hi), _mm512_set1_epi32(static_cast<int>(0x80000000u)));
   return _mm512_mask_cmpeq_epi32_mask(finite, _mm512_castps_si512(lo), hi);
 }
+// ops.h's float16 test for 16 components (two halves of 8 doubles) whose inputs are finite in
+// `finite`: lo = RN(y - e) and hi = -RN(-y - e) rounded to binary32 then float16 (VCVTPS2PH imm8
+// 0); the lanes where both float16s agree and neither binary32 value is a float16 midpoint or below
+// 2^-14, or where e = 0 (a zero pair); RN16(lo) in *out.
+inline __mmask16 test16h(__m512d y0, __m512d y1, __m512d e0, __m512d e1, __mmask16 finite, __m256i* out) {
+  auto narrow = [](__m512d a, __m512d b) { return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(a)), _mm512_cvtpd_ps(b), 1); };
+  if constexpr (kFloor) return *out = _mm512_cvtps_ph(narrow(y0, y1), 0), __mmask16(0xFFFF);  // bench only: detail/floor.h
+  const __m512d one = _mm512_set1_pd(1.0);
+  const __m512 lo = narrow(_mm512_sub_pd(y0, e0), _mm512_sub_pd(y1, e1));
+  const __m512 hi = _mm512_castsi512_ps(_mm512_xor_si512(
+      _mm512_castps_si512(narrow(_mm512_fnmsub_pd(y0, one, e0), _mm512_fnmsub_pd(y1, one, e1))), _mm512_set1_epi32(static_cast<int>(0x80000000u))));
+  const __m256i hlo = _mm512_cvtps_ph(lo, 0), hhi = _mm512_cvtps_ph(hi, 0);
+  *out = hlo;
+  auto safe = [](__m512 v) {
+    const __m512i u = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7FFFFFFF));
+    return _kand_mask16(_mm512_cmpge_epu32_mask(u, _mm512_set1_epi32(0x38800000)),
+                        _mm512_cmpneq_epi32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x1FFF)), _mm512_set1_epi32(0x1000)));
+  };
+  const __mmask16 agree = _kand_mask16(_mm256_cmpeq_epi16_mask(hlo, hhi), _kand_mask16(safe(lo), safe(hi)));
+  const __m512d zero = _mm512_setzero_pd();
+  const __mmask16 zero_pair = static_cast<__mmask16>(_mm512_cmp_pd_mask(e0, zero, _CMP_EQ_OQ) | (_mm512_cmp_pd_mask(e1, zero, _CMP_EQ_OQ) << 8));
+  return _kand_mask16(finite, _kor_mask16(agree, zero_pair));
+}
 // ops.h's M = max(|a|, |b|): VRANGEPD, larger magnitude with the sign cleared (it may drop a NaN:
 // the finite masks fail those lanes).
 inline __m512d max_magnitude(__m512d a, __m512d b) { return _mm512_range_pd(a, b, 0x0B); }
@@ -149,9 +172,51 @@ inline void put16(float* p, __m512 v, __m512 in, __mmask16 rot, __mmask16 m, boo
 // Interleaved: 16 elements (8 pairs) per step, as two vectors of 4 pairs in binary64 with per-lane
 // tables C = (c0, c0, c1, c1, ...), S = (-s0, s0, -s1, s1, ...): the pair swap times S is
 // (-(x_b s), x_a s) exactly, so y = fma(x, C, swap(x) S) is scalar's formula lane by lane.
+// 16-bit loads and stores, and float16's widening (below, with the 16-bit formats' code).
+template <typename E>
+inline __m256i load16(const E* p, __mmask16 m, bool full);
+template <bool kIdentity, typename E>
+inline void put16(E* p, __m256i v, __m256i in, __mmask16 rot, __mmask16 m, bool full);
+
+// float32 and float16 (E) share the binary64 formula; float16 loads 16-bit lanes, widens them
+// (VCVTPH2PS), tests with test16h and stores 16-bit lanes.
+template <typename E>
+struct Wide {
+  static constexpr bool kF32 = std::is_same_v<E, float>;
+  // 16 elements as floats; raw: the 16-bit lanes (float16).
+  static __m512 load(const E* p, __mmask16 m, bool full, __m256i* raw) {
+    if constexpr (kF32) return full ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p);
+    else return _mm512_cvtph_ps(*raw = load16(p, m, full));
+  }
+  // Tests 16 components and stores them at p (identity lanes from the input): the lanes that pass.
+  template <bool kIdentity>
+  static __mmask16 test_put(E* p, __m512d y0, __m512d y1, __m512d e0, __m512d e1, __mmask16 finite, __m512 x, __m256i raw,
+                            __mmask16 rot, __mmask16 m, bool full);
+};
+
 template <bool kIdentity>
-void rotate_interleaved_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs,
-                            float* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+inline void put16(float* p, __m512 v, __m512 in, __mmask16 rot, __mmask16 m, bool full);
+
+template <typename E>
+template <bool kIdentity>
+__mmask16 Wide<E>::test_put(E* p, __m512d y0, __m512d y1, __m512d e0, __m512d e1, __mmask16 finite, __m512 x, __m256i raw,
+                            __mmask16 rot, __mmask16 m, bool full) {
+  if constexpr (kF32) {
+    __m512 o;
+    const __mmask16 pass = test16(y0, y1, e0, e1, finite, &o);
+    put16<kIdentity>(p, o, x, rot, m, full);
+    return pass;
+  } else {
+    __m256i o;
+    const __mmask16 pass = test16h(y0, y1, e0, e1, finite, &o);
+    put16<kIdentity>(p, o, raw, rot, m, full);
+    return pass;
+  }
+}
+
+template <typename E, bool kIdentity>
+void rotate_interleaved_64(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
+                           std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
   const int n = 2 * sh.block;
   double* cd = scratch.table;                 // 64-byte aligned (ops.h)
   double* sd = cd + (n + 15) / 8 * 8;         // 64-byte aligned too: aligned loads in the hot loop
@@ -162,10 +227,11 @@ void rotate_interleaved_f32(const RowShape& sh, const double* c, const double* s
     sd[2 * k + 1] = s[k];
   }
   const __m512d k_err = _mm512_set1_pd(sh.err_scale);
-  auto step = [&](const float* x, float* y, int i, auto full, __mmask16 m) -> std::uint32_t {
+  auto step = [&](const E* x, E* y, int i, auto full, __mmask16 m) -> std::uint32_t {
     constexpr bool kFull = decltype(full)::value;
     const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
-    const __m512 xin = load16(x + i, m, kFull);
+    __m256i raw{};
+    const __m512 xin = Wide<E>::load(x + i, m, kFull, &raw);
     const __m512d xl = _mm512_cvtps_pd(_mm512_castps512_ps256(xin));
     const __m512d xh = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xin, 1));
     const __m512d xls = _mm512_permute_pd(xl, 0x55), xhs = _mm512_permute_pd(xh, 0x55);
@@ -179,28 +245,37 @@ void rotate_interleaved_f32(const RowShape& sh, const double* c, const double* s
     const __m512d eh = _mm512_mul_pd(k_err, max_magnitude(xh, xhs));
     // A lane's pair is finite when both its elements are (lanes 2j and 2j + 1).
     const unsigned f = finite16(xin), both = f & (f >> 1) & 0x5555u;
-    __m512 o;
-    const __mmask16 pass = test16(yl, yh, el, eh, static_cast<__mmask16>(both | (both << 1)), &o);
     const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + i) : __mmask16(0xFFFF);
-    put16<kIdentity>(y + i, o, xin, rot, m, kFull);
+    const __mmask16 pass =
+        Wide<E>::template test_put<kIdentity>(y + i, yl, yh, el, eh, static_cast<__mmask16>(both | (both << 1)), xin, raw, rot, m, kFull);
     return static_cast<std::uint32_t>(~pass & rot & m) & 0xFFFFu;
   };
-  auto retry = [&](int k, float a, float b, bool second, double ck, double sk) { return retry_f32(sp, k, a, b, second, ck, sk); };
-  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix_interleaved<16, float>(c, s, retry));
+  auto retry = [&](int k, E a, E b, bool second, double ck, double sk) {
+    if constexpr (Wide<E>::kF32) return retry_f32(sp, k, a, b, second, ck, sk);
+    else return retry_16(sh, sp, k, a, b, second, ck, sk);
+  };
+  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix_interleaved<16, E>(c, s, retry));
 }
 
 // Half: 16 pairs per step, (x[k..k+16), x[R+k..R+k+16)) in binary64.
-template <bool kIdentity>
-void rotate_half_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs,
-                     float* out, std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+template <typename E, bool kIdentity>
+void rotate_half_64(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
+                    std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
   const int r = sh.block;
   const __m512d k_err = _mm512_set1_pd(sh.err_scale);
-  auto step = [&](const float* x, float* y, int k, auto full, __mmask16 m) -> std::uint32_t {
+  auto step = [&](const E* x, E* y, int k, auto full, __mmask16 m) -> std::uint32_t {
     constexpr bool kFull = decltype(full)::value;
     const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
-    const __m512 xa = load16(x + k, m, kFull), xb = load16(x + r + k, m, kFull);
-    const __m512d xa0 = load8d(x + k, ml, kFull), xa1 = load8d(x + k + 8, mh, kFull);
-    const __m512d xb0 = load8d(x + r + k, ml, kFull), xb1 = load8d(x + r + k + 8, mh, kFull);
+    __m256i raw_a{}, raw_b{};
+    const __m512 xa = Wide<E>::load(x + k, m, kFull, &raw_a), xb = Wide<E>::load(x + r + k, m, kFull, &raw_b);
+    __m512d xa0, xa1, xb0, xb1;
+    if constexpr (Wide<E>::kF32) {
+      xa0 = load8d(x + k, ml, kFull), xa1 = load8d(x + k + 8, mh, kFull);
+      xb0 = load8d(x + r + k, ml, kFull), xb1 = load8d(x + r + k + 8, mh, kFull);
+    } else {
+      xa0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xa)), xa1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xa, 1));
+      xb0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xb)), xb1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xb, 1));
+    }
     const __m512d c0 = kFull ? _mm512_loadu_pd(c + k) : _mm512_maskz_loadu_pd(ml, c + k);
     const __m512d c1 = kFull ? _mm512_loadu_pd(c + k + 8) : _mm512_maskz_loadu_pd(mh, c + k + 8);
     const __m512d s0 = kFull ? _mm512_loadu_pd(s + k) : _mm512_maskz_loadu_pd(ml, s + k);
@@ -209,15 +284,16 @@ void rotate_half_f32(const RowShape& sh, const double* c, const double* s, const
     const __mmask16 finite = finite16(xa) & finite16(xb);
     const __m512d ya0 = _mm512_fmsub_pd(xa0, c0, _mm512_mul_pd(xb0, s0)), ya1 = _mm512_fmsub_pd(xa1, c1, _mm512_mul_pd(xb1, s1));
     const __m512d yb0 = _mm512_fmadd_pd(xb0, c0, _mm512_mul_pd(xa0, s0)), yb1 = _mm512_fmadd_pd(xb1, c1, _mm512_mul_pd(xa1, s1));
-    __m512 oa, ob;
-    const __mmask16 pa = test16(ya0, ya1, e0, e1, finite, &oa), pb = test16(yb0, yb1, e0, e1, finite, &ob);
     const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + k) : __mmask16(0xFFFF);
-    put16<kIdentity>(y + k, oa, xa, rot, m, kFull);
-    put16<kIdentity>(y + r + k, ob, xb, rot, m, kFull);
+    const __mmask16 pa = Wide<E>::template test_put<kIdentity>(y + k, ya0, ya1, e0, e1, finite, xa, raw_a, rot, m, kFull);
+    const __mmask16 pb = Wide<E>::template test_put<kIdentity>(y + r + k, yb0, yb1, e0, e1, finite, xb, raw_b, rot, m, kFull);
     return (static_cast<std::uint32_t>(~pa & rot & m) & 0xFFFFu) | ((static_cast<std::uint32_t>(~pb & rot & m) & 0xFFFFu) << 16);
   };
-  auto retry = [&](int k, float a, float b, bool second, double ck, double sk) { return retry_f32(sp, k, a, b, second, ck, sk); };
-  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<16, float>(r, c, s, retry));
+  auto retry = [&](int k, E a, E b, bool second, double ck, double sk) {
+    if constexpr (Wide<E>::kF32) return retry_f32(sp, k, a, b, second, ck, sk);
+    else return retry_16(sh, sp, k, a, b, second, ck, sk);
+  };
+  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<16, E>(r, c, s, retry));
 }
 
 // ---- the 16-bit formats: binary32 level 1 (ops.h), then retry_16 (levels 2 and 3) -------------
@@ -235,8 +311,8 @@ inline void put16(E* p, __m256i v, __m256i in, __mmask16 rot, __mmask16 m, bool 
 
 // A 16-bit format's conversions for 16 lanes: widen (exact) and RN16 of 16 floats, exact for the
 // lanes level 1 keeps. bfloat16: by its bits (Bf16Bitwise), or VCVTNEPS2BF16 (Bf16Native; it
-// differs only on subnormals and NaN, where level 1 fails either way: ops.h). float16: VCVTPH2PS
-// and VCVTPS2PH with imm8 0 (small_floats.h's rounding, subnormals included).
+// differs only on subnormals and NaN, where level 1 fails either way: ops.h). (float16 takes the
+// binary64 formula with float32: rotate64, test16h.)
 struct Bf16Bitwise {
   using E = Bf16Bits;
   static __m512 widen(__m256i raw) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(raw), 16)); }
@@ -250,11 +326,6 @@ struct Bf16Native {
   using E = Bf16Bits;
   static __m512 widen(__m256i raw) { return Bf16Bitwise::widen(raw); }
   static __m256i round(__m512 v) { return (__m256i)_mm512_cvtneps_pbh(v); }
-};
-struct F16Hardware {
-  using E = F16Bits;
-  static __m512 widen(__m256i raw) { return _mm512_cvtph_ps(raw); }
-  static __m256i round(__m512 v) { return _mm512_cvtps_ph(v, 0); }
 };
 
 // ops.h's binary32 test for 16 components y, error scales e (`range`: the lanes with e in
@@ -350,14 +421,15 @@ void rotate_half_16(const RowShape& sh, const double* c, const double* s, const 
   for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<16, E>(r, c, s, retry));
 }
 
-void rotate_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs, float* out,
-                std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+template <typename E>
+void rotate64(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
+              std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
   if (sh.layout == Layout::interleaved) {
-    if (sh.any_identity) rotate_interleaved_f32<true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
-    else rotate_interleaved_f32<false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+    if (sh.any_identity) rotate_interleaved_64<E, true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+    else rotate_interleaved_64<E, false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
   } else {
-    if (sh.any_identity) rotate_half_f32<true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
-    else rotate_half_f32<false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+    if (sh.any_identity) rotate_half_64<E, true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
+    else rotate_half_64<E, false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
   }
 }
 template <typename F, typename E = typename F::E>
@@ -375,12 +447,12 @@ void rotate16(const RowShape& sh, const double* c, const double* s, const E* in,
 }  // namespace
 
 const PathOps& avx512_ops() {
-  static const PathOps ops{&sincos_row, &rotate_f32, &rotate16<Bf16Bitwise>, &rotate16<F16Hardware>};
+  static const PathOps ops{&sincos_row, &rotate64<float>, &rotate16<Bf16Bitwise>, &rotate64<F16Bits>};
   return ops;
 }
 
 const PathOps& avx512_bf16_ops() {
-  static const PathOps ops{&sincos_row, &rotate_f32, &rotate16<Bf16Native>, &rotate16<F16Hardware>};
+  static const PathOps ops{&sincos_row, &rotate64<float>, &rotate16<Bf16Native>, &rotate64<F16Bits>};
   return ops;
 }
 

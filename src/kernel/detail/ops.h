@@ -8,11 +8,18 @@
 //               c~ = RN(RN(a) cos~), s~ = RN(RN(a) sin~) (a the attention factor, sincos_table.h):
 //                   y_a = fma(x_a, c~, -(x_b * s~)),   y_b = fma(x_b, c~, x_a * s~),
 //               then the binary64 test below; the output is RN32(y).
-//  rotate_bf16, rotate_f16 (the 16-bit formats, numeric/small_floats.h)
+//  rotate_bf16  (numeric/small_floats.h's Bf16Bits)
 //               level 1: the same formula in binary32 from c' = RN32(c~), s' = RN32(s~), then the
-//               binary32 test below, output RN16(lo) (RN16: RN_bf16 or RN_f16, the format's
-//               rounding of a binary32 value); a lane that fails takes level 2, the binary64
-//               formula and its 16-bit test (retry_16), output RN16(y).
+//               binary32 test below, output RN16(lo) (RN16: RN_bf16, the format's rounding of a
+//               binary32 value); a lane that fails takes level 2, the binary64 formula and its
+//               16-bit test (retry_16), output RN16(y).
+//  rotate_f16   (F16Bits) level 1: rotate_f32's binary64 formula and error bound, then the float16
+//               test below, output RN_f16(RN32(lo)); a lane that fails takes level 2 (retry_16:
+//               the same y with a test rounding binary64 straight to float16). float16 keeps 11
+//               bits, so bfloat16's binary32 level would fail ~0.6% of its outputs (measured on
+//               uniform inputs, against 0.08% for bfloat16) and their scalar retries cost 3-4x the
+//               arithmetic; the binary64 level fails ~2^-12 of them (RN32(lo) or RN32(hi) landing on
+//               a float16 midpoint).
 //  All: a lane that fails its last fast test takes level 3, ExactRotation (slow_*), the only
 //  outputs KernelStats counts as "slow". Identity pairs and pass-through elements are copied bit
 //  for bit. The SIMD paths store every output of a head as computed, note the lanes whose test
@@ -45,6 +52,19 @@
 //   float16 (level 2): RN_f16(lo) == RN_f16(hi) by f16_from_double (one correct rounding of each
 //     binary64 end, small_floats.h) proves RN_f16(y_exact) is that value (monotone, lo <= y_exact
 //     <= hi); as for float32, an equal pair of signed zeros or infinities is that value too.
+//   float16 (level 1, SIMD-friendly: there is no binary64 -> binary16 instruction before AVX512-FP16):
+//     lo32 = RN32(lo), hi32 = RN32(hi) (hi as -RN(-y - e)); it passes when RN_f16(lo32) ==
+//     RN_f16(hi32) (VCVTPS2PH imm8 0, or f16_from_float) and neither lo32 nor hi32 is below 2^-14
+//     or has its 13 low bits equal to 0x1000 (every float16 midpoint from 2^-14 on, 65520 the
+//     overflow threshold included, has them; some larger values too, which only fail more), or for
+//     a zero pair (e = 0). Proof: every float16 midpoint m >= 2^-14 is a binary32 value; if m lay in
+//     [lo, hi], then lo32 <= m <= hi32 (RN32 monotone), so lo32 < m < hi32 (neither equals m), so
+//     RN_f16(lo32) < RN_f16(hi32); hence no midpoint lies in [lo, hi] (none below 2^-14 either: lo32,
+//     hi32 >= 2^-14 in magnitude, of one sign since their float16 roundings are equal and nonzero),
+//     RN_f16 is constant on [lo, hi], which holds y_exact, and equals RN_f16(lo32) (no midpoint lies
+//     between lo and lo32 = RN32(lo): it would be a binary32 value nearer lo). Inputs that are not
+//     finite fail (the float32 argument above: lo is NaN, or lo32 and hi32 are infinities of
+//     opposite signs; the SIMD paths test lo for NaN, the scalar path the inputs).
 //   Both fail when x_a or x_b is not finite (inf or NaN; tested on the inputs, since a maximum may
 //   drop a NaN, or on lo as avx2.cpp's test8 argues). A zero pair (e = 0, the exact value 0)
 //   passes: its output is the zero IEEE arithmetic of the formula gives, with that sign (the
@@ -56,7 +76,7 @@
 // at most 2^-150 if it underflows): |u - x_b s'| <= 2^-24 a |x_b| (1 + 2^-23) for u = RN32(x_b s'),
 // the fma 2^-24 a S (1 + 2^-22), the table 2^-24 a (|x_a cos| + |x_b sin|) + a S 2^-49.6, so
 // |y - y_exact| <= 3 * 2^-24 a S (1 + 2^-21) + 2^-149.
-// Binary32 test. e = RN32(K' RN32(S)) with K' = RN32(RN32(a) 4.5 2^-24). It passes when 2^-100 <=
+// Binary32 test (bfloat16). e = RN32(K' RN32(S)) with K' = RN32(RN32(a) 4.5 2^-24). It passes when 2^-100 <=
 // e <= 2^100 and RN_bf16(lo) == RN_bf16(hi) for lo = RN32(y - e), hi = RN32(y + e), and for a
 // zero pair (e = S = 0: y is the binary64 formula's zero, the same operations on zeros of the same
 // signs, since c' and c~ are zero together and share their sign), output RN_bf16(lo). With e in that
@@ -68,14 +88,10 @@
 // VCVTNEPS2BF16 differs from it only on subnormal and NaN inputs, where the test fails either way:
 // hi - lo >= 2e (1 - 2^-22) > 2^-99.1, so if one end is zero or subnormal the other rounds to a
 // bf16 of magnitude >= 2^-100, unequal to any rounding of the first.
-// float16 (level 1): the same test with RN_f16 (f16_from_float; VCVTPS2PH with imm8 0 is the same
-// rounding, subnormal results included, under the kernel's default MXCSR). The argument above
-// does not use the format beyond RN16 being monotone with RN16(lo) == RN16(hi). The inputs are at
-// most 65504, so |y| <= 2^60 2^17 < 2^128: no binary32 overflow; a result from 65520 on rounds to
-// infinity at both ends, the correct rounding.
 // Failure rates: a test fails when a rounding boundary of the output format lies within e of y:
 // for outputs of ordinary size (|y| ~ S), about 2^-24 (binary64, float32 outputs), 2^-13 (binary32,
-// bfloat16 outputs), 2^-10 (binary32, float16 outputs) and 2^-39 or 2^-36 (binary64, level 2);
+// bfloat16 outputs), 2^-12 (binary64 via binary32, float16: the midpoint exclusion) and 2^-39 or
+// 2^-36 (binary64, level 2);
 // near-cancellation outputs (|y| << S) fail far more often. The slow_* functions keep the fast result
 // for non-finite or all-zero inputs (IEEE arithmetic of the binary64 formula, NaN canonical) and
 // otherwise return ExactRotation's correctly rounded value.

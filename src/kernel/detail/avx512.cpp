@@ -189,8 +189,10 @@ struct Wide {
     else return _mm512_cvtph_ps(*raw = load16(p, m, full));
   }
   // Tests 16 components and stores them at p (identity lanes from the input): the lanes that pass.
+  // Always inlined: GCC 12 at -O2 with ASan/UBSan, where it stayed out of line, produced wrong
+  // identity lanes through this call (six vector arguments); inlined, as -O3 does, it is right.
   template <bool kIdentity>
-  static __mmask16 test_put(E* p, __m512d y0, __m512d y1, __m512d e0, __m512d e1, __mmask16 finite, __m512 x, __m256i raw,
+  __attribute__((always_inline)) static inline __mmask16 test_put(E* p, __m512d y0, __m512d y1, __m512d e0, __m512d e1, __mmask16 finite, __m512 x, __m256i raw,
                             __mmask16 rot, __mmask16 m, bool full);
 };
 
@@ -199,7 +201,7 @@ inline void put16(float* p, __m512 v, __m512 in, __mmask16 rot, __mmask16 m, boo
 
 template <typename E>
 template <bool kIdentity>
-__mmask16 Wide<E>::test_put(E* p, __m512d y0, __m512d y1, __m512d e0, __m512d e1, __mmask16 finite, __m512 x, __m256i raw,
+__attribute__((always_inline)) inline __mmask16 Wide<E>::test_put(E* p, __m512d y0, __m512d y1, __m512d e0, __m512d e1, __mmask16 finite, __m512 x, __m256i raw,
                             __mmask16 rot, __mmask16 m, bool full) {
   if constexpr (kF32) {
     __m512 o;

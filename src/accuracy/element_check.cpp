@@ -17,12 +17,41 @@ namespace {
 
 bool is_nan_bits(std::uint32_t bits, Dtype f) { return std::isnan(value_of_bits(f, bits)); }
 
+// Whether got is a zero where a zero of the other sign is expected.
+bool zero_sign_only(std::uint32_t got, std::uint32_t want, Dtype f) {
+  return value_of_bits(f, got) == 0 && value_of_bits(f, want) == 0;
+}
+
 }  // namespace
+
+const char* input_class_name(InputClass c) {
+  switch (c) {
+    case InputClass::finite: return "finite";
+    case InputClass::subnormal: return "subnormal";
+    case InputClass::overflow: return "overflow";
+    case InputClass::zeros: return "zeros";
+    case InputClass::nonfinite: return "nonfinite";
+  }
+  return "?";
+}
+
+InputClass input_class(double xa, double xb, bool pair, double attention_factor, Dtype f) {
+  if (!std::isfinite(xa) || !std::isfinite(xb)) return InputClass::nonfinite;
+  if (pair && xa == 0 && xb == 0) return InputClass::zeros;
+  const DtypeInfo& info = dtype_info(f);
+  const double smallest_normal = std::ldexp(1.0, info.emin_normal);
+  const auto subnormal = [&](double v) { return v != 0 && std::fabs(v) < smallest_normal; };
+  if (subnormal(xa) || subnormal(xb)) return InputClass::subnormal;
+  // Exact in double: both are values of a float format, the factor a double near 1.
+  if (attention_factor * (std::fabs(xa) + std::fabs(xb)) >= std::ldexp(1.0, info.emax)) return InputClass::overflow;
+  return InputClass::finite;
+}
 
 ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<const std::int64_t> positions, std::int64_t heads,
                             const void* input, const void* output, const ElementCheckOptions& options) {
   if (f == Dtype::f64) throw std::invalid_argument("check_elements: format f64 is not a kernel dtype");
   if (!(options.max_ulp >= 0.5 && options.max_ulp <= 0x1p30)) throw InputError("max_ulp", "a number in [0.5, 2^30]", std::to_string(options.max_ulp));
+  if (!(options.rtol >= 0 && options.rtol <= 1)) throw InputError("rtol", "a number in [0, 1]", std::to_string(options.rtol));
   const std::int64_t tokens = static_cast<std::int64_t>(positions.size());
   const int dim = plan.dim();
   const auto width = static_cast<std::size_t>(dtype_info(f).bytes);
@@ -44,11 +73,20 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
   }
   ElementCheck out;
   RopeReference ref(plan);
+  const auto worse = [](const std::optional<ElementFailure>& w, const ElementFailure& e) {
+    return !w || (!std::isnan(e.ulps) && (std::isnan(w->ulps) || e.ulps > w->ulps));
+  };
   const auto fail = [&](ElementFailure e) {
     ++out.failed;
-    if (!out.worst || (!std::isnan(e.ulps) && (std::isnan(out.worst->ulps) || e.ulps > out.worst->ulps))) out.worst = e;
+    ClassCheck& c = out.classes[static_cast<int>(e.input_class)];
+    ++c.failed;
+    if (worse(c.worst, e)) c.worst = e;
+    if (worse(out.worst, e)) out.worst = e;
     if (out.failures.size() < options.keep) out.failures.push_back(std::move(e));
   };
+  const auto zero_ok = [&](std::uint32_t got, std::uint32_t want) { return !options.signed_zeros && zero_sign_only(got, want, f); };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double factor = plan.attention_factor();
   for (std::int64_t t = 0; t < tokens; ++t) {
     const std::int64_t p = positions[static_cast<std::size_t>(t)];
     ref.set_position(p);
@@ -58,17 +96,22 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
         if (pair_of[static_cast<std::size_t>(j)] >= 0) continue;
         ++out.checked;
         const std::uint32_t in = bits_at(input, row + j), got = bits_at(output, row + j);
-        if (got == in) continue;
-        ElementFailure e{t, h, p, j, -1, 0, {in, 0}, in, got, std::numeric_limits<double>::quiet_NaN(), "copy (pass-through)"};
-        fail(std::move(e));
+        const InputClass cls = input_class(value_of_bits(f, in), 0, false, 1, f);
+        ++out.classes[static_cast<int>(cls)].checked;
+        if (got == in || zero_ok(got, in)) continue;
+        fail(ElementFailure{t, h, p, j, -1, 0, {in, 0}, in, got, nan, nan, cls, "copy (pass-through)"});
       }
       for (int k = 0; k < plan.block_pairs(); ++k) {
         const int ia = plan.first_element(k), ib = plan.second_element(k);
         const std::uint32_t in[2] = {bits_at(input, row + ia), bits_at(input, row + ib)};
         const std::uint32_t got[2] = {bits_at(output, row + ia), bits_at(output, row + ib)};
         out.checked += 2;
-        const auto failure = [&](int comp, std::uint32_t expected, double ulps, const std::string& rule) {
-          return ElementFailure{t, h, p, comp == 0 ? ia : ib, k, comp, {in[0], in[1]}, expected, got[comp], ulps, rule};
+        const double xa = value_of_bits(f, in[0]), xb = value_of_bits(f, in[1]);
+        const InputClass cls = input_class(xa, xb, true, plan.identity(k) ? 1.0 : factor, f);
+        ClassCheck& stats = out.classes[static_cast<int>(cls)];
+        stats.checked += 2;
+        const auto failure = [&](int comp, std::uint32_t expected, double ulps, double rel, const std::string& rule) {
+          return ElementFailure{t, h, p, comp == 0 ? ia : ib, k, comp, {in[0], in[1]}, expected, got[comp], ulps, rel, cls, rule};
         };
         const SpecialExpectation special = special_expectation(plan, &ref, k, p, in, f);
         if (special.applies) {
@@ -80,22 +123,26 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
           for (int comp = 0; comp < 2; ++comp) {
             const std::uint32_t want = special.bits[comp];
             const bool nan_ok = !plan.identity(k) && !options.canonical_nan && is_nan_bits(want, f) && is_nan_bits(got[comp], f);
-            if (got[comp] != want && !nan_ok) fail(failure(comp, want, std::numeric_limits<double>::quiet_NaN(), rule));
+            if (got[comp] != want && !nan_ok && !zero_ok(got[comp], want)) fail(failure(comp, want, nan, nan, rule));
           }
           continue;
         }
-        const double xa = value_of(in[0], f), xb = value_of(in[1], f);
         const ExactPair exact = plan.identity(k) ? identity_pair(xa, xb) : ref.rotate(k, static_cast<float>(xa), static_cast<float>(xb));
         const BoundCheck check = check_bound(exact, got, f);
         out.undecided += check.undecided;
         for (int comp = 0; comp < 2; ++comp) {
           const ExactComponent& e = comp == 0 ? exact.a : exact.b;
           if (!e.decided_in(f)) continue;
-          const double ulps = check.error[comp].ulps;
-          if (!std::isnan(ulps)) out.max_ulps = std::max(out.max_ulps, ulps);
-          const std::uint32_t want = format_bits(correctly_rounded(e, f), f);
-          const bool ok = options.max_ulp <= 0.5 ? check.error[comp].correctly_rounded : ulps <= options.max_ulp;
-          if (!ok) fail(failure(comp, want, ulps, options.max_ulp <= 0.5 ? "correctly rounded" : "within max_ulp"));
+          const double ulps = check.error[comp].ulps, rel = check.error[comp].rel;
+          if (!std::isnan(ulps)) out.max_ulps = std::max(out.max_ulps, ulps), stats.max_ulps = std::max(stats.max_ulps, ulps);
+          if (!std::isnan(rel)) out.max_rel = std::max(out.max_rel, rel), stats.max_rel = std::max(stats.max_rel, rel);
+          const std::uint32_t want = bits_of_value(f, correctly_rounded(e, f));
+          bool ok = options.max_ulp <= 0.5 ? check.error[comp].correctly_rounded : ulps <= options.max_ulp;
+          if (!ok && options.rtol > 0 && rel <= options.rtol) ok = true;  // NaN rel (tiny pairs): not accepted here
+          if (!ok && zero_ok(got[comp], want)) ok = true;  // a correctly rounded zero of the other sign
+          std::string rule = options.max_ulp <= 0.5 ? "correctly rounded" : "within max_ulp";
+          if (options.rtol > 0) rule += " or rtol";
+          if (!ok) fail(failure(comp, want, ulps, rel, rule));
         }
       }
     }

@@ -52,6 +52,7 @@ ComponentError component_error(double got, double exact, double correctly_rounde
   ComponentError e;
   if (std::isnan(got)) {
     e.ulps = e.abs = std::numeric_limits<double>::infinity();
+    e.rel = norm >= 0x1p-126 ? e.abs : std::numeric_limits<double>::quiet_NaN();  // as below: NaN only for tiny pairs
     return e;
   }
   e.correctly_rounded = got == correctly_rounded;

@@ -18,6 +18,7 @@
 #include "accuracy/element_check.h"
 #include "accuracy/fuzz_tensor.h"
 #include "accuracy/kernel_output_check.h"
+#include "accuracy/profile_tensor.h"
 #include "certificate/certificate.h"
 #include "certificate/environment.h"
 #include "cpu/thread_count.h"
@@ -186,6 +187,18 @@ py::tuple verify(const std::string& claim, const py::dict& options) {
   return py::make_tuple(format_table(got), out.dump());
 }
 
+// A [tokens, heads, dim] array of format f from bits (the format's in the low bits), and positions.
+py::tuple positions_and_tensor(const std::vector<std::int64_t>& p, const std::vector<std::uint32_t>& bits, Dtype f, std::int64_t heads, int dim) {
+  py::array_t<std::int64_t> positions(static_cast<py::ssize_t>(p.size()));
+  std::memcpy(positions.mutable_data(), p.data(), p.size() * sizeof(std::int64_t));
+  const std::vector<py::ssize_t> shape = {static_cast<py::ssize_t>(p.size()), heads, dim};
+  const auto width = static_cast<std::size_t>(dtype_info(f).bytes);
+  py::array x(py::dtype(std::string(1, numpy_kind(f)) + std::to_string(width)), shape);
+  auto* out = static_cast<unsigned char*>(x.mutable_data());
+  for (std::size_t i = 0; i < bits.size(); ++i) std::memcpy(out + i * width, &bits[i], width);  // little-endian low bytes
+  return py::make_tuple(positions, x);
+}
+
 py::tuple fuzz_tensor(const py::dict& request, const std::optional<std::string>& layout, const std::string& dtype, std::uint64_t seed,
                       std::int64_t tokens, std::int64_t heads, std::int64_t min_position, std::int64_t max_position) {
   const Dtype f = parse_format(dtype);
@@ -195,14 +208,21 @@ py::tuple fuzz_tensor(const py::dict& request, const std::optional<std::string>&
     py::gil_scoped_release release;
     t = accuracy::fuzz_tensor(plan, f, seed, tokens, heads, min_position, max_position);
   }
-  py::array_t<std::int64_t> positions(static_cast<py::ssize_t>(t.positions.size()));
-  std::memcpy(positions.mutable_data(), t.positions.data(), t.positions.size() * sizeof(std::int64_t));
-  const std::vector<py::ssize_t> shape = {tokens, heads, plan.dim()};
-  const auto width = static_cast<std::size_t>(dtype_info(f).bytes);
-  py::array x(py::dtype(std::string(1, numpy_kind(f)) + std::to_string(width)), shape);
-  auto* p = static_cast<unsigned char*>(x.mutable_data());
-  for (std::size_t i = 0; i < t.bits.size(); ++i) std::memcpy(p + i * width, &t.bits[i], width);  // little-endian low bytes
-  return py::make_tuple(positions, x, plan_info(plan));
+  const py::tuple px = positions_and_tensor(t.positions, t.bits, f, heads, plan.dim());
+  return py::make_tuple(px[0], px[1], plan_info(plan));
+}
+
+// ropecheck.torch.profile's inputs (accuracy/profile_tensor.h): (positions, x [tokens, heads, dim]).
+py::tuple profile_tensor(const py::dict& request, const std::optional<std::string>& layout, const std::string& dtype, std::uint64_t seed,
+                         std::int64_t tokens, std::int64_t heads, std::int64_t max_position) {
+  const Dtype f = parse_format(dtype);
+  const kernel::RopePlan plan = plan_of(request, layout, 0);
+  accuracy::ProfileTensor t;
+  {
+    py::gil_scoped_release release;
+    t = accuracy::profile_tensor(plan, f, seed, tokens, heads, max_position);
+  }
+  return positions_and_tensor(t.positions, t.bits, f, heads, plan.dim());
 }
 
 std::string hex_value(double v) {
@@ -215,12 +235,14 @@ std::string hex_value(double v) {
 // [tokens][heads][head_dim] arrays of `dtype`; positions: int64, one per token.
 py::dict check_elements(const py::dict& request, const std::optional<std::string>& layout, const std::string& dtype,
                         const py::array_t<std::int64_t>& positions, const py::array& x, const py::array& y, double max_ulp, bool canonical_nan,
-                        int keep) {
+                        bool signed_zeros, double rtol, int keep) {
   const Dtype f = parse_format(dtype);
   const kernel::RopePlan plan = plan_of(request, layout, 0);
   accuracy::ElementCheckOptions o;
   o.max_ulp = max_ulp;
   o.canonical_nan = canonical_nan;
+  o.signed_zeros = signed_zeros;
+  o.rtol = rtol;
   o.keep = static_cast<std::size_t>(keep);
   const std::string shape = "[tokens, heads, " + std::to_string(plan.dim()) + "] array of " + dtype;
   const char kind = numpy_kind(f);
@@ -257,6 +279,8 @@ py::dict check_elements(const py::dict& request, const std::optional<std::string
     d["got"] = accuracy::bits_hex(e.got_bits, f);
     d["got_value"] = hex_value(accuracy::value_of(e.got_bits, f));
     d["ulps"] = e.ulps;
+    d["rel"] = e.rel;
+    d["input_class"] = accuracy::input_class_name(e.input_class);
     d["rule"] = e.rule;
     return d;
   };
@@ -268,7 +292,20 @@ py::dict check_elements(const py::dict& request, const std::optional<std::string
   d["failed"] = c.failed;
   d["undecided"] = c.undecided;
   d["max_ulps"] = c.max_ulps;
+  d["max_rel"] = c.max_rel;
   d["failures"] = failures;
+  py::dict classes;  // by accuracy::input_class_name, in InputClass order
+  for (int i = 0; i < accuracy::kInputClasses; ++i) {
+    const accuracy::ClassCheck& k = c.classes[i];
+    py::dict e;
+    e["checked"] = k.checked;
+    e["failed"] = k.failed;
+    e["max_ulps"] = k.max_ulps;
+    e["max_rel"] = k.max_rel;
+    e["worst"] = k.worst ? py::object(as_dict(*k.worst)) : py::object(py::none());
+    classes[accuracy::input_class_name(static_cast<accuracy::InputClass>(i))] = e;
+  }
+  d["classes"] = classes;
   return d;
 }
 
@@ -315,6 +352,12 @@ PYBIND11_MODULE(_core, m) {
   m.def("verify", &python::verify);
   m.def("fuzz_tensor", &python::fuzz_tensor);
   m.def("check_elements", &python::check_elements);
+  m.def("profile_tensor", &python::profile_tensor);
+  m.attr("INPUT_CLASSES") = [] {
+    py::list names;
+    for (int i = 0; i < accuracy::kInputClasses; ++i) names.append(accuracy::input_class_name(static_cast<accuracy::InputClass>(i)));
+    return py::tuple(names);
+  }();
   m.def("dlpack_to_numpy", &dlpack_to_numpy);
   m.def("bfloat16_capsule", &bfloat16_capsule);
 }

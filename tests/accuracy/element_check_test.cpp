@@ -1,8 +1,9 @@
 // The element check behind ropecheck.testing.check_rope: the kernel's own output passes on the
 // fuzz's adversarial tensors (every plan shape: p-RoPE identity pairs, pass-through channels, an
 // attention factor), and each kind of fault is found and located with its bits: a one-ulp slip, a
-// lost -0, a changed pass-through element, a rotated identity pair; max_ulp and canonical_nan
-// loosen exactly what they say.
+// lost -0, a changed pass-through element, a rotated identity pair; max_ulp, rtol, signed_zeros and
+// canonical_nan loosen exactly what they say; failures are counted per input class, so an overflow
+// near the format's maximum does not hide an error on ordinary inputs.
 #include "accuracy/element_check.h"
 
 #include <gtest/gtest.h>
@@ -140,6 +141,105 @@ TEST(ElementCheck, NanPayloadsAreFreeUnlessCanonicalIsAsked) {
   ElementCheckOptions strict;
   strict.canonical_nan = true;
   EXPECT_EQ(check_case(plan, c, strict).failed, changed);
+}
+
+TEST(ElementCheck, InputClassesFollowTheFormatsRanges) {
+  const double f32_max = 0x1.fffffep127, f16_max = 65504;
+  EXPECT_EQ(input_class(1, -2, true, 1, Dtype::f32), InputClass::finite);
+  EXPECT_EQ(input_class(0, 3, true, 1, Dtype::f32), InputClass::finite);  // one zero is ordinary
+  EXPECT_EQ(input_class(-0.0, 0, true, 1, Dtype::f32), InputClass::zeros);
+  EXPECT_EQ(input_class(0, 0, false, 1, Dtype::f32), InputClass::finite);  // a pass-through zero
+  EXPECT_EQ(input_class(0x1p-127, 1, true, 1, Dtype::f32), InputClass::subnormal);
+  EXPECT_EQ(input_class(0x1p-126, 1, true, 1, Dtype::f32), InputClass::finite);
+  EXPECT_EQ(input_class(0x1p-15, 1, true, 1, Dtype::f16), InputClass::subnormal);
+  EXPECT_EQ(input_class(0x1p-15, 1, true, 1, Dtype::bf16), InputClass::finite);  // bfloat16 has float32's range
+  EXPECT_EQ(input_class(f32_max, 0, true, 1, Dtype::f32), InputClass::overflow);
+  EXPECT_EQ(input_class(0x1p126, 0x1p126, true, 1, Dtype::f32), InputClass::overflow);   // the sum reaches 2^127
+  EXPECT_EQ(input_class(0x1p126, 0x1.fffffep125, true, 1, Dtype::f32), InputClass::finite);
+  EXPECT_EQ(input_class(0x1p126, 0, true, 2, Dtype::f32), InputClass::overflow);  // the attention factor counts
+  EXPECT_EQ(input_class(f16_max / 2, 0, true, 1, Dtype::f16), InputClass::finite);
+  EXPECT_EQ(input_class(32768, 0, true, 1, Dtype::f16), InputClass::overflow);
+  EXPECT_EQ(input_class(INFINITY, 0, true, 1, Dtype::f32), InputClass::nonfinite);
+  EXPECT_EQ(input_class(NAN, 0x1p-140, true, 1, Dtype::f32), InputClass::nonfinite);
+  for (int i = 0; i < kInputClasses; ++i) EXPECT_STRNE(input_class_name(static_cast<InputClass>(i)), "?");
+}
+
+// One token at position 3308 (llama-3.1-8b, head_dim 128): pair 0 holds (1, 1), pair 1 holds
+// (2^127, 2^127), the rest small ordinary values; the kernel's output, then faults planted.
+struct ClassCase {
+  kernel::RopePlan plan = zoo_plan("llama-3.1-8b");
+  std::vector<std::int64_t> positions{3308};
+  std::vector<float> x = std::vector<float>(128, 0.75f), y = std::vector<float>(128);
+  ClassCase() {
+    x[static_cast<std::size_t>(plan.first_element(1))] = x[static_cast<std::size_t>(plan.second_element(1))] = 0x1p127f;
+    x[static_cast<std::size_t>(plan.first_element(2))] = x[static_cast<std::size_t>(plan.second_element(2))] = 0.0f;
+    kernel::apply_rope(plan, positions, kernel::dense_view<const float>(x.data(), 1, 1, 128), kernel::dense_view<float>(y.data(), 1, 1, 128));
+  }
+  ElementCheck check(const ElementCheckOptions& o = {}) const { return check_elements(plan, Dtype::f32, positions, 1, x.data(), y.data(), o); }
+  float& out(int pair, int component) {
+    return y[static_cast<std::size_t>(component == 0 ? plan.first_element(pair) : plan.second_element(pair))];
+  }
+};
+
+TEST(ElementCheck, AnOverflowDoesNotHideAnOrdinaryError) {
+  ClassCase c;
+  ASSERT_EQ(c.check().failed, 0);
+  c.out(1, 0) = INFINITY;  // what a float32 x_a cos - x_b sin gives at the top of the range
+  float& ordinary = c.out(5, 1);
+  const float right = ordinary;
+  ordinary = std::nextafter(right, INFINITY);
+  const ElementCheck r = c.check();
+  EXPECT_EQ(r.failed, 2);
+  const ClassCheck& finite = r.classes[static_cast<int>(InputClass::finite)];
+  const ClassCheck& overflow = r.classes[static_cast<int>(InputClass::overflow)];
+  EXPECT_EQ(finite.failed, 1);
+  EXPECT_EQ(overflow.failed, 1);
+  EXPECT_EQ(overflow.checked, 2);
+  EXPECT_EQ(r.classes[static_cast<int>(InputClass::zeros)].checked, 2);
+  ASSERT_TRUE(finite.worst && overflow.worst);
+  EXPECT_EQ(finite.worst->pair, 5);
+  EXPECT_EQ(finite.worst->input_class, InputClass::finite);
+  EXPECT_EQ(overflow.worst->pair, 1);
+  EXPECT_TRUE(std::isinf(overflow.worst->ulps));
+  ASSERT_TRUE(r.worst);
+  EXPECT_EQ(r.worst->pair, 1) << "the overall worst is the overflow, which is why classes are reported apart";
+}
+
+TEST(ElementCheck, SignedZerosFalseAcceptsOnlyTheSignOfAZero) {
+  ClassCase c;
+  float& zero = c.out(2, 0);  // the rotation of (+0, +0): the kernel's IEEE zero
+  ASSERT_EQ(zero, 0.0f);
+  zero = -zero;
+  EXPECT_EQ(c.check().failed, 1);
+  EXPECT_EQ(c.check().classes[static_cast<int>(InputClass::zeros)].failed, 1);
+  ElementCheckOptions o;
+  o.signed_zeros = false;
+  EXPECT_EQ(c.check(o).failed, 0);
+  zero = 0x1p-149f;  // not a zero: still wrong
+  EXPECT_EQ(c.check(o).failed, 1);
+}
+
+TEST(ElementCheck, RtolAcceptsErrorsUpToItsShareOfThePairNorm) {
+  ClassCase c;
+  float& y = c.out(7, 0);
+  const float right = y;
+  ASSERT_GT(std::fabs(right), 0x1p-20f) << "pair 7's angle at 3308 is not near pi/4 (no cancellation)";
+  y = std::nextafter(std::nextafter(right, INFINITY), INFINITY);  // two ulps up
+  // |y| <= ||x|| = 0.75 sqrt(2) < 2, so ulp(y) <= 2^-23 and the error (1.5 to 2.5 ulp(y)) over the
+  // norm 1.06 is below 2.5 x 2^-23 / 1.06 < 2^-21; and since |y| > 2^-20, ulp(y) >= 2^-43, so it
+  // is above 1.5 x 2^-43 / 1.06 > 2^-60.
+  ElementCheckOptions o;
+  EXPECT_EQ(c.check(o).failed, 1);
+  o.rtol = 0x1p-21;
+  EXPECT_EQ(c.check(o).failed, 0);
+  o.rtol = 0x1p-60;
+  const ElementCheck tight = c.check(o);
+  ASSERT_EQ(tight.failed, 1);
+  EXPECT_EQ(tight.failures.at(0).rule, "correctly rounded or rtol");
+  EXPECT_GT(tight.failures.at(0).rel, 0x1p-60);
+  EXPECT_LT(tight.failures.at(0).rel, 0x1p-21);
+  o.rtol = 2;
+  EXPECT_THROW(c.check(o), InputError);
 }
 
 TEST(ElementCheck, RefusesABoundBelowHalfAnUlp) {

@@ -79,7 +79,9 @@ TEST(UlpError, ComponentErrors) {
   EXPECT_EQ(component_error(kInf, FLT_MAX, FLT_MAX, FLT_MAX, Dtype::f32).ulps, kInf);
   e = component_error(std::nan(""), 1.0, 1.0, 1.0, Dtype::bf16);
   EXPECT_EQ(e.ulps, kInf);
+  EXPECT_EQ(e.rel, kInf) << "a NaN is infinitely wrong relative to the pair too (a 0 here let rtol accept it)";
   EXPECT_FALSE(e.correctly_rounded);
+  EXPECT_TRUE(std::isnan(component_error(std::nan(""), 0x1p-130, 0x1p-130, 0x1p-130, Dtype::f32).rel)) << "no rel below 2^-126";
 }
 
 TEST(UlpError, PhaseError) {

@@ -7,7 +7,9 @@ audit of anyone's RoPE output, and the paper's claims as certificates.
     print(ropecheck.audit(q, positions, y_theirs, model="gpt-oss-20b"))
     v = ropecheck.verify("thm-6.1")                         # certificates (ropecheck.claims() lists the ids)
 
-ropecheck.testing.check_rope fuzzes a RoPE implementation against the exact map (see its doc).
+ropecheck.testing.check_rope fuzzes a RoPE implementation against the exact map, and
+ropecheck.testing.profile gives its error per position decade (see their docs); ropecheck.torch does
+both, and apply with autograd, on torch tensors (import ropecheck.torch: it imports torch).
 ropecheck.usage(q, k, positions, model=...) measures how a trained model uses its RoPE on such a
 capture: frequency usage, positional heads, frequency ablations, certified breaking distances.
 ropecheck.capture records a torch model's queries and keys before the rotation and saves them as .npz
@@ -21,7 +23,8 @@ Bad input raises ropecheck.InputError (a ValueError) naming the parameter and th
 
 The package by concern: _arguments (checking every keyword against the library's names and
 limits), _spectra (models, spectrum, plan), _tensors (apply, apply_, bfloat16), _audit,
-_certificates (verify, claims), testing (check_rope), capture (from_module, save, load), _usage (usage); _core is the
+_certificates (verify, claims), _checking (check_rope's and profile's engine), testing (check_rope,
+profile), torch (the same on torch tensors), capture (from_module, save, load), _usage (usage); _core is the
 extension.
 """
 

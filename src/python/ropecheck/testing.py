@@ -10,9 +10,11 @@ inputs: positions at 2^24 +- 1, 2^31, 2^40, near-returns of the model's own freq
 angle comes closest to a multiple of pi/2, log-uniform magnitudes; inputs near cancellation for the
 exact angle, edge values of the format, signed zeros, infinities and NaNs, bit patterns; p-RoPE
 identity pairs and pass-through channels whenever the RoPE has them), checks every output element
-against the exact map (accuracy/element_check.h), shrinks a failure to the smallest tensor that
-still fails, and raises AssertionError giving the position, pair, inputs, expected and got in hex
-and the seed that replays it. The same seed gives the same inputs on every machine.
+against the exact map (accuracy/element_check.h), groups failures by input class (ordinary finite
+inputs first), shrinks each class's worst failure to the smallest tensor that still fails, and
+raises AssertionError giving the position, pair, inputs, expected and got in hex and the seed that
+replays it. The same seed gives the same inputs on every machine. profile gives fn's error per
+position decade on ordinary inputs. ropecheck.torch has both for torch tensors.
 """
 
 from __future__ import annotations

@@ -51,12 +51,12 @@ def _format(x: Any, name: str) -> str:
     return _NAMES[x.dtype]
 
 
-def to_numpy(t: Any) -> Any:
+def _to_numpy(t: Any) -> Any:
     """A CPU tensor's memory as a NumPy array (bfloat16 as uint16 bits), without a copy."""
     return _tensors.as_array(t, "x")
 
 
-def from_numpy(a: Any, dtype: torch.dtype) -> Any:
+def _from_numpy(a: Any, dtype: torch.dtype) -> Any:
     """A NumPy array (bfloat16: uint16 bits) as a CPU tensor of `dtype` sharing its memory."""
     np = args.numpy()
     if dtype == torch.bfloat16:
@@ -84,7 +84,7 @@ def _rotate(x: Any, p: Any, options: dict[str, Any]) -> Any:
     on_cpu = src.device.type == "cpu"
     if not on_cpu:
         src = src.to("cpu")
-    y = from_numpy(_tensors.apply(to_numpy(src), p, **options), src.dtype)
+    y = _from_numpy(_tensors.apply(_to_numpy(src), p, **options), src.dtype)
     return y if on_cpu else y.to(x.device)
 
 
@@ -166,6 +166,18 @@ def apply_(x: Any, positions: Any, *, model: Optional[str] = None, layer_type: O
     in-place operations do); a tensor on another device through a CPU copy. A tensor that requires
     grad and is not a leaf is rotated by copy_, so that its gradient flows (a R(-p g) grad).
 
+    Parameters
+    ----------
+    x : torch.Tensor
+        As for ``apply``, writeable.
+    positions, model, layer_type, layout, axes, threads, **spectrum_options
+        As for ``apply``.
+
+    Returns
+    -------
+    torch.Tensor
+        x itself, rotated.
+
     Raises
     ------
     InputError
@@ -182,7 +194,7 @@ def apply_(x: Any, positions: Any, *, model: Optional[str] = None, layer_type: O
     p = _positions(positions, False)
     with torch.no_grad():
         if x.device.type == "cpu":
-            _tensors.apply_(to_numpy(x), p, **options)
+            _tensors.apply_(_to_numpy(x), p, **options)
             x.copy_(x)  # bumps x's version counter (the copy onto itself is skipped), as an in-place op must
         else:
             x.copy_(_rotate(x, p, options | {"impl": "kernel"}))
@@ -195,6 +207,16 @@ def gradient_map(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
 
     RoPE is linear, so its gradient is the same at every x; it is taken at x = 0 (an
     implementation whose gradient depends on x is checked there).
+
+    Parameters
+    ----------
+    fn : callable
+        fn(x, positions) -> y, differentiable in x with torch.autograd.
+
+    Returns
+    -------
+    callable
+        grad_map(g, positions) -> dx, x's gradient for the output gradient g.
 
     Examples
     --------
@@ -229,7 +251,7 @@ class _TorchAdapter(_checking.Adapter):
         self.dtype_text = f"torch.{dtype}"
 
     def to_fn(self, x: Any, positions: Any) -> tuple[Any, Any]:
-        t = from_numpy(x.copy(), self.torch_dtype).to(self.device)
+        t = _from_numpy(x.copy(), self.torch_dtype).to(self.device)
         return t, torch.from_numpy(positions.astype("<i8")).to(self.device)
 
     def describe(self, value: Any) -> str:
@@ -248,7 +270,7 @@ class _TorchAdapter(_checking.Adapter):
         except Exception as e:  # a device whose tensors cannot reach the CPU (meta, ...)
             raise AssertionError(f"check_rope: fn returned a tensor on {y.device} that could not be copied to the CPU "
                                  f"({type(e).__name__}: {e})") from None
-        return to_numpy(c).copy()
+        return _to_numpy(c).copy()
 
 
 def _torch_dtype(dtype: Any) -> str:
@@ -329,6 +351,13 @@ def profile(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, layer
             threads: int = 1, **spectrum_options: Any) -> Profile:
     """fn's error per position decade on ordinary inputs (the audit's table for a function), fn
     receiving torch tensors as in check_rope: ropecheck.testing.profile for torch.
+
+    Parameters
+    ----------
+    fn, model, layer_type, layout, axes, backward, seed, tokens, heads, max_position, threads, **spectrum_options
+        As for ropecheck.testing.profile.
+    dtype, device
+        As for check_rope.
 
     Returns
     -------

@@ -86,6 +86,24 @@ def test_backward_is_the_map_at_minus_p_and_twice_differentiable(dtype):
     assert r.direction == "backward" and r.max_ulps <= 0.5
 
 
+def test_views_in_place_autograd_and_the_version_counter():
+    # Expanded (stride 0) and strided views are read as they are: the same bits as a dense copy.
+    x = normal((1, 1, 128), torch.float32, seed=6).expand(4, 2, 128)
+    np.testing.assert_array_equal(bits(rt.apply(x, [0, 1, 2, 3], model=MODEL)), bits(rt.apply(x.contiguous(), [0, 1, 2, 3], model=MODEL)))
+    xb = normal((4, 2, 256), torch.bfloat16, seed=7)[..., ::2]
+    np.testing.assert_array_equal(bits(rt.apply(xb, [0, 1, 2, 3], model=MODEL)), bits(rt.apply(xb.contiguous(), [0, 1, 2, 3], model=MODEL)))
+    # apply_ on a non-leaf that requires grad: the gradient flows through it.
+    w = normal((4, 2, 128), torch.float32, seed=8).requires_grad_()
+    rt.apply_(w * 2, [5, 6, 7, 8], model=MODEL).sum().backward()
+    assert torch.equal(w.grad, rt.apply(torch.ones(4, 2, 128), [-5, -6, -7, -8], model=MODEL) * 2)
+    # A tensor saved for a backward and then rotated in place: autograd notices (the version counter).
+    a, b = normal((3, 1, 128), torch.float32, seed=9).requires_grad_(), normal((3, 1, 128), torch.float32, seed=10)
+    c = a * b
+    rt.apply_(b, [1, 2, 3], model=MODEL)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        c.sum().backward()
+
+
 def test_apply_bad_arguments_name_the_parameter():
     x = torch.zeros(2, 1, 128)
     cases = [
@@ -97,6 +115,9 @@ def test_apply_bad_arguments_name_the_parameter():
         (lambda: rt.apply(x.clone().requires_grad_(), [0, -(2 ** 63)], model=MODEL), "positions"),
         (lambda: rt.apply_(x.clone().requires_grad_(), [0, 1], model=MODEL), "x"),
         (lambda: rt.apply(x, [0, 1], model="no-such-model"), "model"),
+        # Not the CPU: the copy path, on the one other device CPU-only torch has (values-free meta).
+        (lambda: rt.apply(torch.empty(2, 1, 128, device="meta"), [0, 1], model=MODEL), "x"),
+        (lambda: rt.apply_(torch.empty(2, 1, 128, device="meta"), [0, 1], model=MODEL), "x"),
     ]
     for call, parameter in cases:
         with pytest.raises(ropecheck.InputError) as e:

@@ -83,7 +83,10 @@ def _rotate(x: Any, p: Any, options: dict[str, Any]) -> Any:
     src = x.detach()
     on_cpu = src.device.type == "cpu"
     if not on_cpu:
-        src = src.to("cpu")
+        try:
+            src = src.to("cpu")
+        except Exception as e:  # a device whose tensors hold no values (meta) or cannot reach the CPU
+            raise InputError("x", "a tensor whose values can be copied to the CPU", f"a tensor on {x.device} ({type(e).__name__})") from None
     y = _from_numpy(_tensors.apply(_to_numpy(src), p, **options), src.dtype)
     return y if on_cpu else y.to(x.device)
 

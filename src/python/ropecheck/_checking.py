@@ -381,6 +381,8 @@ class Profile:
     Attributes
     ----------
     function, model, dtype, direction : str
+        fn's name, the RoPE (the model and layer type when given, and the plan), the format, and
+        "forward" or "backward".
     seed : int
     rows : tuple of ProfileRow
         positions (the audit's decade label), elements, max_ulp (the floored ulp metric), max_rel
@@ -425,4 +427,7 @@ def profile(fn: Callable[[Any, Any], Any], adapter: Adapter, s: Settings, *, see
     errors = json.loads(data)["errors"]
     rows = tuple(ProfileRow(d["positions"], int(d["elements"]), float(d["max_ulps"]), float(d["max_abs_over_pair_norm"]),
                             int(d["correctly_rounded"]) / int(d["elements"])) for d in errors["decades"])
-    return Profile(function_name(fn), runner.plan.description, s.dtype, "backward" if s.backward else "forward", seed, rows)
+    model = runner.plan.description
+    if "model" in s.request:
+        model = f"{s.request['model']}{'/' + s.request['layer_type'] if 'layer_type' in s.request else ''}: {model}"
+    return Profile(function_name(fn), model, s.dtype, "backward" if s.backward else "forward", seed, rows)

@@ -7,8 +7,10 @@
 // Decade d, for d = 0 .. position_decade(max_position) (ulp_error.h), takes `tokens` positions
 // uniform in [10^d, 10^(d+1) - 1] clipped to max_position (decade 0: [0, 9]), in increasing
 // decades. Every element of every head is a standard normal deviate (random/normal_sampler.h)
-// rounded to the format (numeric/small_floats.h: bits_of_value): central range, no specials, no subnormals (|x| >= 2^-53 in
-// practice). A pure function of its arguments: the same seed gives the same bytes on every machine.
+// rounded to the format (numeric/small_floats.h: bits_of_value): no specials; float32 and bfloat16
+// values are normal (the smallest |deviate| is far above 2^-126), while in float16 a deviate below
+// 2^-14 in magnitude (a share of about 2^-14 x 0.8 = 5e-5) rounds to a subnormal or zero. A pure
+// function of its arguments: the same seed gives the same bytes on every machine.
 #pragma once
 
 #include <cstdint>

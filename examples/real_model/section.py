@@ -1,0 +1,273 @@
+"""real-model.md and its figures (gnuplot, in the report's own figure style) from the pipeline's results.
+
+Every figure is figures/<name>.csv (the data), .gp (the script: `gnuplot <name>.gp` inside figures/
+redraws it), .svg and .png; `ropecheck usage --out`'s attention maps (Fig. 5, 6) are copied in.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from typing import Any
+
+import numpy as np
+
+PAPER_TABLE2 = ("Gemma 2B, 8k context, validation perplexity (Wiki / FlanV2): RoPE theta 10k 4.4627 / 6.4429, "
+                "0.75-RoPE (p-RoPE) 4.4414 / 6.4422, 0.75-RoPE reversed 4.4592 / 6.4683")
+
+
+def _figure(fig_dir: str, name: str, title: str, header: str, rows: list[list[Any]], xlabel: str, ylabel: str,
+            plot: str, settings: str = "") -> None:
+    csv = os.path.join(fig_dir, name + ".csv")
+    with open(csv, "w") as f:
+        f.write(header + "\n")
+        for r in rows:
+            f.write(",".join(f"{x:.9g}" if isinstance(x, float) else str(x) for x in r) + "\n")
+
+    def script(terminal: str, ext: str) -> str:
+        return "\n".join([
+            f"# {name}: {title}",
+            f"# Written by examples/real_model/section.py; run `gnuplot {name}.gp` in this directory to redraw {name}.svg.",
+            "reset session", terminal, f"set output '{name}.{ext}'", "set datafile separator ','",
+            "set datafile columnheaders", "set key noautotitle", f"set title '{title}' noenhanced",
+            f"set xlabel '{xlabel}' noenhanced", f"set ylabel '{ylabel}' noenhanced", "set grid", settings,
+            "plot " + plot.replace("DATA", f"'{name}.csv'"), "unset output", ""])
+    with open(os.path.join(fig_dir, name + ".gp"), "w") as f:
+        f.write(script("set terminal svg size 900,560 dynamic enhanced font 'Helvetica,13' background rgb 'white'", "svg"))
+    png = script("set terminal pngcairo size 900,560 enhanced font 'Helvetica,12' background rgb 'white'", "png")
+    for text in (None, png):
+        subprocess.run(["gnuplot"] + ([f"{name}.gp"] if text is None else ["-"]), input=text, text=True, cwd=fig_dir,
+                       check=True, capture_output=True, timeout=60)
+
+
+HEAT = ("set view map\nset palette defined (0 '#ffffff', 1 '#fdd49e', 2 '#fc8d59', 3 '#b30000')\n"
+        "set cblabel 'mean chunk norm'\n")
+
+
+def _heat(fig_dir: str, name: str, title: str, matrix: list[list[float]], ylabel: str) -> None:
+    rows = [[p, y, float(v)] for y, line in enumerate(matrix) for p, v in enumerate(line)]
+    ny, nx = len(matrix), len(matrix[0])
+    _figure(fig_dir, name, title, "pair,row,norm", rows, "pair (fastest first)", ylabel, "DATA using 1:2:3 with image notitle",
+            HEAT + f"set xrange [-0.5:{nx - 0.5}]\nset yrange [-0.5:{ny - 0.5}]")
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def _quantiles(values: list[float]) -> str:
+    if not values:
+        return "none"
+    q = np.quantile(np.array(values, dtype=np.float64), [0.1, 0.25, 0.5, 0.75, 0.9])
+    return ", ".join(f"{n} {v:.0f}" for n, v in zip(("10%", "25%", "median", "75%", "90%"), q))
+
+
+def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
+    fig = os.path.join(out, "figures")
+    os.makedirs(fig, exist_ok=True)
+    meta, layers = doc["model"], usage["layers"]
+    pairs = usage["pairs"]
+    n_pairs = len(pairs)
+    # Fig. 3 / 10: q, k, v per layer and pair
+    _heat(fig, "real-q-layers", "SmolLM2-135M: mean norm of queries per layer and pair (Fig. 3, 10a)", [L["q_norm"] for L in layers], "layer")
+    _heat(fig, "real-k-layers", "SmolLM2-135M: mean norm of keys per layer and pair (Fig. 3, 10b)", [L["k_norm"] for L in layers], "layer")
+    _heat(fig, "real-v-layers", "SmolLM2-135M: mean norm of values per layer and channel pair (c, c+32), never rotated (Fig. 10c)",
+          doc["values"]["v_norm"], "layer")
+    # Fig. 4 / 11: heads of the first and last layers
+    for which, L in (("first", layers[0]), ("last", layers[-1])):
+        _heat(fig, f"real-heads-{which}", f"SmolLM2-135M layer {L['layer']}: query usage per head and pair (Fig. 4, 11)",
+              [h["q_norm"] for h in L["heads"]], "query head")
+    # Fig. 5 / 6: the CLI's attention maps of the strongest diagonal and previous-token heads
+    copied = []
+    usage_fig = os.path.join(out, "usage")
+    for stem in ("usage-attention-diagonal", "usage-attention-previous-token", "usage-attention-diagonal-pairs",
+                 "usage-attention-previous-token-pairs"):
+        if os.path.exists(os.path.join(usage_fig, stem + ".svg")):
+            copied.append(stem)
+    # Fig. 7: the semantic head with the strongest content match
+    best = None
+    for L in layers:
+        for h in L["heads"]:
+            b = h.get("breaking")
+            if b and (best is None or b["weight"] > best[2]["weight"]):
+                best = (L["layer"], h, b)
+    if best:
+        layer, h, b = best
+        _figure(fig, "real-semantic-head", f"SmolLM2-135M layer {layer} head {h['head']}: usage per pair of its strongest content match (Fig. 7)",
+                "pair,q,k", [[i, float(h["q_norm"][i]), float(h["k_norm"][i])] for i in range(n_pairs)], "pair (fastest first)",
+                "mean chunk norm", "DATA using 1:2 with linespoints title 'query', DATA using 1:3 with linespoints title 'key'",
+                "set key top left")
+    # Fig. 19: domains side by side
+    doms = list(doc["per_domain"])
+    rows = [[i] + [float(doc["per_domain"][d]["q_norm_by_pair"][i]) for d in doms] for i in range(n_pairs)]
+    _figure(fig, "real-domains", "SmolLM2-135M: query usage per pair, mean over layers and heads, per domain (Fig. 19)",
+            "pair," + ",".join(doms), rows, "pair (fastest first)", "mean chunk norm",
+            ", ".join(f"DATA using 1:{j + 2} with linespoints title '{d}'" for j, d in enumerate(doms)), "set key top left")
+    # ablation losses
+    abl = doc["ablation"]
+    if abl:
+        rows = [[r["tokens"]] + sum(([r[w]["loss"]["mean"], r[w]["loss"]["half_width"] or 0.0]
+                                     for w in ("none", "slow-still", "fast-removed")), []) for r in abl]
+        _figure(fig, "real-ablation-loss", "SmolLM2-135M: next-token loss with a band ablated, mean and 95% t-interval over sequences",
+                "tokens,none,none_hw,slow,slow_hw,fast,fast_hw", rows, "tokens", "loss (nats/token)",
+                "DATA using 1:2:3 with yerrorlines title 'model as trained', DATA using 1:4:5 with yerrorlines title "
+                "'slow quarter position-free (p-RoPE 0.75)', DATA using 1:6:7 with yerrorlines title 'fast quarter removed'",
+                "set logscale x 2\nset key top left")
+    for stem in copied:
+        for ext in ("csv", "gp", "svg", "png"):
+            src = os.path.join(usage_fig, f"{stem}.{ext}")
+            if os.path.exists(src):
+                shutil.copy(src, os.path.join(fig, f"real-{stem}.{ext}"))
+
+    md: list[str] = []
+    w = md.append
+    chk, ctl, pair = doc["check"], doc["control"], doc["weights_pairing"]
+    t = doc["timings"]
+    w("## A real language model: SmolLM2-135M (measured)\n")
+    w(f"The paper's Sections 4-5 on a trained language model: **{meta['name']}** ({meta['package']}, file `{meta['file']}`, "
+      f"sha256 `{meta['sha256'][:16]}...`, {meta['license']}; **Q4_1 weights**, dequantized to float32 by transformers), "
+      f"{meta['layers']} layers, {meta['heads']} query heads on {meta['kv_heads']} kv heads, head_dim {meta['head_dim']}, "
+      f"RoPE theta {meta['theta']:g} and trained context {meta['context']} (both read from the GGUF metadata). "
+      f"Every number below is a **measurement on the captured text**, not a certificate, except the breaking distances "
+      f"(certified for the captured vectors).\n")
+    v = doc["versions"]
+    w(f"Command: `{doc['command']}`; torch {v['torch']} (Debian), transformers {v['transformers']}, gguf {v['gguf']}, "
+      f"tokenizers {v['tokenizers']}, numpy {v['numpy']}, BLAS `{v['blas']}`, {doc['threads']} threads. Wall time "
+      f"{t['total_seconds'] / 60:.1f} min: model load {t['load_seconds']:.0f} s, capture {t['capture_seconds']:.0f} s (the model's forward passes), "
+      f"check {t['check_seconds']:.0f} s, `ropecheck usage` {t['usage_seconds']:.0f} s"
+      + (f" (peak RSS {doc['usage_run']['peak_rss_mib']:.0f} MiB)" if doc["usage_run"].get("peak_rss_mib") else "")
+      + f", per-domain usage {t['usage_per_domain_seconds']:.0f} s, loss ablations {t['ablation_seconds']:.0f} s.\n")
+    w("### Text\n")
+    rows = []
+    for d, x in doc["domains"].items():
+        p = x["provenance"]
+        rows.append([d, f"{x['sequences']} x {x['tokens']}", p.get("source", ""), p.get("licence", p.get("license", ""))])
+    w(_table(["domain", "sequences x tokens", "source", "licence"], rows))
+    w("\n### The capture, checked against the model itself\n")
+    w(f"- **Pairing from the file.** The GGUF file stores q and k rows in ggml's order (pairs of adjacent channels). "
+      f"Mapped pair to pair onto transformers' half-split order, the file's dequantized `attn_q`/`attn_k` rows equal transformers' "
+      f"`q_proj`/`k_proj` weights bit for bit in {sum(r['paired_equal'] for r in pair['per_tensor'])} of {pair['rows']} tensors "
+      f"(without the mapping: {sum(r['unpaired_equal'] for r in pair['per_tensor'])}).\n")
+    w(f"- **Attention.** ropecheck's attention computed from the captured pre-rotation q and k with the model's exact RoPE "
+      f"(`ropecheck.attention`, binary64) against transformers' own (`output_attentions=True`, eager, float32), every element of "
+      f"every row: {chk['heads_checked']} (sequence, layer, head) maps on {len(chk['sequences'])} sequences, "
+      f"**{'all within' if chk['passed'] else 'NOT all within'}** the bound derived from float32 error analysis "
+      f"(`examples/real_model/check_attention.py`: transformers' float32 angles, cos/sin, rotation, dot product and softmax); "
+      + (f"largest |difference| {chk['max_abs_diff']:.3g}, largest difference / bound {chk['max_ratio']:.3g}.\n"
+         if chk["heads_checked"] else "nothing checked (--check-sequences 0).\n"))
+    if ctl:
+        w(f"- **Control.** The same check on {ctl['what']}: {ctl['failed']} of {ctl['heads']} heads fail it (largest |difference| "
+          f"{ctl['max_abs_diff']:.3g}, smallest worst ratio {ctl['min_ratio']:.3g}): a wrong pairing cannot pass.\n")
+    # Fig. 3
+    w("\n### Where the norm sits (Fig. 3, 10)\n")
+    shares = [_band(L, pairs) for L in layers]
+    vshares = [_vband(row, pairs) for row in doc["values"]["v_norm"]]
+    rows = [[L["layer"], _fmt(s["fast"]), _fmt(s["middle"]), _fmt(s["slow"]), _fmt(vs["slow"])] for L, s, vs in zip(layers, shares, vshares)]
+    w("Share of the layer's query + key pair norm on each band (fast: the 8 fastest pairs, slow: the 8 slowest; "
+      "an even spread gives 0.25 / 0.5 / 0.25), and the values' share on the same channel pairs (never rotated: the control).\n\n")
+    w(_table(["layer", "fast", "middle", "slow", "values: slow"], rows))
+    slow_mean = float(np.mean([s["slow"] for s in shares]))
+    w(f"\nMean over layers: slow quarter {slow_mean:.3f}, fast quarter {float(np.mean([s['fast'] for s in shares])):.3f}; "
+      f"values' slow-quarter share {float(np.mean([s['slow'] for s in vshares])):.3f}. "
+      f"Layers where the slow quarter holds more than a quarter: {sum(s['slow'] > 0.25 for s in shares)} of {len(shares)}.\n")
+    w("\n![queries](figures/real-q-layers.svg)\n![keys](figures/real-k-layers.svg)\n![values](figures/real-v-layers.svg)\n")
+    w("![first layer](figures/real-heads-first.svg)\n![last layer](figures/real-heads-last.svg)\n")
+    # positional heads
+    w("\n### Positional heads (Fig. 4-6)\n")
+    kinds: dict[str, int] = {}
+    for L in layers:
+        for h in L["heads"]:
+            kinds[h["kind"]] = kinds.get(h["kind"], 0) + 1
+    w("`ropecheck usage`'s kinds over all captured rows (mean attention >= 0.5 on the diagonal, the previous token or the "
+      "first token): " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + f" of {sum(kinds.values())} heads.\n\n")
+    slash = doc["slash_profiles"]
+    found = [r for r in slash if r["positional_offset"] is not None]
+    w(f"Slash profiles (mean attention on the key delta tokens back, delta = 0..16, on one sequence per domain, averaged over "
+      f"domains; uniform causal attention gives 1/(i+1)): {len(found)} heads put at least 0.5 on one fixed offset.\n\n")
+    if found:
+        w(_table(["layer", "head", "offset", "mean attention there", "uniform baseline", "per domain"],
+                 [[r["layer"], r["head"], r["positional_offset"], _fmt(r["top_mass"]), _fmt(r["uniform"][r["top_offset"]], 4),
+                   ", ".join(f"{d} {m:.2f}" for d, m in r["per_domain_top_mass"].items())] for r in found]))
+    for stem in copied:
+        if not stem.endswith("pairs"):
+            w(f"\n![{stem}](figures/real-{stem}.svg)\n")
+            if f"{stem}-pairs" in copied:
+                w(f"![{stem} pairs](figures/real-{stem}-pairs.svg)\n")
+    # Section 5
+    s5 = doc["section5_within_layers"]
+    w("\n### Section 5: do positional heads use the fastest pairs most, within their layer?\n")
+    w(f"Across all heads (`ropecheck usage`, layers pooled): {usage['positional_ranking']['statement']}.\n\n")
+    w(f"Within layers (positional: usage's diagonal/previous-token kinds and the fixed-offset heads above): {s5['statement']}.\n\n")
+    if s5["layers"]:
+        w(_table(["layer", "positional heads", "other heads", "AUC", "exact p (one-sided)"],
+                 [[r["layer"], ", ".join(map(str, r["positional_heads"])), r["other"], _fmt(r["auc"]), f"{r['p_value']:.3g}"]
+                  for r in s5["layers"]]))
+    # Fig. 7 and Theorem 6.1
+    w("\n### Semantic heads and Theorem 6.1\n")
+    brk = [h["breaking"] for L in layers for h in L["heads"] if h.get("breaking")]
+    found_d = [b["distance"] for b in brk if b["outcome"] == "found"]
+    within = sum(1 for b in brk if b["outcome"] == "found" and b["distance"] <= b["span"])
+    none = sum(1 for b in brk if b["outcome"] == "none")
+    und = sum(1 for b in brk if b["outcome"] == "undecided")
+    w(f"For every head of kind `other` with a content match (its winning key at least {usage['attention']['content_distance']} tokens back), "
+      f"the certified shortest distance at which moving that key lets the row's runner-up win (`ropecheck usage`, Theorem 6.1): "
+      f"{len(brk)} heads certified; {len(found_d)} break ({within} within the trained context {meta['context']}), {none} certified "
+      f"not to break up to {usage.get('options', {}).get('break_limit', 2 ** 20) if isinstance(usage.get('options'), dict) else 2 ** 20}, "
+      f"{und} undecided. Breaking distances over heads: {_quantiles(found_d)}.\n")
+    if best:
+        layer, h, b = best
+        w(f"\nThe strongest content match: layer {layer} head {h['head']} (weight {b['weight']:.3f} on a key {b['key_distance']} back); "
+          f"its certified breaking distance: {b['distance'] if b['outcome'] == 'found' else b['outcome']}.\n\n"
+          "![semantic head](figures/real-semantic-head.svg)\n")
+    # Fig. 19
+    w("\n### The same pattern across domains (Fig. 19)\n")
+    rows = []
+    base = np.array(doc["per_domain"][doms[0]]["q_norm_by_pair"])
+    for d in doms:
+        x = doc["per_domain"][d]
+        sl = float(np.mean([s["slow"] for s in x["band_shares"]]))
+        corr = float(np.corrcoef(base, np.array(x["q_norm_by_pair"]))[0, 1])
+        rows.append([d, _fmt(sl), _fmt(corr), ", ".join(f"{k} {n}" for k, n in sorted(x["kinds"].items()))])
+    w(_table(["domain", "slow-quarter share (mean over layers)", f"correlation of per-pair query usage with {doms[0]}", "head kinds"], rows))
+    w("\n![domains](figures/real-domains.svg)\n")
+    # ablations
+    w("\n### What p-RoPE would change, as loss (inference-time ablations)\n")
+    if abl:
+        w(f"Next-token loss (nats/token) on {abl[0]['domain']} text, mean ± half-width of the 95% Student t-interval over sequences; the "
+          f"differences are paired (the same sequences), ablated minus as trained. `slow-still`: the 8 slowest pairs position-free, "
+          f"as p-RoPE 0.75; `fast-removed`: the 8 fastest pairs' contribution to every logit removed. No retraining: the paper's "
+          f"Table 2 trains each encoding ({PAPER_TABLE2}); these rows measure what this model, trained with RoPE, loses.\n\n")
+        rows = []
+        for r in abl:
+            cells = [r["tokens"], f"{r['of_context']:g}x", r["sequences"], _ci(r["none"]["loss"])]
+            for which in ("slow-still", "fast-removed"):
+                dd = r[which]["paired_difference"]
+                cells += [_ci(r[which]["loss"]), _ci(dd, signed=True) + (" *" if r[which].get("significant") else "")]
+            rows.append(cells)
+        w(_table(["tokens", "of context", "sequences", "as trained", "slow quarter position-free", "difference",
+                  "fast quarter removed", "difference"], rows))
+        w("\n`*`: the interval of the paired difference excludes 0.\n\n![ablation](figures/real-ablation-loss.svg)\n")
+    with open(os.path.join(out, "real-model.md"), "w") as f:
+        f.write("\n".join(md))
+
+
+def _ci(x: dict[str, Any], signed: bool = False) -> str:
+    m = f"{x['mean']:+.4f}" if signed else f"{x['mean']:.4f}"
+    return m if x["half_width"] is None else f"{m} ± {x['half_width']:.4f}"
+
+
+def _band(L: dict[str, Any], pairs: list[dict[str, Any]]) -> dict[str, float]:
+    tot = np.array(L["q_norm"]) + np.array(L["k_norm"])
+    return {b: float(tot[[p["band"] == b for p in pairs]].sum() / tot.sum()) for b in ("fast", "middle", "slow")}
+
+
+def _vband(row: list[float], pairs: list[dict[str, Any]]) -> dict[str, float]:
+    tot = np.array(row)
+    return {b: float(tot[[p["band"] == b for p in pairs]].sum() / tot.sum()) for b in ("fast", "middle", "slow")}

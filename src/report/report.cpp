@@ -24,6 +24,7 @@
 #include "report/kernel_section.h"
 #include "report/models_section.h"
 #include "report/montecarlo_section.h"
+#include "report/real_model_section.h"
 #include "report/run_info.h"
 #include "report/spectrum_section.h"
 #include "report/usage_section.h"
@@ -60,7 +61,8 @@ const std::vector<std::pair<std::string, SectionFunction>>& sections() {
                                                                          {"kernel", kernel_section},
                                                                          {"adversarial", adversarial_section},
                                                                          {"models", models_section},
-                                                                         {"usage", usage_section}};
+                                                                         {"usage", usage_section},
+                                                                         {"real_model", real_model_section}};
   return list;
 }
 

@@ -25,6 +25,8 @@
 #include <memory>
 #include <span>
 
+#include "numeric/small_floats.h"
+
 namespace ropecheck::accuracy {
 
 // A page-aligned (4096-byte) buffer of `bytes` bytes, every byte set to `fill` beforehand, so that

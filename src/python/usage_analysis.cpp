@@ -1,10 +1,14 @@
 #include "python/usage_analysis.h"
 
+#include <cstdint>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "io/input_error.h"
 #include "io/npy.h"
 #include "spectrum/model_zoo.h"
+#include "usage/usage.h"
 #include "usage/usage_json.h"
 
 namespace py = pybind11;
@@ -20,14 +24,20 @@ usage::CaptureDtype capture_dtype(const py::array& a, const std::string& name) {
   throw InputError(name, "a float32 or float16 array", std::string(py::str(a.dtype())));
 }
 
+std::string descr(const py::array& a) { return std::string(py::str(a.dtype().attr("str"))); }
+
+std::vector<std::int64_t> shape_of(const py::array& a) {
+  std::vector<std::int64_t> shape;
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) shape.push_back(a.shape(i));
+  return shape;
+}
+
 void check_shape(const py::array& a, const std::string& name) {
   if (a.ndim() != 5) throw InputError(name, "an array of shape [sequences, layers, heads, tokens, head_dim]", std::to_string(a.ndim()) + " axes");
 }
 
-}  // namespace
-
-std::string usage(const py::array& q, const py::array& k, const py::array& positions, const std::string& model, int threads,
-                  long long content_distance, long long break_limit, bool certify_breaks) {
+// q's and k's shapes as a geometry (the dimensions' ranges are memory_capture's to check).
+usage::CaptureGeometry geometry_of(const py::array& q, const py::array& k) {
   check_shape(q, "q");
   check_shape(k, "k");
   usage::CaptureGeometry g;
@@ -41,13 +51,33 @@ std::string usage(const py::array& q, const py::array& k, const py::array& posit
     if (k.shape(axis) != q.shape(axis))
       throw InputError("k", "q's shape on every axis but 2 (kv_heads): " + std::to_string(q.shape(axis)) + " on axis " + std::to_string(axis),
                        std::to_string(k.shape(axis)));
+  return g;
+}
+
+// ropecheck.usage's positions (the CLI's dtypes, integers held in floats too).
+std::vector<long long> positions_of(const py::array& positions) {
   NpyArray p;
-  p.dtype = std::string(py::str(positions.dtype().attr("str")));
-  for (py::ssize_t i = 0; i < positions.ndim(); ++i) p.shape.push_back(positions.shape(i));
+  p.dtype = descr(positions);
+  p.shape = shape_of(positions);
   p.bytes.resize(static_cast<std::size_t>(positions.nbytes()));
   if (!p.bytes.empty()) std::memcpy(p.bytes.data(), positions.data(), p.bytes.size());
   const std::vector<std::int64_t> pos64 = positions_from_npy(p, p.elements(), "positions");
-  const std::vector<long long> pos(pos64.begin(), pos64.end());
+  return {pos64.begin(), pos64.end()};
+}
+
+// The capture ropecheck.usage and ropecheck.attention read: q and k must outlive it.
+std::unique_ptr<usage::CaptureSource> memory_source(const py::array& q, const py::array& k, const py::array& positions) {
+  const usage::CaptureGeometry g = geometry_of(q, k);
+  const std::vector<long long> pos = positions_of(positions);
+  return usage::memory_capture(g, capture_dtype(q, "q"), q.data(), capture_dtype(k, "k"), k.data(), pos);
+}
+
+}  // namespace
+
+std::string usage(const py::array& q, const py::array& k, const py::array& positions, const std::string& model, int threads,
+                  long long content_distance, long long break_limit, bool certify_breaks) {
+  const usage::CaptureGeometry g = geometry_of(q, k);
+  const std::vector<long long> pos = positions_of(positions);
   const ModelDescription m = load_model(model);
   usage::UsageOptions o;
   o.threads = threads;
@@ -57,6 +87,78 @@ std::string usage(const py::array& q, const py::array& k, const py::array& posit
   auto source = usage::memory_capture(g, capture_dtype(q, "q"), q.data(), capture_dtype(k, "k"), k.data(), pos);
   py::gil_scoped_release release;
   return usage::usage_json(usage::analyse_usage(m, *source, o)).dump();
+}
+
+py::array_t<double> attention(const py::array& q, const py::array& k, const py::array& positions, const std::string& model, int layer,
+                              int head, long long sequence, long long limit) {
+  auto source = memory_source(q, k, positions);
+  const ModelDescription m = load_model(model);
+  usage::RowMatrix map;
+  {
+    py::gil_scoped_release release;
+    map = usage::attention_map(m, *source, layer, head, sequence, limit);
+  }
+  py::array_t<double> out({static_cast<py::ssize_t>(map.rows()), static_cast<py::ssize_t>(map.cols())});
+  if (map.size() != 0) std::memcpy(out.mutable_data(), map.data(), static_cast<std::size_t>(map.size()) * sizeof(double));
+  return out;
+}
+
+py::array_t<double> attention_layer(const py::array& q, const py::array& k, const py::array& positions, const std::string& model,
+                                    int layer, long long sequence, long long limit) {
+  auto source = memory_source(q, k, positions);
+  const ModelDescription m = load_model(model);
+  std::vector<usage::RowMatrix> maps;
+  {
+    py::gil_scoped_release release;
+    maps = usage::attention_maps(m, *source, layer, sequence, limit);
+  }
+  const py::ssize_t n = maps.empty() ? 0 : static_cast<py::ssize_t>(maps.front().rows());
+  py::array_t<double> out({static_cast<py::ssize_t>(maps.size()), n, n});
+  double* p = out.mutable_data();
+  for (const usage::RowMatrix& map : maps) {
+    if (map.size() != 0) std::memcpy(p, map.data(), static_cast<std::size_t>(map.size()) * sizeof(double));
+    p += map.size();
+  }
+  return out;
+}
+
+void check_capture(const py::array& q, const py::array& k, const py::array& positions, const std::optional<py::array>& token_ids,
+                   const std::optional<py::array>& source) {
+  const usage::CaptureGeometry g = geometry_of(q, k);
+  const usage::CaptureDtype q_dtype = usage::capture_float_dtype(descr(q), "q");
+  const usage::CaptureDtype k_dtype = usage::capture_float_dtype(descr(k), "k");
+  for (const auto& [a, name] : {std::pair<const py::array*, const char*>{&q, "q"}, {&k, "k"}})
+    if (!(a->flags() & py::array::c_style))
+      throw InputError(name, "a C-contiguous array (what np.save writes in C order)", "a non-contiguous array");
+  const std::string p_descr = descr(positions);
+  if (p_descr != "<i8" && p_descr != "<i4") usage::check_token_member(p_descr, shape_of(positions), g, "positions");  // throws
+  // The values as a file's reader takes them: every element, whatever the shape (checked below).
+  const py::array p = py::array::ensure(positions, py::array::c_style);
+  std::vector<long long> pos(static_cast<std::size_t>(p.size()));
+  for (std::size_t i = 0; i < pos.size(); ++i) {
+    if (p_descr == "<i8") {
+      std::int64_t v;
+      std::memcpy(&v, static_cast<const unsigned char*>(p.data()) + 8 * i, 8);
+      pos[i] = v;
+    } else {
+      std::int32_t v;
+      std::memcpy(&v, static_cast<const unsigned char*>(p.data()) + 4 * i, 4);
+      pos[i] = v;
+    }
+  }
+  auto capture = usage::memory_capture(g, q_dtype, q.data(), k_dtype, k.data(), pos);  // geometry, count, [0, 2^40)
+  usage::check_token_member(p_descr, shape_of(positions), g, "positions");
+  if (token_ids) usage::check_token_member(descr(*token_ids), shape_of(*token_ids), g, "token_ids");
+  if (source) {
+    const py::array s = py::array::ensure(*source, py::array::c_style);
+    std::vector<unsigned char> bytes(static_cast<std::size_t>(s.nbytes()));
+    if (!bytes.empty()) std::memcpy(bytes.data(), s.data(), bytes.size());
+    usage::capture_source_text(descr(s), shape_of(s), bytes, "source");
+  }
+  py::gil_scoped_release release;
+  usage::CaptureBlock block;
+  while (capture->next(block)) {
+  }
 }
 
 }  // namespace ropecheck::python

@@ -1,18 +1,39 @@
 // File: usage_analysis.h
-// ropecheck.usage from NumPy arrays: the library's usage analysis (usage/usage.h) on a capture held
-// in memory, returned as the ropecheck-usage/1 JSON text the CLI writes.
+// ropecheck.usage, ropecheck.attention and capture.save's check from NumPy arrays: the library's
+// usage analysis and attention maps (usage/usage.h) on a capture held in memory
+// (usage/capture.h's memory_capture), and the checks open_capture applies to a capture file.
 #pragma once
 
 #include <pybind11/numpy.h>
 
+#include <optional>
 #include <string>
 
 namespace ropecheck::python {
 
 // q: float32 or float16 [sequences, layers, heads, tokens, head_dim], k: [..., kv_heads, ...];
 // positions: integers, [tokens] or [sequences, tokens] (the package makes all three C-contiguous).
-// Throws InputError naming "q", "k", "positions", "model" or an option.
+// Returns: the ropecheck-usage/1 JSON text the CLI writes. Throws InputError naming "q", "k",
+// "positions", "model" or an option.
 std::string usage(const pybind11::array& q, const pybind11::array& k, const pybind11::array& positions, const std::string& model,
                   int threads, long long content_distance, long long break_limit, bool certify_breaks);
+
+// Returns: usage::attention_map of (layer, head, sequence) over the first `limit` tokens, float64
+// [limit, limit] (limit clipped to the capture's tokens). Arguments as usage's; throws InputError
+// naming "layer", "head" or "sequence" out of range. The GIL is released while it computes.
+pybind11::array_t<double> attention(const pybind11::array& q, const pybind11::array& k, const pybind11::array& positions,
+                                    const std::string& model, int layer, int head, long long sequence, long long limit);
+
+// Returns: usage::attention_maps, every head of the layer, float64 [heads, limit, limit].
+pybind11::array_t<double> attention_layer(const pybind11::array& q, const pybind11::array& k, const pybind11::array& positions,
+                                          const std::string& model, int layer, long long sequence, long long limit);
+
+// Checks arrays as open_capture and the capture's blocks check a capture file holding them (the
+// arrays' .npy descr, shapes, geometry, positions in [0, 2^40), token_ids' dtype and shape, the
+// source text, every q and k value finite): q, k C-contiguous, descr '<f4' or '<f2'; positions and
+// token_ids '<i8' or '<i4'; source a 0-d '<U<n>' array. Throws InputError naming "q", "k",
+// "positions", "token_ids" or "source" (a NaN by its element: "q[0, 3, 1, 17, 5] = nan").
+void check_capture(const pybind11::array& q, const pybind11::array& k, const pybind11::array& positions,
+                   const std::optional<pybind11::array>& token_ids, const std::optional<pybind11::array>& source);
 
 }  // namespace ropecheck::python

@@ -11,6 +11,7 @@
 // and every violation, is an InputError naming the input and the member ("--capture: member 'k'").
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,5 +81,19 @@ std::unique_ptr<CaptureSource> open_capture(const std::string& path, const std::
 std::unique_ptr<CaptureSource> memory_capture(const CaptureGeometry& g, CaptureDtype q_dtype, const void* q, CaptureDtype k_dtype,
                                               const void* k, const std::vector<long long>& positions,
                                               std::optional<std::string> source = std::nullopt);
+
+// The member checks open_capture applies, for arrays held in memory before they are written
+// (Python's capture.save): each throws InputError naming `member` ("q", "token_ids", ...) as
+// open_capture names "<input>: member '<member>'". `descr` is the array's .npy descr ("<f4").
+// Returns: the dtype of q or k: descr '<f4' or '<f2'.
+CaptureDtype capture_float_dtype(const std::string& descr, const std::string& member);
+// positions or token_ids: descr '<i8' or '<i4', shape [tokens] or [sequences, tokens] (no value is
+// checked here: memory_capture checks the positions' values).
+void check_token_member(const std::string& descr, const std::vector<std::int64_t>& shape, const CaptureGeometry& g,
+                        const std::string& member);
+// Returns: the UTF-8 text of source, a 0-d '<U<n>' array (its bytes: UTF-32LE code points, NUL
+// padded); throws for another dtype or shape, or a code point that is not Unicode text.
+std::string capture_source_text(const std::string& descr, const std::vector<std::int64_t>& shape,
+                                const std::vector<unsigned char>& bytes, const std::string& member);
 
 }  // namespace ropecheck::usage

@@ -329,17 +329,23 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
 
 namespace ropecheck::usage {
 
-RowMatrix attention_map(const ModelDescription& model, CaptureSource& capture, int layer, int head, long long sequence, long long limit) {
+namespace {
+
+// The base attention of the query heads [first, last) of (layer, sequence): the block read once,
+// each kv head rotated once (heads in order, so a head's matrix does not depend on the range).
+std::vector<RowMatrix> attention_of_heads(const ModelDescription& model, CaptureSource& capture, int layer, int first, int last,
+                                          long long sequence, long long limit) {
   const CaptureGeometry& g = capture.geometry();
   const std::vector<const LayerType*> type_of = layer_types_of(model, g);
   if (layer < 0 || layer >= g.layers) throw InputError("layer", "an integer in [0, " + std::to_string(g.layers - 1) + "]", std::to_string(layer));
-  if (head < 0 || head >= g.heads) throw InputError("head", "an integer in [0, " + std::to_string(g.heads - 1) + "]", std::to_string(head));
   if (sequence < 0 || sequence >= g.sequences)
     throw InputError("sequence", "an integer in [0, " + std::to_string(g.sequences - 1) + "]", std::to_string(sequence));
   const LayerType* lt = type_of[static_cast<size_t>(layer)];
   const LayerPairs lp = layer_pairs(*lt);
   const int D = static_cast<int>(g.head_dim);
   const long long T = g.tokens;
+  const int group = static_cast<int>(g.heads / g.kv_heads);
+  const AttentionSettings st = settings_of(model, *lt, 1);
   CaptureBlock block;
   while (capture.next(block)) {
     if (block.sequence != sequence || block.layer != layer) continue;
@@ -348,13 +354,38 @@ RowMatrix attention_map(const ModelDescription& model, CaptureSource& capture, i
     std::unique_ptr<kernel::SinCosTable> table;
     if (lp.plan) table = std::make_unique<kernel::SinCosTable>(*lp.plan, std::span<const std::int64_t>(pos));
     std::vector<double> x(static_cast<size_t>(T * D));
-    block.k_head(head / static_cast<int>(g.heads / g.kv_heads), x.data());
-    const RotatedHead k = rotate_head(lp, table.get(), x.data(), T, D);
-    block.q_head(head, x.data());
-    const RotatedHead q = rotate_head(lp, table.get(), x.data(), T, D);
-    return attention_rows(q, k, settings_of(model, *lt, 1), limit);
+    std::vector<RowMatrix> out;
+    out.reserve(static_cast<size_t>(last - first));
+    int kv_rotated = -1;
+    RotatedHead k, q;
+    for (int head = first; head < last; ++head) {
+      if (head / group != kv_rotated) {
+        kv_rotated = head / group;
+        block.k_head(kv_rotated, x.data());
+        rotate_head(lp, table.get(), x.data(), T, D, k);
+      }
+      block.q_head(head, x.data());
+      rotate_head(lp, table.get(), x.data(), T, D, q);
+      out.push_back(attention_rows(q, k, st, limit));
+    }
+    return out;
   }
   throw InputError("sequence", "a block present in the capture", std::to_string(sequence));
+}
+
+}  // namespace
+
+RowMatrix attention_map(const ModelDescription& model, CaptureSource& capture, int layer, int head, long long sequence, long long limit) {
+  const CaptureGeometry& g = capture.geometry();
+  layer_types_of(model, g);  // the capture's fit to the model, then layer, head, sequence
+  if (layer < 0 || layer >= g.layers) throw InputError("layer", "an integer in [0, " + std::to_string(g.layers - 1) + "]", std::to_string(layer));
+  if (head < 0 || head >= g.heads) throw InputError("head", "an integer in [0, " + std::to_string(g.heads - 1) + "]", std::to_string(head));
+  return std::move(attention_of_heads(model, capture, layer, head, head + 1, sequence, limit).front());
+}
+
+std::vector<RowMatrix> attention_maps(const ModelDescription& model, CaptureSource& capture, int layer, long long sequence,
+                                      long long limit) {
+  return attention_of_heads(model, capture, layer, 0, static_cast<int>(capture.geometry().heads), sequence, limit);
 }
 
 }  // namespace ropecheck::usage

@@ -126,4 +126,10 @@ namespace ropecheck::usage {
 // "head", "sequence") out of range.
 RowMatrix attention_map(const ModelDescription& model, CaptureSource& capture, int layer, int head, long long sequence, long long limit);
 
+// Returns: attention_map of every query head of `layer` (entry h: head h), bit for bit the same
+// matrices, reading the capture until that block once and rotating each kv head once. Throws
+// InputError("layer", "sequence") out of range.
+std::vector<RowMatrix> attention_maps(const ModelDescription& model, CaptureSource& capture, int layer, long long sequence,
+                                      long long limit);
+
 }  // namespace ropecheck::usage

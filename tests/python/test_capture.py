@@ -2,6 +2,7 @@
 its rotation (stand-ins in capture_standins.py), with the positions it was given; save writes only
 what the reader accepts, and all at once; import ropecheck does not need torch."""
 
+import json
 import os
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import cli_path
 import ropecheck
 from ropecheck import capture
 
@@ -235,11 +237,12 @@ def bad(name, value):
 
 @pytest.mark.parametrize("arrays,parameter", [
     (bad("q", example()["q"].astype(np.float64)), "q"), (bad("q", example()["q"][0]), "q"),
-    (bad("q", example()["q"][..., :7]), "q"), (bad("k", example()["k"].astype(np.float16)), "k"),
+    (dict(example(), q=example()["q"][..., :7], k=example()["k"][..., :7]), "q"), (bad("k", example()["k"].astype(np.float16)), "k"),
     (bad("k", np.zeros((2, 3, 3, 5, 8), np.float32)), "k"), (bad("k", np.zeros((2, 3, 2, 4, 8), np.float32)), "k"),
     (bad("positions", np.arange(5, dtype=np.int32)), "positions"), (bad("positions", np.arange(6)), "positions"),
     (bad("positions", np.zeros((3, 5), np.int64)), "positions"), (bad("token_ids", [[1.5] * 5] * 2), "token_ids"),
-    (dict(example(), source=7), "source"), (dict(example(), q=np.zeros((2, 3, 4, 0, 8), np.float32)), "q"),
+    (dict(example(), source=7), "source"), (dict(example(), q=np.zeros((2, 3, 4, 0, 8), np.float32), k=np.zeros((2, 3, 2, 0, 8), np.float32)), "q"),
+    (bad("q", example()["q"][..., :7]), "k"),  # k disagrees with q (the reader names k too)
 ])
 def test_save_refuses_what_the_reader_would_and_writes_nothing(tmp_path, arrays, parameter):
     with pytest.raises(ropecheck.InputError) as info:
@@ -295,3 +298,73 @@ def test_import_ropecheck_needs_neither_torch_nor_numpy():
             "print(sorted(m for m in ('torch', 'numpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ)
     assert out.stdout.strip() == "[]"
+
+
+# What the library's check adds to the dtype checks: the values and every rule of the reader.
+def with_value(name, index, value):
+    arrays = example()
+    arrays[name] = arrays[name].copy()
+    arrays[name][index] = value
+    return arrays
+
+
+@pytest.mark.parametrize("arrays,parameter,element", [
+    (with_value("q", (1, 2, 3, 4, 5), np.nan), "q", "q[1, 2, 3, 4, 5] = nan"),
+    (with_value("k", (0, 1, 1, 2, 7), np.inf), "k", "k[0, 1, 1, 2, 7] = inf"),
+    (with_value("k", (1, 0, 0, 0, 0), -np.inf), "k", "k[1, 0, 0, 0, 0] = -inf"),
+    (with_value("positions", (1, 3), 2**40), "positions", "positions[1, 3] = 1099511627776"),
+    (with_value("positions", (0, 0), -1), "positions", "positions[0, 0] = -1"),
+    (dict(example(), positions=np.array([0, 1, 2, 3, 2**40 - 1 + 1])), "positions", "positions[4] = 1099511627776"),
+    (dict(example(), token_ids=np.zeros((5, 2), np.int64)), "token_ids", "(2, 5)"),
+    (dict(example(), source="\ud800"), "source", "no surrogates"),
+])
+def test_save_refuses_values_the_reader_would_and_writes_nothing(tmp_path, arrays, parameter, element):
+    with pytest.raises(ropecheck.InputError) as info:
+        capture.save(tmp_path / "c.npz", **arrays)
+    assert info.value.parameter == parameter and element in str(info.value)
+    assert os.listdir(tmp_path) == []
+
+
+def test_load_refuses_values_the_reader_would(tmp_path):
+    np.savez(tmp_path / "nan.npz", **with_value("q", (0, 0, 0, 0, 0), np.nan))
+    with pytest.raises(ropecheck.InputError, match=r"q\[0, 0, 0, 0, 0\] = nan") as info:
+        capture.load(tmp_path / "nan.npz")
+    assert info.value.parameter == "q"
+
+
+def reader_config(tmp_path, arrays):
+    s, layers, h, t, d = arrays["q"].shape
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model_type": "llama", "hidden_size": h * d, "head_dim": d, "num_attention_heads": h,
+                                  "num_key_value_heads": arrays["k"].shape[2], "num_hidden_layers": layers,
+                                  "max_position_embeddings": 4096, "rope_theta": 10000.0}))
+    return config
+
+
+@pytest.mark.parametrize("variant", ["plain", "float16", "big-endian", "fortran-order", "strided", "edge-positions",
+                                     "shared-positions", "no-token-ids"])
+def test_what_save_writes_the_reader_accepts(tmp_path, variant):
+    """Every file save writes opens in `ropecheck usage` (the C++ reader, through the CLI), whatever the
+    arrays' memory order and byte order; the values read back are the ones given."""
+    arrays = example(np.float16 if variant == "float16" else np.float32)
+    if variant == "big-endian":
+        arrays = {n: a.astype(a.dtype.newbyteorder(">")) for n, a in arrays.items()}
+    elif variant == "fortran-order":
+        arrays = {n: np.asfortranarray(a) for n, a in arrays.items()}
+    elif variant == "strided":
+        arrays["q"] = np.repeat(arrays["q"], 2, axis=4)[..., ::2]
+    elif variant == "edge-positions":
+        arrays["positions"] = np.array([[0, 2**40 - 1, 5, 4, 3], [7, 0, 1, 2**39, 9]], np.int64)
+    elif variant == "shared-positions":
+        arrays["positions"] = np.array([3, 1, 4, 1, 5], np.int64)
+    elif variant == "no-token-ids":
+        del arrays["token_ids"]
+    path = tmp_path / "c.npz"
+    capture.save(path, **arrays, source="ünïcode ☃ 𝄞")
+    got = capture.load(path)
+    for name, want in arrays.items():
+        assert np.array_equal(got[name], want) and got[name].dtype.byteorder in "<=|"
+    out = tmp_path / "usage.json"
+    subprocess.run([cli_path(), "usage", "--model", str(reader_config(tmp_path, arrays)), "--capture", str(path),
+                    "--no-breaks", "--json", str(out)], check=True, capture_output=True)
+    assert json.loads(out.read_text())["capture"]["tokens"] == 5

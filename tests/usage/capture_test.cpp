@@ -262,6 +262,25 @@ TEST(CaptureMemory, RefusesBadArraysNamingTheParameter) {
       "k", {"k[0, 0, 0, 0, 0] = inf"});
 }
 
+// The member checks for arrays in memory (Python's capture.save) are open_capture's, naming the member.
+TEST(CaptureMemory, MemberChecksNameTheParameter) {
+  EXPECT_EQ(capture_float_dtype("<f4", "q"), CaptureDtype::f32);
+  EXPECT_EQ(capture_float_dtype("<f2", "k"), CaptureDtype::f16);
+  test::expect_input_error([] { capture_float_dtype(">f4", "q"); }, "q", {"'<f4' or '<f2'", "dtype '>f4'"});
+  test::expect_input_error([] { capture_float_dtype("<f8", "k"); }, "k", {"dtype '<f8'"});
+  const CaptureGeometry g{2, 1, 2, 1, 3, 4};
+  check_token_member("<i8", {3}, g, "token_ids");
+  check_token_member("<i4", {2, 3}, g, "positions");
+  test::expect_input_error([&] { check_token_member("<f8", {3}, g, "token_ids"); }, "token_ids", {"'<i8' or '<i4'"});
+  test::expect_input_error([&] { check_token_member("<i8", {3, 2}, g, "token_ids"); }, "token_ids", {"[sequences, tokens] = (2, 3)"});
+  test::expect_input_error([&] { check_token_member("<i8", {}, g, "positions"); }, "positions", {"[tokens] = (3,)"});
+  const std::vector<unsigned char> ab = {'a', 0, 0, 0, 'b', 0, 0, 0, 0, 0, 0, 0};  // '<U3' "ab"
+  EXPECT_EQ(capture_source_text("<U3", {}, ab, "source"), "ab");
+  test::expect_input_error([&] { capture_source_text("<U3", {1}, ab, "source"); }, "source", {"0-d string array"});
+  const std::vector<unsigned char> surrogate = {0x00, 0xD8, 0, 0};  // U+D800
+  test::expect_input_error([&] { capture_source_text("<U1", {}, surrogate, "source"); }, "source", {"no surrogates"});
+}
+
 TEST(CaptureDtypes, NamesAndSizes) {
   EXPECT_STREQ(capture_dtype_name(CaptureDtype::f32), "float32");
   EXPECT_STREQ(capture_dtype_name(CaptureDtype::f16), "float16");

@@ -2,12 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "io/input_error.h"
 #include "spectrum/hf_config.h"
 #include "spectrum/model_zoo.h"
 #include "usage/usage_json.h"
+#include "../support/files.h"
 
 namespace ropecheck::usage {
 namespace {
@@ -124,6 +127,35 @@ TEST(Usage, AttentionMatchesADirectComputation) {
   EXPECT_EQ(r.layers[0].heads[0].kind, "diagonal");
   EXPECT_EQ(r.layers[0].heads[1].kind, "previous-token");
   EXPECT_EQ(r.layers[0].heads[2].kind, "other");
+}
+
+// attention_maps: every head of the layer, each attention_map's matrix bit for bit; rows sum to 1
+// with zeros above the diagonal; the limit clips; bad arguments name their parameter.
+TEST(Usage, AttentionMapsAreEachHeadsAttentionMap) {
+  const Capture c = usage_test_capture();
+  auto source = [&] { return memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions); };
+  const ModelDescription m = usage_test_model();
+  for (long long limit : {96LL, 17LL, 1000LL}) {
+    auto all = source();
+    const std::vector<RowMatrix> maps = attention_maps(m, *all, 0, 0, limit);
+    ASSERT_EQ(maps.size(), 4u);
+    for (int h = 0; h < 4; ++h) {
+      auto one = source();
+      const RowMatrix map = attention_map(m, *one, 0, h, 0, limit);
+      const RowMatrix& got = maps[static_cast<size_t>(h)];
+      ASSERT_EQ(got.rows(), std::min(limit, c.g.tokens));
+      ASSERT_EQ(got.cols(), got.rows());
+      EXPECT_EQ(std::memcmp(got.data(), map.data(), static_cast<size_t>(map.size()) * sizeof(double)), 0) << "head " << h;
+      for (Eigen::Index i = 0; i < got.rows(); ++i) {
+        EXPECT_NEAR(got.row(i).sum(), 1.0, 1e-12) << "head " << h << " row " << i;
+        for (Eigen::Index j = i + 1; j < got.cols(); ++j) EXPECT_EQ(got(i, j), 0.0);
+      }
+    }
+  }
+  auto s = source();
+  test::expect_input_error([&] { attention_maps(m, *s, 1, 0, 8); }, "layer", {"[0, 0]"});
+  test::expect_input_error([&] { attention_maps(m, *s, 0, 1, 8); }, "sequence", {"[0, 0]"});
+  test::expect_input_error([&] { attention_map(m, *s, 0, 4, 0, 8); }, "head", {"[0, 3]"});
 }
 
 TEST(Usage, SharesAndAblationsFollowTheBands) {

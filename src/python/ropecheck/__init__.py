@@ -11,7 +11,8 @@ ropecheck.testing.check_rope fuzzes a RoPE implementation against the exact map,
 ropecheck.testing.profile gives its error per position decade (see their docs); ropecheck.torch does
 both, and apply with autograd, on torch tensors (import ropecheck.torch: it imports torch).
 ropecheck.usage(q, k, positions, model=...) measures how a trained model uses its RoPE on such a
-capture: frequency usage, positional heads, frequency ablations, certified breaking distances.
+capture: frequency usage, positional heads, frequency ablations, certified breaking distances;
+ropecheck.attention and ropecheck.attention_layer return the attention maps it measures them on.
 ropecheck.capture records a torch model's queries and keys before the rotation and saves them as .npz
 (from_module, save, load; torch is imported only when from_module runs).
 
@@ -24,8 +25,8 @@ Bad input raises ropecheck.InputError (a ValueError) naming the parameter and th
 The package by concern: _arguments (checking every keyword against the library's names and
 limits), _spectra (models, spectrum, plan), _tensors (apply, apply_, bfloat16), _audit,
 _certificates (verify, claims), _checking (check_rope's and profile's engine), testing (check_rope,
-profile), torch (the same on torch tensors), capture (from_module, save, load), _usage (usage); _core is the
-extension.
+profile), torch (the same on torch tensors), capture (from_module, save, load), _usage (usage,
+attention, attention_layer); _core is the extension.
 """
 
 from . import _core, capture
@@ -34,7 +35,7 @@ from ._certificates import Bound, Certificate, Verification, claims, verify
 from ._errors import InputError
 from ._spectra import LayerType, Models, ModelSpectrum, Plan, Spectrum, models, plan, spectrum
 from ._tensors import BFloat16Tensor, apply, apply_, bfloat16
-from ._usage import Usage, usage
+from ._usage import Usage, attention, attention_layer, usage
 
 __version__: str = _core.VERSION
 
@@ -44,5 +45,5 @@ __all__ = [
     "apply", "apply_", "bfloat16", "BFloat16Tensor",
     "audit", "Audit",
     "verify", "claims", "Verification", "Certificate", "Bound",
-    "usage", "Usage",
+    "usage", "Usage", "attention", "attention_layer",
 ]

@@ -1,10 +1,11 @@
-"""How a trained model uses its RoPE: ``ropecheck usage`` on NumPy arrays (docs/usage.md)."""
+"""How a trained model uses its RoPE: ``ropecheck usage`` on NumPy arrays, and one layer's attention
+maps as the analysis computes them (docs/usage.md)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 from . import _arguments as args
 from . import _core
@@ -119,3 +120,97 @@ def usage(q: Any, k: Any, positions: Any, *, model: str, threads: int = 1, conte
                        args.threads(threads), args.integer("content_distance", content_distance, 1, 2**40),
                        args.integer("break_limit", break_limit, 1, 2**40), bool(certify_breaks))
     return from_json(Usage, json.loads(text))
+
+
+def _attention_arguments(q: Any, k: Any, positions: Any, model: str, layer: int, sequence: int,
+                         tokens: Optional[int]) -> tuple[Any, Any, Any, str, int, int, int]:
+    qa = _capture_array(q, "q")
+    ka = _capture_array(k, "k")
+    limit = qa.shape[3] if tokens is None else args.integer("tokens", tokens, 1, max(1, qa.shape[3]))
+    return (qa, ka, positions_array(positions), args.text("model", model, "a zoo name or a config.json path"),
+            args.integer("layer", layer, -2**31, 2**31 - 1), args.integer("sequence", sequence, -2**62, 2**62), limit)
+
+
+def attention(q: Any, k: Any, positions: Any, *, model: str, layer: int, head: int, sequence: int = 0,
+              tokens: Optional[int] = None) -> Any:
+    """The causal softmax attention of one query head on one captured sequence, with the model's exact RoPE.
+
+    The attention ``ropecheck usage`` measures (a head's kind, the ablations' base): scores
+    ``scale * a^2 <R_i q_i, R_j k_j>`` over the rotating pairs plus ``scale * <q_i, k_j>`` over the
+    pass-through channels (the model's rotation, attention factor ``a``, scale, softcap and sliding
+    window), in binary64 (exact to ~1e-13 relative per score; a measurement, not a certificate).
+
+    >>> import numpy as np, ropecheck
+    >>> q = np.zeros((1, 16, 32, 4, 64), np.float32)  # llama-3.2-1b: 16 layers, 32/8 heads, head_dim 64
+    >>> a = ropecheck.attention(q, q[:, :, :8], np.arange(4), model="llama-3.2-1b", layer=3, head=5)
+    >>> a
+    array([[1.        , 0.        , 0.        , 0.        ],
+           [0.5       , 0.5       , 0.        , 0.        ],
+           [0.33333333, 0.33333333, 0.33333333, 0.        ],
+           [0.25      , 0.25      , 0.25      , 0.25      ]])
+
+    Parameters
+    ----------
+    q : array, float32 or float16, [sequences, layers, heads, tokens, head_dim]
+        Queries after q_proj (and any q norm), before the rotation, as for ``ropecheck.usage``.
+    k : array, like q with kv_heads on axis 2
+        Keys, likewise; query head h reads kv head h // (heads // kv_heads).
+    positions : integers, [tokens] or [sequences, tokens]
+    model : str
+        A zoo name (``ropecheck.models()``) or a config.json path.
+    layer : int
+        In [0, layers).
+    head : int
+        The query head, in [0, heads).
+    sequence : int
+        In [0, sequences).
+    tokens : int, optional
+        The first ``tokens`` query tokens and keys, in [1, tokens]; default all.
+
+    Returns
+    -------
+    numpy.ndarray of float64, [tokens, tokens]
+        Row i: the softmax over keys j <= i (inside the model's window), zeros above the diagonal.
+
+    Raises
+    ------
+    InputError
+        Naming the parameter: a wrong dtype or shape, NaN or infinite values (the element is
+        named), a capture that does not fit the model, layer, head, sequence or tokens out of range.
+    """
+    qa, ka, p, m, lay, seq, limit = _attention_arguments(q, k, positions, model, layer, sequence, tokens)
+    return _core.attention(qa, ka, p, m, lay, args.integer("head", head, -2**31, 2**31 - 1), seq, limit)
+
+
+def attention_layer(q: Any, k: Any, positions: Any, *, model: str, layer: int, sequence: int = 0,
+                    tokens: Optional[int] = None) -> Any:
+    """Every query head's attention of one layer on one captured sequence: ``attention`` for each head at once.
+
+    The capture is read up to the (sequence, layer) block once and each kv head rotated once, so a
+    layer costs about one ``attention`` call per head's scores; entry h equals
+    ``attention(..., head=h)`` bit for bit.
+
+    >>> import numpy as np, ropecheck
+    >>> q = np.zeros((1, 16, 32, 4, 64), np.float32)
+    >>> maps = ropecheck.attention_layer(q, q[:, :, :8], np.arange(4), model="llama-3.2-1b", layer=3, tokens=2)
+    >>> maps.shape, maps[31]
+    ((32, 2, 2), array([[1. , 0. ],
+           [0.5, 0.5]]))
+
+    Parameters
+    ----------
+    q, k, positions, model, layer, sequence, tokens
+        As for ``attention``.
+
+    Returns
+    -------
+    numpy.ndarray of float64, [heads, tokens, tokens]
+        Entry h: head h's attention, as ``attention`` returns it.
+
+    Raises
+    ------
+    InputError
+        Naming the parameter, as ``attention``.
+    """
+    qa, ka, p, m, lay, seq, limit = _attention_arguments(q, k, positions, model, layer, sequence, tokens)
+    return _core.attention_layer(qa, ka, p, m, lay, seq, limit)

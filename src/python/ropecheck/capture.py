@@ -23,6 +23,7 @@ import tempfile
 from typing import Any, Optional, Union
 
 from . import _arguments as args
+from . import _core
 from ._errors import InputError
 
 __all__ = ["from_module", "save", "load"]
@@ -259,36 +260,28 @@ def from_module(model: Any, input_ids: Any, *, positions: Any = None, heads: Opt
 
 
 def _check(q: Any, k: Any, positions: Any, token_ids: Any, source: Any) -> dict[str, Any]:
-    """The arrays save writes (and load returns), checked as the C++ reader checks them."""
+    """The arrays save writes (and load returns), as np.savez writes them (C order, little-endian),
+    checked by the library as ``ropecheck usage``'s reader checks the file (_core.check_capture: shapes,
+    geometry, positions in [0, 2^40), token_ids, the source text, every q and k value finite)."""
     np = args.numpy()
 
-    def array(name: str, value: Any, dtypes: tuple[str, ...], dims: tuple[int, ...]) -> Any:
+    def array(name: str, value: Any, dtypes: tuple[str, ...]) -> Any:
         a = value if isinstance(value, np.ndarray) else np.asarray(value)
-        if a.dtype.name not in dtypes or a.ndim not in dims or a.size == 0:
-            raise InputError(name, f"a non-empty {' or '.join(dtypes)} array of {' or '.join(f'{n}-D' for n in dims)} shape",
-                             f"{a.dtype.name} of shape {list(a.shape)}")
-        return a
-    q = array("q", q, ("float32", "float16"), (5,))
-    k = array("k", k, (q.dtype.name,), (5,))
-    s, layers, h, t, d = q.shape
-    if d % 2 != 0:
-        raise InputError("q", "[sequences, layers, heads, tokens, head_dim] with an even head_dim", f"shape {list(q.shape)}")
-    if k.shape[:2] != (s, layers) or k.shape[3:] != (t, d) or h % k.shape[2] != 0:
-        raise InputError("k", f"[{s}, {layers}, kv_heads, {t}, {d}] with kv_heads dividing {h} (q's shape)", f"shape {list(k.shape)}")
-    out = {"q": q, "k": k}
+        if a.dtype.name not in dtypes:
+            raise InputError(name, f"an array of {' or '.join(dtypes)}", f"{a.dtype.name} of shape {list(a.shape)}")
+        return a.astype(a.dtype.newbyteorder("<"), order="C", copy=False)
+    q = array("q", q, ("float32", "float16"))
+    out = {"q": q, "k": array("k", k, (q.dtype.name,))}
     for name, value in (("positions", positions), ("token_ids", token_ids)):
-        if value is None and name == "token_ids":
-            continue
-        a = array(name, value, ("int64",), (1, 2))
-        if a.shape[-1] != t or (a.ndim == 2 and a.shape[0] != s):
-            raise InputError(name, f"of shape [{t}] or [{s}, {t}] (q's tokens and sequences)", f"shape {list(a.shape)}")
-        out[name] = a
+        if value is not None or name == "positions":
+            out[name] = array(name, value, ("int64",))
     if source is not None:
         if isinstance(source, np.ndarray) and source.ndim == 0 and source.dtype.kind == "U":
             source = str(source)
         if not isinstance(source, str):
             raise InputError("source", "a str", type(source).__name__)
         out["source"] = np.array(source)
+    _core.check_capture(out["q"], out["k"], out["positions"], out.get("token_ids"), out.get("source"))
     return out
 
 
@@ -331,7 +324,10 @@ def save(path: Union[str, "os.PathLike[str]"], q: Any, k: Any, positions: Any, *
     Raises
     ------
     InputError
-        Naming the parameter whose value the reader would refuse; nothing is written then.
+        Naming the parameter whose value the reader would refuse (``ropecheck usage``'s checks, run
+        by the library: shapes, positions in [0, 2^40), token_ids, every q and k value finite, a
+        NaN named by its element); nothing is written then. The arrays are written in C order,
+        little-endian, whatever their memory order.
 
     Examples
     --------
@@ -345,7 +341,12 @@ def save(path: Union[str, "os.PathLike[str]"], q: Any, k: Any, positions: Any, *
     >>> capture.save(path, q, q[:, :, :3], np.arange(3))
     Traceback (most recent call last):
     ...
-    ropecheck._errors.InputError: k must be [1, 2, kv_heads, 3, 8] with kv_heads dividing 4 (q's shape) (got shape [1, 2, 3, 3, 8])
+    ropecheck._errors.InputError: k must be an array whose kv_heads divides q's heads (4) (got shape (1, 2, 3, 3, 8), kv_heads 3)
+    >>> q[0, 1, 2, 0, 5] = np.nan
+    >>> capture.save(path, q, q[:, :, :2], np.arange(3))
+    Traceback (most recent call last):
+    ...
+    ropecheck._errors.InputError: q must be finite values (no NaN or infinity) (got q[0, 1, 2, 0, 5] = nan)
     """
     np = args.numpy()
     arrays = _check(q, k, positions, token_ids, source)

@@ -62,9 +62,9 @@ void check_token_shape(const std::vector<std::int64_t>& shape, const CaptureGeom
 }
 
 // The UTF-8 text of a 0-d '<U<n>' array (NumPy pads shorter strings with NUL code points).
-std::string source_text(const NpyArray& a, const CaptureNames& names) {
+std::string source_text(const NpyArray& a, const CaptureNames& names, const std::string& member = "source") {
   if (a.dtype.size() < 3 || a.dtype.compare(0, 2, "<U") != 0 || !a.shape.empty())
-    throw InputError(names.of("source"), "a 0-d string array (np.array(\"text\"), dtype '<U<n>')",
+    throw InputError(names.of(member), "a 0-d string array (np.array(\"text\"), dtype '<U<n>')",
                      names.got + "dtype '" + a.dtype + "', shape " + shape_repr(a.shape));
   std::vector<std::uint32_t> points(a.bytes.size() / 4);
   std::memcpy(points.data(), a.bytes.data(), points.size() * 4);
@@ -73,7 +73,7 @@ std::string source_text(const NpyArray& a, const CaptureNames& names) {
   for (std::size_t i = 0; i < points.size(); ++i) {
     const std::uint32_t c = points[i];
     if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-      throw InputError(names.of("source"), "Unicode text (code points up to U+10FFFF, no surrogates)",
+      throw InputError(names.of(member), "Unicode text (code points up to U+10FFFF, no surrogates)",
                        names.got + "code point " + std::to_string(c) + " at index " + std::to_string(i));
     if (c < 0x80) {
       out += static_cast<char>(c);
@@ -259,6 +259,30 @@ void check_finite(const CaptureBlock& block, const std::string& which, const Cap
     const std::string text = value != value ? "nan" : value > 0 ? "inf" : "-inf";
     throw InputError(names.of(which), "finite values (no NaN or infinity)", names.got + index_text(which, index) + " = " + text);
   }
+}
+
+CaptureDtype capture_float_dtype(const std::string& descr, const std::string& member) {
+  NpyHeader h;
+  h.dtype = descr;
+  return float_dtype(h, member, CaptureNames::memory());
+}
+
+void check_token_member(const std::string& descr, const std::vector<std::int64_t>& shape, const CaptureGeometry& g,
+                        const std::string& member) {
+  NpyHeader h;
+  h.dtype = descr;
+  h.shape = shape;
+  check_int_member(h, member, CaptureNames::memory());
+  check_token_shape(h.shape, g, member, CaptureNames::memory());
+}
+
+std::string capture_source_text(const std::string& descr, const std::vector<std::int64_t>& shape,
+                                const std::vector<unsigned char>& bytes, const std::string& member) {
+  NpyArray a;
+  a.dtype = descr;
+  a.shape = shape;
+  a.bytes = bytes;
+  return source_text(a, CaptureNames::memory(), member);
 }
 
 std::string describe_capture(const std::string& label, const CaptureGeometry& g, CaptureDtype q_dtype, CaptureDtype k_dtype) {

@@ -121,7 +121,7 @@ def versions() -> dict[str, str]:
             out[name] = md.version(name)
         except md.PackageNotFoundError:
             out[name] = "not installed"
-    blas = [ln.split()[-1] for ln in open("/proc/self/maps") if "blas" in ln.lower()]
+    blas = [ln.split()[-1] for ln in open("/proc/self/maps") if "libblas" in ln or "libopenblas" in ln]
     out["blas"] = blas[0] if blas else "unknown"
     out["torch_threads"] = str(torch.get_num_threads())
     return out
@@ -349,6 +349,7 @@ def main(argv: list[str]) -> int:
         with open(os.path.join(staging, "real-model.json"), "w") as f:
             json.dump(doc, f, indent=1, sort_keys=True)
         section.write(staging, doc, usage)
+        shutil.rmtree(usage_dir)  # its figures that the section shows are in figures/; usage.json stays
         if os.path.exists(a.out):
             old = tempfile.mkdtemp(prefix="." + os.path.basename(a.out) + ".old.", dir=out_parent)
             os.rename(a.out, os.path.join(old, "x"))

@@ -86,7 +86,7 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
               [h["q_norm"] for h in L["heads"]], "query head")
     # Fig. 5 / 6: the CLI's attention maps of the strongest diagonal and previous-token heads
     copied = []
-    usage_fig = os.path.join(out, "usage")
+    usage_fig = os.path.join(out, "usage", "figures")
     for stem in ("usage-attention-diagonal", "usage-attention-previous-token", "usage-attention-diagonal-pairs",
                  "usage-attention-previous-token-pairs"):
         if os.path.exists(os.path.join(usage_fig, stem + ".svg")):

@@ -68,6 +68,56 @@ def ablated(model: Any, which: str) -> Iterator[None]:
         rotary.inv_freq.copy_(saved)
 
 
+@contextlib.contextmanager
+def query_chunked(model: Any, chunk: int = 1024) -> Iterator[None]:
+    """Every layer's attention computed in blocks of `chunk` query rows (beyond the trained context,
+    where transformers' eager attention would hold a [heads, tokens, tokens] float32 matrix per layer,
+    about 10 GB at 16384 tokens, twice over in its softmax).
+
+    The same operations as transformers 4.46's eager LlamaAttention without a padding mask: q, k, v
+    projections, apply_rotary_pos_emb with the model's cos/sin, repeat_kv, q.k^T / sqrt(d), keys
+    after the row masked (transformers adds float32's lowest value, here -inf: both give exp = 0),
+    softmax in float32, times v, o_proj. Only the summation blocks differ; the pipeline measures the
+    loss both ways at a length where both fit (`chunked_vs_eager`)."""
+    import torch
+    from transformers.models.llama import modeling_llama as ml
+
+    def forward(self: Any, hidden_states: Any, attention_mask: Any = None, position_ids: Any = None, past_key_value: Any = None,
+                output_attentions: bool = False, use_cache: bool = False, cache_position: Any = None,
+                position_embeddings: Any = None, **kwargs: Any) -> Any:
+        if output_attentions or past_key_value is not None or position_embeddings is None:
+            raise ValueError("query_chunked: only a forward pass without attentions, cache or padding")
+        b, t, _ = hidden_states.size()
+        d = self.head_dim
+        q = self.q_proj(hidden_states).view(b, t, -1, d).transpose(1, 2)
+        k = self.k_proj(hidden_states).view(b, t, -1, d).transpose(1, 2)
+        v = self.v_proj(hidden_states).view(b, t, -1, d).transpose(1, 2)
+        cos, sin = position_embeddings
+        q, k = ml.apply_rotary_pos_emb(q, k, cos, sin)
+        k = ml.repeat_kv(k, self.num_key_value_groups)
+        v = ml.repeat_kv(v, self.num_key_value_groups)
+        out = torch.empty_like(q)
+        for start in range(0, t, chunk):
+            stop = min(t, start + chunk)
+            w = torch.matmul(q[:, :, start:stop], k[:, :, :stop].transpose(2, 3)) / math.sqrt(d)
+            rows = torch.arange(start, stop)[:, None]
+            w = w.masked_fill(torch.arange(stop)[None, :] > rows, float("-inf"))
+            w = torch.nn.functional.softmax(w, dim=-1, dtype=torch.float32).to(q.dtype)
+            out[:, :, start:stop] = torch.matmul(w, v[:, :, :stop])
+        out = out.transpose(1, 2).reshape(b, t, -1)
+        return self.o_proj(out), None, None
+
+    saved = []
+    try:
+        for layer in model.model.layers:
+            saved.append(layer.self_attn.forward)
+            layer.self_attn.forward = forward.__get__(layer.self_attn)
+        yield
+    finally:
+        for layer, f in zip(model.model.layers, saved):
+            layer.self_attn.forward = f
+
+
 def sequence_loss(model: Any, ids: list[int]) -> float:
     """Mean next-token cross entropy (nats) of one sequence, positions 0..len-1."""
     import torch

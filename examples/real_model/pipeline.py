@@ -21,7 +21,6 @@ import contextlib
 import json
 import os
 import platform
-import resource
 import shutil
 import subprocess
 import sys
@@ -188,15 +187,33 @@ def weights_pairing(model: Any, path: str) -> dict[str, Any]:
 
 
 def run_cli(cmd: list[str]) -> dict[str, Any]:
-    """Runs the ropecheck CLI, returning its wall time and peak RSS (the child's, from getrusage)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Runs the ropecheck CLI, returning its wall time and peak RSS: VmHWM of its own address space, read
+    from /proc while it runs (getrusage's children figure would count this large process's pages, which
+    the child shares between fork and exec)."""
     t = time.time()
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    out_file, err_file = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")  # no pipe to fill while polling
+    proc = subprocess.Popen(cmd, stdout=out_file, stderr=err_file, text=True)
+    peak_kib = 0
+    status = f"/proc/{proc.pid}/status"
+    while proc.poll() is None:
+        try:
+            with open(status) as f:
+                exe_done = False
+                for line in f:
+                    if line.startswith("Name:"):
+                        exe_done = "ropecheck" in line  # after exec: the CLI's own address space
+                    elif line.startswith("VmHWM:") and exe_done:
+                        peak_kib = max(peak_kib, int(line.split()[1]))
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.1)
     wall = time.time() - t
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()}")
-    return {"seconds": wall, "peak_rss_mib": peak / 1024 if peak > before else None, "stdout": r.stdout}
+    out_file.seek(0)
+    err_file.seek(0)
+    out, err = out_file.read(), err_file.read()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {err.strip()}")
+    return {"seconds": wall, "peak_rss_mib": peak_kib / 1024 if peak_kib else None, "stdout": out}
 
 
 def main(argv: list[str]) -> int:

@@ -119,7 +119,7 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
                 "tokens,none,none_hw,slow,slow_hw,fast,fast_hw", rows, "tokens", "loss (nats/token)",
                 "DATA using 1:2:3 with yerrorlines title 'model as trained', DATA using 1:4:5 with yerrorlines title "
                 "'slow quarter position-free (p-RoPE 0.75)', DATA using 1:6:7 with yerrorlines title 'fast quarter removed'",
-                "set logscale x 2\nset key top left")
+                "set logscale x 2\nset offsets graph 0.04, graph 0.04, 0, 0\nset key top left")
     for stem in copied:
         for ext in ("csv", "gp", "svg", "png"):
             src = os.path.join(usage_fig, f"{stem}.{ext}")
@@ -143,7 +143,10 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
       f"{t['total_seconds'] / 60:.1f} min: model load {t['load_seconds']:.0f} s, capture {t['capture_seconds']:.0f} s (the model's forward passes), "
       f"check {t['check_seconds']:.0f} s, `ropecheck usage` {t['usage_seconds']:.0f} s"
       + (f" (peak RSS {doc['usage_run']['peak_rss_mib']:.0f} MiB)" if doc["usage_run"].get("peak_rss_mib") else "")
-      + f", per-domain usage {t['usage_per_domain_seconds']:.0f} s, loss ablations {t['ablation_seconds']:.0f} s.\n")
+      + f", per-domain usage {t['usage_per_domain_seconds']:.0f} s, loss ablations {t['ablation_seconds']:.0f} s."
+      + (f" `ropecheck usage` alone on the same capture, measured again on a quiet machine ({doc['usage_benchmark']['command']}): "
+         f"{doc['usage_benchmark']['seconds']:.0f} s, peak RSS {doc['usage_benchmark']['peak_rss_mib']:.0f} MiB."
+         if doc.get("usage_benchmark") else "") + "\n")
     w("### Text\n")
     rows = []
     for d, x in doc["domains"].items():

@@ -107,7 +107,8 @@ SectionResult usage_section(const Context& context) {
   std::ostringstream md;
   const long long rows = u.geometry.sequences * (u.geometry.tokens - 1);
   md << "## How a trained model uses its RoPE (measured)\n\n"
-     << "The paper's Sections 4-5 measure Gemma 7B; no checkpoint is reachable here, so the project trains its own: `" << kExample
+     << "The paper's Sections 4-5 measure Gemma 7B. This section measures a model the project trains itself, where every "
+        "encoding of Table 2 can be trained and compared (the next section measures a real language model): `" << kExample
      << "` (a " << u.geometry.layers << "-layer Llama-style decoder, " << u.geometry.heads << " query heads on " << u.geometry.kv_heads
      << " kv heads, head_dim " << u.geometry.head_dim << ", RoPE theta 10000, trained on an induction task; its README gives the seed, steps "
      << "and losses; this capture is 16 held-out sequences at the training length). `ropecheck usage --model " << kExample << "/" << kConfig << " --capture " << kExample << "/" << kCapture

@@ -59,11 +59,12 @@ def pair_norms(x: np.ndarray) -> np.ndarray:
 
 
 def bound_matrix(qn: np.ndarray, kn: np.ndarray, positions: np.ndarray, w_exact: np.ndarray, w_model: np.ndarray,
-                 scores: np.ndarray, scale: float) -> np.ndarray:
+                 p: np.ndarray, scale: float) -> np.ndarray:
     """The bound of the module docstring on |p_hf - p| divided by p (the relative part), [tokens, tokens].
 
-    qn, kn: pair norms [tokens, pairs] of one query head and its kv head; scores: ropecheck's
-    logits (binary64, [tokens, tokens], scaled), for the exp argument's rounding.
+    qn, kn: pair norms [tokens, pairs] of one query head and its kv head; p: ropecheck's attention
+    (binary64), whose logs give s_j - s_max = log(p_j / p_max) for the exp argument's rounding
+    (clamped at 1e-300: where p_j underflows the term's size does not matter, p_j times it is 0).
     """
     d = 2 * qn.shape[1]
     gamma = d * U / (1 - d * U)
@@ -77,26 +78,14 @@ def bound_matrix(qn: np.ndarray, kn: np.ndarray, positions: np.ndarray, w_exact:
     E = scale * (rot + dot)
     t = E.shape[0]
     causal = np.tril(np.ones((t, t), dtype=bool))
-    smax = np.where(causal, scores, -np.inf).max(axis=1, keepdims=True)
-    E = E + U * np.abs(np.where(causal, scores - smax, 0.0))
+    logp = np.log(np.maximum(p, 1e-300))
+    gap = logp.max(axis=1, keepdims=True) - logp                # s_max - s_j
+    E = E + U * np.where(causal, gap, 0.0)
     Ei = np.where(causal, E, 0.0).max(axis=1, keepdims=True)
     n = np.arange(t, dtype=np.float64)[:, None] + 4
     rho = n * U / (1 - n * U)
     rel = np.exp(E + Ei) * (1 + rho) - 1 + 1e-12
     return rel * (1 + 1e-9)
-
-
-def logits(q: np.ndarray, k: np.ndarray, positions: np.ndarray, w_exact: np.ndarray, scale: float) -> np.ndarray:
-    """Exact-RoPE logits in binary64 (angles p w in binary64): only for the exp rounding term."""
-    h = q.shape[-1] // 2
-    ang = positions.astype(np.float64)[:, None] * w_exact[None, :]
-    c, s = np.cos(ang), np.sin(ang)
-
-    def rot(x: np.ndarray) -> np.ndarray:
-        x = x.astype(np.float64)
-        a, b = x[:, :h], x[:, h:]
-        return np.concatenate([a * c - b * s, a * s + b * c], axis=1)
-    return scale * (rot(q) @ rot(k).T)
 
 
 def check_sequence(q: np.ndarray, k: np.ndarray, positions: np.ndarray, hf_attentions: list[np.ndarray],
@@ -118,8 +107,7 @@ def check_sequence(q: np.ndarray, k: np.ndarray, positions: np.ndarray, hf_atten
             kv = h // group
             p = ours[h]
             hf = hf_attentions[layer][h].astype(np.float64)
-            rel = bound_matrix(pair_norms(q[layer, h]), pair_norms(k[layer, kv]), positions, w_exact, w_model,
-                               logits(q[layer, h], k[layer, kv], positions, w_exact, scale), scale)
+            rel = bound_matrix(pair_norms(q[layer, h]), pair_norms(k[layer, kv]), positions, w_exact, w_model, p, scale)
             bound = p * rel + 2.0 ** -125
             diff = np.abs(hf - p)
             above = np.abs(hf[~causal]).max() if tokens > 1 else 0.0  # transformers' masked entries: exactly 0

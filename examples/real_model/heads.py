@@ -112,7 +112,11 @@ def section5_within_layers(usage: dict[str, Any], positional_extra: set[tuple[in
 
 def band_shares(usage_layer: dict[str, Any], pairs: list[dict[str, Any]]) -> dict[str, float]:
     """Share of the layer's q + k pair norm on each band."""
-    tot = np.array(usage_layer["q_norm"]) + np.array(usage_layer["k_norm"])
+    return norm_shares(np.array(usage_layer["q_norm"]) + np.array(usage_layer["k_norm"]), pairs)
+
+
+def norm_shares(tot: np.ndarray, pairs: list[dict[str, Any]]) -> dict[str, float]:
+    """Share of a per-pair norm vector on each band (pairs: usage.json's, in the same order)."""
     out = {}
     for band in ("fast", "middle", "slow"):
         m = np.array([p["band"] == band for p in pairs])

@@ -76,14 +76,11 @@ def read_metadata(path: str) -> dict[str, Any]:
                 fields[key] = bytes(field.parts[field.data[0]]).decode("utf-8")
             elif field.types[0] != gguf.GGUFValueType.ARRAY:
                 fields[key] = field.parts[field.data[0]].tolist()[0]
+        # A truncated file fails here: the reader cannot shape a tensor cut short.
         tensors = {t.name: (t.tensor_type.name, [int(x) for x in t.shape]) for t in reader.tensors}
-        # A truncated file: the reader memory-maps it and the last tensor's extent lies beyond the end.
         size = os.path.getsize(path)
-        end = max(int(t.data_offset) + int(t.n_bytes) for t in reader.tensors)
     except (ValueError, IndexError, KeyError, OSError, UnicodeDecodeError) as e:
         raise InputError("model", "a readable GGUF file (version 2 or 3)", f"{path}: {type(e).__name__}: {e}") from None
-    if end > size:
-        raise InputError("model", "a complete GGUF file", f"{path}: {size} bytes, its tensors need {end}")
     arch = fields.get("general.architecture")
     if arch != ARCHITECTURE:
         raise InputError("model", f"a GGUF file of architecture '{ARCHITECTURE}'", f"{path}: {arch!r}")

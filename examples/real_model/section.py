@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+import heads
+
 PAPER_TABLE2 = ("Gemma 2B, 8k context, validation perplexity (Wiki / FlanV2): RoPE theta 10k 4.4627 / 6.4429, "
                 "0.75-RoPE (p-RoPE) 4.4414 / 6.4422, 0.75-RoPE reversed 4.4592 / 6.4683")
 
@@ -170,8 +172,8 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
           f"{ctl['max_abs_diff']:.3g}, smallest worst ratio {ctl['min_ratio']:.3g}): a wrong pairing cannot pass.\n")
     # Fig. 3
     w("\n### Where the norm sits (Fig. 3, 10)\n")
-    shares = [_band(L, pairs) for L in layers]
-    vshares = [_vband(row, pairs) for row in doc["values"]["v_norm"]]
+    shares = [heads.band_shares(L, pairs) for L in layers]
+    vshares = [heads.norm_shares(np.array(row), pairs) for row in doc["values"]["v_norm"]]
     rows = [[L["layer"], _fmt(s["fast"]), _fmt(s["middle"]), _fmt(s["slow"]), _fmt(vs["slow"])] for L, s, vs in zip(layers, shares, vshares)]
     w("Share of the layer's query + key pair norm on each band (fast: the 8 fastest pairs, slow: the 8 slowest; "
       "an even spread gives 0.25 / 0.5 / 0.25), and the values' share on the same channel pairs (never rotated: the control).\n\n")
@@ -222,7 +224,7 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
     w(f"For every head of kind `other` with a content match (its winning key at least {usage['attention']['content_distance']} tokens back), "
       f"the certified shortest distance at which moving that key lets the row's runner-up win (`ropecheck usage`, Theorem 6.1): "
       f"{len(brk)} heads certified; {len(found_d)} break ({within} within the trained context {meta['context']}), {none} certified "
-      f"not to break up to {usage.get('options', {}).get('break_limit', 2 ** 20) if isinstance(usage.get('options'), dict) else 2 ** 20}, "
+      f"not to break up to {brk[0]['limit'] if brk else '-'}, "
       f"{und} undecided. Breaking distances over heads: {_quantiles(found_d)}.\n")
     if best:
         layer, h, b = best
@@ -273,13 +275,3 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
 def _ci(x: dict[str, Any], signed: bool = False) -> str:
     m = f"{x['mean']:+.4f}" if signed else f"{x['mean']:.4f}"
     return m if x["half_width"] is None else f"{m} ± {x['half_width']:.4f}"
-
-
-def _band(L: dict[str, Any], pairs: list[dict[str, Any]]) -> dict[str, float]:
-    tot = np.array(L["q_norm"]) + np.array(L["k_norm"])
-    return {b: float(tot[[p["band"] == b for p in pairs]].sum() / tot.sum()) for b in ("fast", "middle", "slow")}
-
-
-def _vband(row: list[float], pairs: list[dict[str, Any]]) -> dict[str, float]:
-    tot = np.array(row)
-    return {b: float(tot[[p["band"] == b for p in pairs]].sum() / tot.sum()) for b in ("fast", "middle", "slow")}

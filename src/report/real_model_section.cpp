@@ -45,8 +45,7 @@ SectionResult real_model_section(const Context& context) {
   if (r.data.contains("model")) r.data["model"].erase("path");
   if (doc.contains("timings")) r.timings = doc["timings"];
   std::string text = read_bytes(md);
-  const std::string heading_end = "\n";
-  const size_t first = text.find(heading_end);
+  const size_t first = text.find('\n');  // the note goes under the section's heading
   const std::string note = "\n*Committed from a run of `" + doc.value("command", std::string("scripts/real-model")) +
                            "` (`" + kDir + "/`: real-model.json holds every number); `ropecheck report` includes it as committed, "
                            "it does not rerun the model.*\n";

@@ -82,8 +82,7 @@ def test_truncated_and_foreign_files_are_refused(tmp_path: object) -> None:
         g.write(f.read(40_000_000))
     with pytest.raises(InputError) as e:
         lm.read_metadata(cut)
-    # refused either by the reader itself (a tensor cut short) or by lm.py's extent check
-    assert e.value.parameter == "model" and ("complete GGUF" in str(e.value) or "readable GGUF" in str(e.value))
+    assert e.value.parameter == "model" and "readable GGUF" in str(e.value)
     with open(path, "rb") as f, open(cut, "wb") as g:  # every tensor header intact, the last tensor's data cut
         g.write(f.read(os.path.getsize(path) - 1000))
     with pytest.raises(InputError) as e:

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <cmath>
+#include <limits>
 
 #include "cli/flags.h"
 #include "io/atomic_write.h"
@@ -12,6 +14,7 @@
 #include "report/usage_figures.h"
 #include "spectrum/model_zoo.h"
 #include "usage/usage_json.h"
+#include "usage/usage_text.h"
 
 namespace ropecheck::cli {
 
@@ -22,12 +25,22 @@ void UsageCommand::attach(CLI::App& app) {
                                "breaking distances of its semantic heads (Theorem 6.1)");
   command->add_option("--model", model, "a zoo name or a config.json path")->required();
   command->add_option("--capture", capture, ".npz with q [seq, layers, heads, tokens, head_dim], k, positions (docs/usage.md)")->required();
-  command->add_option("--json", json_out, "write the ropecheck-usage/1 JSON to this file");
+  command->add_option("--json", json_out, "write the ropecheck-usage/2 JSON to this file");
   command->add_option("--out", out_dir, "write usage.json and the figures (SVG, PNG, CSV) into this new directory");
   command->add_option("--threads", threads, "worker threads (results do not depend on it; default 1)");
   command->add_option("--content-distance", content_distance, "a content match lies at least this many tokens back (default 64)");
   command->add_option("--break-limit", break_limit, "breaking distances are certified over [0, N], N in [1, 2^40] (default 2^20)");
+  command->add_option("--strong-match", strong_match, "a content match holds at least this weight of its row, in (0, 1] (default 0.5)");
+  command->add_option("--break-rows", break_rows, "strong content matches certified per content head, in [1, 1024] (default 8)");
   command->add_flag("--no-breaks", no_breaks, "skip the breaking-distance certificates");
+  command->add_option("--max-offset", max_offset, "head kinds: offsets 0..K scored, K in [1, 4096] (default 16)");
+  command->add_option("--lift", lift, "head kinds: a kind needs more than this multiple of uniform attention, > 1 (default 2)");
+  command->add_option("--min-mass", min_mass, "head kinds: and at least this mean attention, in (0, 1] (default 0.1)");
+  command->add_option("--alpha", alpha, "head kinds: family-wise level, Bonferroni over every score tested, in (0, 1) (default 0.01)");
+  command->add_option("--null-sequences", null_sequences,
+                      "sequences of the Gaussian null that measures the kind rule's false-positive rate: 0 none, default all");
+  command->add_option("--null-repeats", null_repeats, "Gaussian null captures (seeds S, S+1, ...), in [1, 1000] (default 1)");
+  command->add_option("--null-seed", null_seed, "the Gaussian null's seed, an integer in [0, 2^63) (default 0)");
 }
 
 int UsageCommand::run() {
@@ -35,7 +48,16 @@ int UsageCommand::run() {
   if (threads) o.threads = parse_threads("--threads", *threads);
   if (content_distance) o.content_distance = parse_integer("--content-distance", *content_distance, 1, 1LL << 40);
   if (break_limit) o.break_limit = parse_integer("--break-limit", *break_limit, 1, 1LL << 40);
+  if (strong_match) o.strong_match = parse_decimal("--strong-match", *strong_match, "a decimal in (0, 1]", 0, 1, true);
+  if (break_rows) o.break_rows = static_cast<int>(parse_integer("--break-rows", *break_rows, 1, 1024));
   o.certify_breaks = !no_breaks;
+  if (max_offset) o.kind_rule.max_offset = static_cast<int>(parse_integer("--max-offset", *max_offset, 1, 4096));
+  if (lift) o.kind_rule.lift = parse_decimal("--lift", *lift, "a decimal > 1", 1, 1e300, true);
+  if (min_mass) o.kind_rule.min_mass = parse_decimal("--min-mass", *min_mass, "a decimal in (0, 1]", 0, 1, true);
+  if (alpha) o.kind_rule.alpha = parse_decimal("--alpha", *alpha, "a decimal in (0, 1)", 0, std::nextafter(1.0, 0.0), true);
+  if (null_sequences) o.null_sequences = parse_integer("--null-sequences", *null_sequences, 0, 1LL << 40);
+  if (null_repeats) o.null_repeats = static_cast<int>(parse_integer("--null-repeats", *null_repeats, 1, 1000));
+  if (null_seed) o.null_seed = static_cast<std::uint64_t>(parse_integer("--null-seed", *null_seed, 0, std::numeric_limits<long long>::max()));
   if (out_dir && std::filesystem::exists(*out_dir)) throw InputError("--out", "a directory that does not exist yet", *out_dir);
   if (out_dir) {
     const std::string swept = sweep_stale_temporaries(*out_dir);  // a killed run's leftovers
@@ -46,23 +68,7 @@ int UsageCommand::run() {
     auto source = usage::open_capture(capture, "--capture");
     return usage::analyse_usage(m, *source, o);
   }();
-  std::cout << "usage: " << r.capture << "; model " << r.model << ", scale " << r.scale_text << "\n";
-  std::cout << "measured on the capture (not a certificate); kinds: mean attention >= 0.5 on j = i, i - 1 or 0 over rows i >= 1\n";
-  std::cout << "layer head kv  kind            diag   prev   first  share  rank  slowTV top1   fastTV top1   break (certified)\n";
-  for (const usage::LayerUsage& lu : r.layers)
-    for (const usage::HeadUsage& h : lu.heads) {
-      std::string brk = "-";
-      if (h.breaking)
-        brk = h.breaking->outcome == "found" ? printf_string("%lld (key at %lld, span %lld)", h.breaking->distance, h.breaking->key_distance, h.breaking->span)
-              : h.breaking->outcome == "none" ? printf_string("none up to %lld", h.breaking->limit)
-                                              : printf_string("undecided at %lld", h.breaking->distance);
-      std::cout << printf_string("%5d %4d %3d  %-14s  %.3f  %.3f  %.3f  ", lu.layer, h.head, h.kv_head, h.kind.c_str(), h.diagonal, h.previous_token, h.first_token)
-                << (h.high_frequency_share ? printf_string("%.3f  %4d  ", *h.high_frequency_share, *h.share_rank) : std::string("  -       -  "))
-                << (h.slow_still ? printf_string("%.3f  %.3f  %.3f  %.3f  ", h.slow_still->tv, h.slow_still->top1, h.fast_removed->tv, h.fast_removed->top1)
-                                 : std::string("  -      -      -      -    "))
-                << brk << "\n";
-    }
-  std::cout << "Section 5: " << r.ranking.statement << "\n";
+  std::cout << usage::usage_text(r);
   std::cout.flush();
   std::cerr << printf_string("usage: analysed in %.1f s on %d thread(s)\n", r.seconds, o.threads);
   if (out_dir) {

@@ -1,7 +1,7 @@
 // File: usage_command.h
 // `ropecheck usage --model M --capture C.npz [--json FILE] [--out DIR]`: how a trained model uses
 // its RoPE, measured on a capture of its pre-rotation queries and keys (usage/usage.h). Prints one
-// table row per head; --json writes the ropecheck-usage/1 document, --out a directory with it and
+// table row per head; --json writes the ropecheck-usage/2 document, --out a directory with it and
 // the figures (report/usage_figures.h). A thin layer: parse, call, print.
 #pragma once
 
@@ -15,7 +15,8 @@ namespace ropecheck::cli {
 struct UsageCommand {
   CLI::App* command = nullptr;
   std::string model, capture;
-  std::optional<std::string> json_out, out_dir, threads, content_distance, break_limit;
+  std::optional<std::string> json_out, out_dir, threads, content_distance, break_limit, strong_match, break_rows, max_offset, lift, min_mass,
+      alpha, null_sequences, null_repeats, null_seed;
   bool no_breaks = false;
 
   void attach(CLI::App& app);

@@ -13,7 +13,7 @@ namespace ropecheck::python {
 
 // q: float32 or float16 [sequences, layers, heads, tokens, head_dim], k: [..., kv_heads, ...];
 // positions: integers, [tokens] or [sequences, tokens] (the package makes all three C-contiguous).
-// Returns: the ropecheck-usage/1 JSON text the CLI writes. Throws InputError naming "q", "k",
+// Returns: the ropecheck-usage/2 JSON text the CLI writes. Throws InputError naming "q", "k",
 // "positions", "model" or an option.
 std::string usage(const pybind11::array& q, const pybind11::array& k, const pybind11::array& positions, const std::string& model,
                   int threads, long long content_distance, long long break_limit, bool certify_breaks);

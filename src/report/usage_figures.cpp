@@ -58,7 +58,7 @@ int positional_layer(const usage::UsageResult& r) {
   int best = 0, most = -1;
   for (const usage::LayerUsage& lu : r.layers) {
     int n = 0;
-    for (const usage::HeadUsage& h : lu.heads) n += h.kind == "diagonal" || h.kind == "previous-token";
+    for (const usage::HeadUsage& h : lu.heads) n += usage::is_positional(h.kind());
     if (n > most) {
       most = n;
       best = lu.layer;
@@ -78,7 +78,7 @@ std::vector<AttentionPanel> panels_to_draw(const usage::UsageResult& r) {
       for (const usage::HeadUsage& h : lu.heads) {
         const double score = std::string(kind) == "diagonal" ? h.diagonal : h.previous_token;
         const double top = best ? (std::string(kind) == "diagonal" ? best->diagonal : best->previous_token) : -1;
-        if (h.kind == kind && score > top) {
+        if (usage::head_kind_name(h.kind()) == std::string(kind) && score > top) {
           best = &h;
           best_layer = lu.layer;
         }

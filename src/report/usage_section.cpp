@@ -1,5 +1,6 @@
 #include "report/usage_section.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -10,6 +11,7 @@
 #include "report/usage_figures.h"
 #include "spectrum/hf_config.h"
 #include "usage/usage_json.h"
+#include "usage/usage_text.h"
 
 #ifndef ROPECHECK_SOURCE_DIR
 #define ROPECHECK_SOURCE_DIR ""
@@ -24,10 +26,16 @@ namespace fs = std::filesystem;
 constexpr const char* kExample = "examples/toy_model";
 constexpr const char* kCapture = "captures/rope_seed0.1x.capture.npz";  // 16 held-out sequences at the training length
 constexpr const char* kConfig = "captures/rope_seed0.config.json";
+constexpr const char* kCapture2x = "captures/rope_seed0.2x.capture.npz";  // the same model at 2x the training length
+constexpr const char* kCapture4x = "captures/rope_seed0.capture.npz";     // and at 4x
 constexpr const char* kTable2 = "results/table2.md";
+constexpr const char* kTable2Json = "results/table2.json";
 // The toy model's context is 64 tokens and its copies lie 32 back: a content match is sought at
 // least a quarter of the context back, not usage.h's default 64 (the whole context here).
 constexpr long long kContentDistance = 16;
+// Gaussian null captures per analysed capture: 8 heads each, so 50 give 400 heads (0 flagged would
+// bound the false-positive rate below 0.0075 at 95%); about 0.1 s each.
+constexpr int kNullRepeats = 50;
 
 // The toy Table 2's two summary tables (not the per-seed raw numbers), headings one level down.
 std::string table2_summary(const std::string& text) {
@@ -51,6 +59,28 @@ std::string read_text(const fs::path& p) {
 
 std::string f3(double v) { return printf_string("%.3f", v); }
 
+// Where the toy model's measured loss degrades: rope's held-out loss on the `long` family (one copy
+// up to L/2 back) at 1x-8x, the mean over seeds, from the committed Table 2 runs.
+std::string degradation(const fs::path& table2_json) {
+  if (!fs::exists(table2_json)) return "";
+  const nlohmann::json t = nlohmann::json::parse(read_text(table2_json));
+  std::map<int, std::pair<double, int>> loss;
+  for (const auto& run : t.at("runs"))
+    if (run.at("encoding") == "rope")
+      for (int m : {1, 2, 4, 8}) {
+        const std::string key = "long_" + std::to_string(m) + "x_loss";
+        if (run.contains(key)) {
+          loss[m].first += run.at(key).get<double>();
+          loss[m].second += 1;
+        }
+      }
+  if (loss.empty()) return "";
+  std::string out = ". Beside them, where the model's measured loss degrades (rope, held-out `long` copies up to L/2 back, mean over seeds):";
+  for (const auto& [m, v] : loss) out += printf_string(" %d tokens %.2f nats;", 64 * m, v.first / v.second);
+  out.back() = '.';
+  return out;
+}
+
 // Share of query + key norm on one band, per layer (the layer mean over heads).
 double band_share(const usage::UsageResult& r, const usage::LayerUsage& lu, const std::string& band) {
   const usage::LayerTypePairs* t = nullptr;
@@ -65,11 +95,62 @@ double band_share(const usage::UsageResult& r, const usage::LayerUsage& lu, cons
 }
 
 std::string break_text(const usage::HeadUsage& h) {
-  if (!h.breaking) return "-";
-  const usage::ContentBreak& b = *h.breaking;
-  if (b.outcome == "found") return printf_string("%lld (key at %lld; span %lld)", b.distance, b.key_distance, b.span);
-  if (b.outcome == "none") return printf_string("none <= %lld (key at %lld)", b.limit, b.key_distance);
-  return printf_string("undecided at %lld", b.distance);
+  if (h.breaks.empty()) return usage::is_content(h.kind()) ? (h.strong_matches ? "-" : "no strong match") : "-";
+  std::vector<long long> found;
+  long long none = 0;
+  for (const usage::ContentBreak& b : h.breaks) {
+    if (b.outcome == "found") found.push_back(b.distance);
+    none += b.outcome == "none";
+  }
+  std::sort(found.begin(), found.end());
+  std::string t = std::to_string(h.breaks.size()) + " rows";
+  if (!found.empty()) t += printf_string(": %zu break, %lld-%lld", found.size(), found.front(), found.back());
+  if (none) t += printf_string("; %lld none <= %lld", none, h.breaks.front().limit);
+  return t;
+}
+
+// The strongest score of a head: "name mass (uniform b)".
+std::string strongest(const usage::HeadUsage& h) {
+  const usage::HeadClass& c = h.scores;
+  const usage::ScoreTest* best = &c.offsets[0];
+  std::string name = "offset 0";
+  for (size_t d = 1; d < c.offsets.size(); ++d)
+    if (c.offsets[d].mass > best->mass) {
+      best = &c.offsets[d];
+      name = "offset " + std::to_string(d);
+    }
+  if (c.first.mass > best->mass) {
+    best = &c.first;
+    name = "first token";
+  }
+  if (c.induction && c.induction->mass > best->mass) {
+    best = &*c.induction;
+    name = "induction";
+  }
+  return name + printf_string(" %.3f [%.3f, %.3f] (uniform %.4f)", best->mass, best->lo, best->hi, best->baseline);
+}
+
+std::string kinds_line(const usage::UsageResult& u) {
+  std::string out;
+  for (const usage::LayerUsage& lu : u.layers) {
+    out += (out.empty() ? "" : "; ") + std::string("layer ") + std::to_string(lu.layer) + ":";
+    for (const usage::HeadUsage& h : lu.heads) out += " " + usage::kind_text(h);
+  }
+  return out;
+}
+
+std::string null_line(const usage::UsageResult& u) {
+  if (!u.null.run) return "not run";
+  return printf_string("%lld of %lld heads given a kind (rate %.3g, 95%% upper bound %.3g, Clopper-Pearson; %d Gaussian captures, seeds %llu..)",
+                       u.null.flagged, u.null.heads, u.null.rate, u.null.upper95, u.null.repeats, static_cast<unsigned long long>(u.null.seed));
+}
+
+std::string quantiles_text(const usage::BreakDistribution& b) {
+  if (b.rows == 0) return "no strong content match certified";
+  std::string t = printf_string("%lld rows of %lld heads: %lld break (%lld within the 64-token context), %lld none up to %lld; quantiles", b.rows,
+                                b.heads, b.found, b.found_within_span, b.none, b.limit);
+  for (const auto& q : b.quantiles) t += printf_string(" %g%%: ", 100 * q.level) + (q.distance ? std::to_string(*q.distance) : "none");
+  return t;
 }
 
 }  // namespace
@@ -88,13 +169,16 @@ SectionResult usage_section(const Context& context) {
   usage::UsageOptions o;
   o.threads = context.threads;
   o.content_distance = kContentDistance;
-  usage::UsageResult u = [&] {
-    auto source = usage::open_capture((dir / kCapture).string(), "usage capture");
-    return usage::analyse_usage(model, *source, o);
-  }();
-  // The capture named relative to the checkout, so the report's data do not depend on where it is.
-  const std::string absolute = (dir / kCapture).string();
-  if (u.capture.rfind(absolute, 0) == 0) u.capture = std::string(kExample) + "/" + kCapture + u.capture.substr(absolute.size());
+  o.null_repeats = kNullRepeats;
+  auto analyse = [&](const char* capture) {
+    auto source = usage::open_capture((dir / capture).string(), "usage capture");
+    usage::UsageResult res = usage::analyse_usage(model, *source, o);
+    // The capture named relative to the checkout, so the report's data do not depend on where it is.
+    const std::string absolute = (dir / capture).string();
+    if (res.capture.rfind(absolute, 0) == 0) res.capture = std::string(kExample) + "/" + capture + res.capture.substr(absolute.size());
+    return res;
+  };
+  usage::UsageResult u = analyse(kCapture);
   std::vector<AttentionPanel> panels = panels_to_draw(u);
   for (AttentionPanel& p : panels) {
     auto source = usage::open_capture((dir / kCapture).string(), "usage capture");
@@ -117,14 +201,37 @@ SectionResult usage_section(const Context& context) {
   std::vector<std::vector<std::string>> table;
   for (const usage::LayerUsage& lu : u.layers)
     for (const usage::HeadUsage& h : lu.heads)
-      table.push_back({std::to_string(lu.layer), std::to_string(h.head), h.kind, f3(h.diagonal), f3(h.previous_token), f3(h.first_token),
+      table.push_back({std::to_string(lu.layer), std::to_string(h.head), usage::kind_text(h), strongest(h),
                        h.high_frequency_share ? f3(*h.high_frequency_share) + " (#" + std::to_string(*h.share_rank) + ")" : "-",
                        h.slow_still ? f3(h.slow_still->tv) + " / " + f3(h.slow_still->top1) : "-",
                        h.fast_removed ? f3(h.fast_removed->tv) + " / " + f3(h.fast_removed->top1) : "-", break_text(h)});
-  md << markdown_table({"layer", "head", "kind (mean >= 0.5)", "diagonal", "previous", "first", "fast-quarter share (rank)",
-                        "slow quarter position-free: TV / top-1", "fast quarter removed: TV / top-1", "breaking distance (certified)"},
+  const usage::KindRule& rule = o.kind_rule;
+  md << printf_string(
+            "**Head kinds against chance.** Each head's attention mass at offsets 0-%d, on the first token and on induction targets (the "
+            "tokens that followed earlier occurrences of the current token; the capture has its token ids) is compared with uniform causal "
+            "attention on the same keys, over rows. A score is significant when its mean mass is at least %.2g and the one-sided z-test of "
+            "mass - %.3g x uniform > 0 over rows rejects at %.3g family-wise (Bonferroni over %lld scores: z > %.2f); the kind is the "
+            "largest significant score, else `other` (docs/usage.md, Head kinds; asymptotic, rows treated as independent). The rule's "
+            "false-positive rate, measured on a Gaussian capture of the same shapes and per-head RMS: %s.\n\n",
+            rule.max_offset, rule.min_mass, rule.lift, rule.alpha, u.scores_tested, u.z_critical, null_line(u).c_str())
+     << markdown_table({"layer", "head", "kind", "strongest score: mean [95% over rows] (uniform)", "fast-quarter share (rank)",
+                        "slow quarter position-free: TV / top-1", "fast quarter removed: TV / top-1", "breaking distances (certified)"},
                        table)
      << "\n";
+  // The same model captured at 2x and 4x its training length: do the kinds survive?
+  std::vector<std::vector<std::string>> lengths;
+  lengths.push_back({"1x (64 tokens)", std::to_string(u.geometry.sequences), kinds_line(u), null_line(u)});
+  for (const auto& [name, capture] : {std::pair<const char*, const char*>{"2x (128 tokens)", kCapture2x}, {"4x (256 tokens)", kCapture4x}}) {
+    if (!fs::exists(dir / capture)) {
+      r.missing.push_back("usage: " + (dir / capture).string() + " not found");
+      continue;
+    }
+    const usage::UsageResult longer = analyse(capture);
+    lengths.push_back({name, std::to_string(longer.geometry.sequences), kinds_line(longer), null_line(longer)});
+    r.data["longer"][name] = usage::usage_json(longer);
+  }
+  md << "The same model captured beyond its training length (`ropecheck usage` on each capture, the same rule; the kinds must not vanish):\n\n"
+     << markdown_table({"capture", "sequences", "kinds per layer", "false positives on its Gaussian null"}, lengths) << "\n";
 
   // The paper's findings on Gemma 7B beside this capture's, row by row.
   std::string per_layer_fast, per_layer_slow;
@@ -136,7 +243,7 @@ SectionResult usage_section(const Context& context) {
   for (const usage::LayerUsage& lu : u.layers)
     for (const usage::HeadUsage& h : lu.heads)
       if (h.slow_still) {
-        const std::string k = h.kind == "diagonal" || h.kind == "previous-token" ? "positional" : h.kind;
+        const std::string k = usage::is_positional(h.kind()) ? "positional" : usage::head_kind_name(h.kind());
         slow_tv[k].first += h.slow_still->tv;
         slow_tv[k].second += 1;
         fast_tv[k].first += h.fast_removed->tv;
@@ -146,28 +253,18 @@ SectionResult usage_section(const Context& context) {
   for (const auto& [kind, v] : slow_tv)
     ablation += (ablation.empty() ? "" : "; ") + kind + " heads (" + std::to_string(v.second) + "): slow quarter position-free " +
                 f3(v.first / v.second) + ", fast quarter removed " + f3(fast_tv[kind].first / fast_tv[kind].second);
-  int found = 0, inside = 0, none = 0, certified = 0;
-  for (const usage::LayerUsage& lu : u.layers)
-    for (const usage::HeadUsage& h : lu.heads)
-      if (h.breaking) {
-        ++certified;
-        if (h.breaking->outcome == "found") {
-          ++found;
-          inside += h.breaking->distance <= h.breaking->span;
-        }
-        none += h.breaking->outcome == "none";
-      }
   md << "### The paper's findings beside this model's\n\n"
      << markdown_table(
             {"the paper (Gemma 7B; Llama 3.1 8B in its appendix)", "here (measured on the capture above)"},
             {{"Most query/key norm sits on the lowest frequencies at every layer (Fig. 3)",
               "share of norm on the slow quarter, per layer: " + per_layer_slow + "; on the fast quarter: " + per_layer_fast},
-             {"The highest frequencies build positional heads, diagonal and previous-token (Figs. 4-6, Section 5)", u.ranking.statement},
+             {"The highest frequencies build positional heads, diagonal and previous-token (Figs. 4-6, Section 5)",
+              u.ranking.statement + ". " + u.within_layers.statement},
              {"Semantic heads use the low-frequency bands (Fig. 7); p-RoPE 0.75 keeps positional heads (Table 1's mechanism)",
               "mean TV distance to the model's attention, " + ablation},
              {"Low-frequency semantic channels break at long context (Theorem 6.1)",
-              std::to_string(certified) + " content heads certified: " + std::to_string(found) + " break (" + std::to_string(inside) +
-                  " within the span), " + std::to_string(none) + " certified not to break up to " + std::to_string(o.break_limit)}})
+              "strong content matches (weight >= " + printf_string("%.2g", o.strong_match) + ", key >= " + std::to_string(o.content_distance) +
+                  " back) of the content heads: " + quantiles_text(u.breaks) + degradation(dir / kTable2Json)}})
      << "\nWhere they differ, the toy model is the likelier cause: " << u.geometry.layers
      << " layers and one synthetic task, not a language model; the table states what this capture shows, nothing more.\n\n";
   const fs::path t2 = dir / kTable2;

@@ -13,7 +13,7 @@
 namespace ropecheck::report {
 
 // Returns: key "usage"; no summary rows (measurements are not claims' verdicts); data: the
-// ropecheck-usage/1 document of the capture; the usage figures (report/usage_figures.h). When the
+// ropecheck-usage/2 document of the capture; the usage figures (report/usage_figures.h). When the
 // example's files are absent (a source tree without examples/), `missing` says so.
 SectionResult usage_section(const Context& context);
 

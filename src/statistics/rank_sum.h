@@ -24,4 +24,15 @@ struct RankSumTest {
 // Preconditions: both groups non-empty, no NaN (throws std::invalid_argument otherwise).
 RankSumTest rank_sum_test(std::span<const double> group, std::span<const double> others);
 
+// The same question within strata (e.g. heads compared only with heads of their own layer): U is
+// the sum of the strata's U, auc = U / sum(n_s m_s), and under the null the labels are permuted
+// within each stratum independently (the van Elteren-style stratified test with equal weights).
+// Exact (the convolution of each stratum's exact law) when every stratum is admitted by the rule
+// above; otherwise the normal approximation with the summed means and tie-corrected variances.
+// Preconditions: at least one stratum, each as rank_sum_test's.
+struct Stratum {
+  std::span<const double> group, others;
+};
+RankSumTest stratified_rank_sum_test(std::span<const Stratum> strata);
+
 }  // namespace ropecheck

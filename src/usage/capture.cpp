@@ -94,6 +94,12 @@ class SourceBase : public CaptureSource {
   }
   std::optional<std::string> source() const override { return source_; }
   bool has_token_ids() const override { return has_token_ids_; }
+  const std::vector<long long>* token_ids(long long sequence) const override {
+    if (sequence < 0 || sequence >= g_.sequences)
+      throw std::out_of_range("CaptureSource::token_ids: sequence " + std::to_string(sequence) + " of " + std::to_string(g_.sequences));
+    if (token_ids_.empty()) return nullptr;
+    return token_ids_.size() == 1 ? &token_ids_[0] : &token_ids_[static_cast<std::size_t>(sequence)];
+  }
   std::string describe() const override { return describe_capture(names_.label, g_, q_dtype_, k_dtype_); }
 
   bool next(CaptureBlock& block) override {
@@ -130,6 +136,7 @@ class SourceBase : public CaptureSource {
   std::vector<std::vector<long long>> positions_;  // one entry (every sequence) or one per sequence
   std::optional<std::string> source_;
   bool has_token_ids_ = false;
+  std::vector<std::vector<long long>> token_ids_;  // as positions_; empty without token ids
 
  private:
   long long sequence_ = 0, layer_ = 0;
@@ -145,6 +152,7 @@ class FileSource final : public SourceBase {
     positions_ = m.positions;
     source_ = m.source;
     has_token_ids_ = m.has_token_ids;
+    token_ids_ = m.token_ids;
   }
 
  private:
@@ -164,10 +172,12 @@ class FileSource final : public SourceBase {
 class MemorySource final : public SourceBase {
  public:
   MemorySource(const CaptureGeometry& g, CaptureDtype qd, const void* q, CaptureDtype kd, const void* k,
-               std::vector<std::vector<long long>> positions, std::optional<std::string> source)
+               std::vector<std::vector<long long>> positions, std::optional<std::string> source, std::vector<std::vector<long long>> tokens)
       : SourceBase(g, qd, kd, CaptureNames::memory()), q_(static_cast<const unsigned char*>(q)), k_(static_cast<const unsigned char*>(k)) {
     positions_ = std::move(positions);
     source_ = std::move(source);
+    has_token_ids_ = !tokens.empty();
+    token_ids_ = std::move(tokens);
   }
 
  private:
@@ -193,10 +203,17 @@ std::unique_ptr<CaptureSource> open_capture(const std::string& path, const std::
 
 std::unique_ptr<CaptureSource> memory_capture(const CaptureGeometry& g, CaptureDtype q_dtype, const void* q, CaptureDtype k_dtype,
                                               const void* k, const std::vector<long long>& positions,
-                                              std::optional<std::string> source) {
+                                              std::optional<std::string> source, const std::vector<long long>* token_ids) {
   check_memory_capture(g, q, k);
   std::vector<std::vector<long long>> split = split_positions(positions, g, CaptureNames::memory());
-  return std::make_unique<MemorySource>(g, q_dtype, q, k_dtype, k, std::move(split), std::move(source));
+  std::vector<std::vector<long long>> tokens;
+  if (token_ids) {
+    if (token_ids->size() != static_cast<std::size_t>(g.tokens) && token_ids->size() != static_cast<std::size_t>(g.tokens * g.sequences))
+      throw InputError("token_ids", std::to_string(g.tokens) + " or " + std::to_string(g.sequences) + " x " + std::to_string(g.tokens) + " token ids",
+                       std::to_string(token_ids->size()) + " token ids");
+    tokens = split_tokens(*token_ids, g);
+  }
+  return std::make_unique<MemorySource>(g, q_dtype, q, k_dtype, k, std::move(split), std::move(source), std::move(tokens));
 }
 
 }  // namespace ropecheck::usage

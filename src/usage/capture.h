@@ -56,6 +56,9 @@ class CaptureSource {
   virtual const std::vector<long long>& positions(long long sequence) const = 0;
   virtual std::optional<std::string> source() const = 0;  // the `source` text, UTF-8
   virtual bool has_token_ids() const = 0;
+  // Returns: `sequence`'s token ids (tokens entries), or nullptr without a token_ids member. Throws
+  // std::out_of_range unless 0 <= sequence < sequences.
+  virtual const std::vector<long long>* token_ids(long long sequence) const = 0;
   // The next block, sequence-major: (s0,l0), (s0,l1), ..., (s1,l0), ...; false after the last.
   // Reuses block's buffers. Throws InputError for a NaN/inf value (naming the element, e.g.
   // "q[0, 3, 1, 17, 5]") or a read error (a CRC mismatch surfaces with the last block).
@@ -78,9 +81,11 @@ std::unique_ptr<CaptureSource> open_capture(const std::string& path, const std::
 // geometry's shapes in their dtypes, and must outlive the source; positions has tokens or
 // sequences*tokens entries. Validates like open_capture, naming "q", "k" and "positions" (the
 // geometry's fields by the array they shape); NaN/inf values are found by next(), as for a file.
+// token_ids, when given, has tokens or sequences*tokens entries (InputError "token_ids" otherwise).
 std::unique_ptr<CaptureSource> memory_capture(const CaptureGeometry& g, CaptureDtype q_dtype, const void* q, CaptureDtype k_dtype,
                                               const void* k, const std::vector<long long>& positions,
-                                              std::optional<std::string> source = std::nullopt);
+                                              std::optional<std::string> source = std::nullopt,
+                                              const std::vector<long long>* token_ids = nullptr);
 
 // The member checks open_capture applies, for arrays held in memory before they are written
 // (Python's capture.save): each throws InputError naming `member` ("q", "token_ids", ...) as

@@ -68,16 +68,22 @@ void softmax(Eigen::Ref<Eigen::ArrayXd> p, const AttentionSettings& st, Eigen::I
 
 }  // namespace
 
-void HeadAttention::add(const HeadAttention& o) {
+void keep_match(std::vector<ContentMatch>& kept, const ContentMatch& m, int keep) {
+  auto at = kept.begin();
+  while (at != kept.end() && at->weight >= m.weight) ++at;
+  if (at - kept.begin() >= keep) return;
+  kept.insert(at, m);
+  if (static_cast<int>(kept.size()) > keep) kept.pop_back();
+}
+
+void HeadAttention::add(const HeadAttention& o, int keep) {
   rows += o.rows;
-  diagonal += o.diagonal;
-  previous += o.previous;
-  first += o.first;
+  scores.add(o.scores);
   tv_slow_still += o.tv_slow_still;
   tv_fast_removed += o.tv_fast_removed;
   top1_slow_still += o.top1_slow_still;
   top1_fast_removed += o.top1_fast_removed;
-  if (o.match.weight > match.weight) match = o.match;
+  for (const ContentMatch& m : o.matches) keep_match(matches, m, keep);
 }
 
 void rotate_head(const LayerPairs& lp, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim, RotatedHead& h) {
@@ -99,8 +105,9 @@ KeyPanels prepare_keys(const RotatedHead& k) {
   return {one(k.fast), one(k.rest), one(k.slow), one(k.slow_still)};
 }
 
-void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const AttentionSettings& st, long long sequence, HeadAttention& into,
-                          AttentionWorkspace& ws) {
+void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const AttentionSettings& st, long long sequence,
+                          const InductionTargets& targets, HeadAttention& into, AttentionWorkspace& ws) {
+  if (into.scores.offsets.empty()) into.scores.offsets.resize(static_cast<size_t>(st.max_offset) + 1);
   const Eigen::Index tokens = q.rest.rows();
   constexpr Eigen::Index kBlock = 128;
   const cpu::Path path = cpu::default_path();
@@ -143,17 +150,28 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
       softmax(fast_removed, st, top_removed);
 
       into.rows += 1;
-      into.diagonal += base[len - 1];
-      if (i - 1 >= lo) into.previous += base[len - 2];
-      if (lo == 0) into.first += base[0];
+      const double uniform = 1.0 / static_cast<double>(len);
+      for (Eigen::Index d = 0; d <= st.max_offset && d < len; ++d) into.scores.offsets[static_cast<size_t>(d)].add_row(base[len - 1 - d], uniform);
+      if (lo == 0) into.scores.first.add_row(base[0], uniform);
+      if (!targets.empty()) {
+        double mass = 0;
+        long long count = 0;
+        for (const long long* t = targets.begin(i); t != targets.end(i); ++t)
+          if (*t >= lo) {
+            mass += base[*t - lo];
+            ++count;
+          }
+        if (count > 0) into.scores.induction.add_row(mass, static_cast<double>(count) * uniform);
+      }
       into.tv_slow_still += 0.5 * (base - slow_still).abs().sum();
       into.tv_fast_removed += 0.5 * (base - fast_removed).abs().sum();
       into.top1_slow_still += top_still == winner;
       into.top1_fast_removed += top_removed == winner;
       const long long distance = static_cast<long long>(len - 1 - winner);
-      if (distance >= st.content_distance && runner >= 0 && base[winner] > into.match.weight)
-        into.match = {base[winner], sequence, static_cast<long long>(i), static_cast<long long>(lo + winner),
-                      static_cast<long long>(lo + runner)};
+      if (distance >= st.content_distance && runner >= 0 && base[winner] >= st.strong_match)
+        keep_match(into.matches,
+                   {base[winner], sequence, static_cast<long long>(i), static_cast<long long>(lo + winner), static_cast<long long>(lo + runner)},
+                   st.keep_matches);
     }
   }
 }

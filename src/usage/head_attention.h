@@ -19,11 +19,13 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include <Eigen/Dense>
 
 #include "kernel/sincos_table.h"
 #include "usage/detail/score_product.h"
+#include "usage/head_scores.h"
 #include "usage/layer_pairs.h"
 
 namespace ropecheck::usage {
@@ -60,27 +62,37 @@ struct AttentionSettings {
   std::optional<double> softcap;
   std::optional<long long> window;
   long long content_distance = 64;   // a content match is a row's winning key at i - j >= this
+  int max_offset = 16;               // head_scores.h: offsets 0 .. max_offset
+  double strong_match = 0.5;         // a content match is kept when its key holds >= this weight
+  int keep_matches = 8;              // the strongest matches kept per head
 };
+
+// A content match: a row whose winning key (argmax of base) lies >= content_distance back and
+// holds >= strong_match of the row's attention; its runner-up is the row's second highest score.
+struct ContentMatch {
+  double weight = 0;
+  long long sequence = 0, query = 0, key = 0, runner = 0;  // token indices
+};
+
+// Inserts m into `kept` (strongest first; on equal weight the one already there first), keeping at
+// most `keep` entries.
+void keep_match(std::vector<ContentMatch>& kept, const ContentMatch& m, int keep);
 
 // Sums over rows, so sequences and threads add up (integers and sums in a fixed order).
 struct HeadAttention {
   long long rows = 0;
-  double diagonal = 0, previous = 0, first = 0;      // sums of the attention on j = i, i - 1, 0
+  HeadScores scores;                                 // head_scores.h
   double tv_slow_still = 0, tv_fast_removed = 0;     // sums of the total-variation distances to base
   long long top1_slow_still = 0, top1_fast_removed = 0;  // rows whose argmax key is unchanged
-  // The strongest content match: the row whose winning key (argmax of base) lies >= content_distance
-  // back, with the largest attention on it; its runner-up is the row's second highest score.
-  struct Match {
-    double weight = -1;  // < 0: none yet
-    long long sequence = 0, query = 0, key = 0, runner = 0;  // token indices
-  } match;
+  std::vector<ContentMatch> matches;                 // the strongest content matches, strongest first
 
-  void add(const HeadAttention& other);  // sums; keeps the stronger match (the earlier on a tie)
+  void add(const HeadAttention& other, int keep);    // sums; merges the matches (keep_match order)
 };
 
-// Adds the rows i >= 1 of one sequence. q and k: the rotated query head and its kv head.
+// Adds the rows i >= 1 of one sequence. q and k: the rotated query head and its kv head; targets:
+// the sequence's induction targets (empty: no token ids, no induction score).
 void accumulate_attention(const RotatedHead& q, const KeyPanels& k, const AttentionSettings& settings, long long sequence,
-                          HeadAttention& into, AttentionWorkspace& workspace);
+                          const InductionTargets& targets, HeadAttention& into, AttentionWorkspace& workspace);
 
 // Returns: the base attention of the first `limit` query tokens (rows) over keys [0, limit): row
 // i holds the softmax over keys j <= i (the window applied), zeros above the diagonal. For figures.

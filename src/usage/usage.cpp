@@ -2,6 +2,8 @@
 
 #include <mpfr.h>
 
+#include <boost/math/special_functions/beta.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,11 +12,10 @@
 #include <map>
 #include <span>
 
-#include "adversarial/moved_key.h"
 #include "cpu/split_tokens.h"
 #include "cpu/thread_count.h"
 #include "io/input_error.h"
-#include "statistics/rank_sum.h"
+#include "usage/gaussian_capture.h"
 
 namespace ropecheck::usage {
 
@@ -40,19 +41,20 @@ std::vector<const LayerType*> layer_types_of(const ModelDescription& model, cons
 // Per (layer, head) running state across sequences.
 struct HeadState {
   std::vector<double> q_norm_sum;  // per pair, sum over tokens and sequences of the chunk norm
+  double q_squares = 0;            // sum of squares of every entry (the null's RMS)
   HeadAttention attention;
-  std::vector<double> q_row, key_row, runner_row;  // the match's vectors (head_dim each)
-  std::vector<long long> match_positions;          // query, key, runner positions
+  std::vector<MatchVectors> kept;  // attention.matches' vectors, in its order
 };
 
 // Chunk norms as sqrt(a^2 + b^2) (within 2 ulp; no overflow for values from float32 or float16),
-// summed over tokens in order.
-void add_norms(const LayerPairs& lp, const double* x, long long tokens, int head_dim, std::vector<double>& sums) {
+// summed over tokens in order; `squares` += every entry squared.
+void add_norms(const LayerPairs& lp, const double* x, long long tokens, int head_dim, std::vector<double>& sums, double& squares) {
   sums.resize(lp.pairs.size(), 0.0);
   for (long long t = 0; t < tokens; ++t)
     for (size_t p = 0; p < lp.pairs.size(); ++p) {
       const double a = x[t * head_dim + lp.pairs[p].first], b = x[t * head_dim + lp.pairs[p].second];
       sums[p] += std::sqrt(a * a + b * b);
+      squares += a * a + b * b;
     }
 }
 
@@ -74,52 +76,147 @@ void for_each_index(int n, int threads, F&& f) {
 }
 
 // The attention settings of a layer type: the model's scale and softcap, the layer's window.
-AttentionSettings settings_of(const ModelDescription& model, const LayerType& lt, long long content_distance) {
-  return AttentionSettings{model.attention.scale, model.attention.softcap, lt.window, content_distance};
+AttentionSettings settings_of(const ModelDescription& model, const LayerType& lt, const UsageOptions& o) {
+  AttentionSettings st{model.attention.scale, model.attention.softcap, lt.window, o.content_distance};
+  st.max_offset = o.kind_rule.max_offset;
+  st.strong_match = o.strong_match;
+  st.keep_matches = o.break_rows;
+  return st;
 }
 
-ContentBreak certify_break(const LayerPairs& lp, const HeadState& s, long long span, const UsageOptions& o) {
-  const HeadAttention::Match& m = s.attention.match;
-  ContentBreak b;
-  b.sequence = m.sequence;
-  b.query = m.query;
-  b.key = m.key;
-  b.runner = m.runner;
-  b.key_distance = s.match_positions[0] - s.match_positions[1];
-  b.runner_distance = s.match_positions[0] - s.match_positions[2];
-  b.weight = m.weight;
-  b.span = span;
-  adversarial::MovedKey mk;
-  mk.spectrum = lp.plan->spectrum();
-  const int blocks = lp.plan->block_pairs();
-  mk.query.assign(static_cast<size_t>(2 * blocks), 0.0);
-  mk.key = mk.runner = mk.query;
-  const double a2 = lp.attention_factor * lp.attention_factor;  // RN(a^2) q: the head certified is these numbers
-  for (const HeadPair& p : lp.pairs) {
-    if (p.block < 0) {
-      for (int c : {p.first, p.second}) {
-        mk.query_pass.push_back(s.q_row[static_cast<size_t>(c)]);
-        mk.key_pass.push_back(s.key_row[static_cast<size_t>(c)]);
-        mk.runner_pass.push_back(s.runner_row[static_cast<size_t>(c)]);
-      }
-      continue;
+// Everything one pass over a capture sums.
+struct Scan {
+  std::vector<std::vector<HeadState>> heads;                // [layer][head]
+  std::vector<std::vector<std::vector<double>>> k_norm_sum;  // [layer][kv head][pair]
+  std::vector<std::vector<double>> k_squares;                // [layer][kv head]
+};
+
+// One pass: norms, scores, ablations and (keep_vectors) the strong matches' vectors. kv heads in
+// rounds of `threads`: each round rotates and packs its kv heads, then runs their query heads, so
+// at most `threads` packed kv heads exist at once.
+Scan scan(const ModelDescription& model, CaptureSource& capture, const UsageOptions& o, const std::vector<const LayerType*>& type_of,
+          const std::map<const LayerType*, LayerPairs>& pairs_of, bool keep_vectors) {
+  const CaptureGeometry& g = capture.geometry();
+  const int H = static_cast<int>(g.heads), KV = static_cast<int>(g.kv_heads), D = static_cast<int>(g.head_dim);
+  const long long T = g.tokens;
+  const int group = H / KV;
+  Scan sc;
+  sc.heads.assign(static_cast<size_t>(g.layers), std::vector<HeadState>(static_cast<size_t>(H)));
+  sc.k_norm_sum.assign(static_cast<size_t>(g.layers), std::vector<std::vector<double>>(static_cast<size_t>(KV)));
+  sc.k_squares.assign(static_cast<size_t>(g.layers), std::vector<double>(static_cast<size_t>(KV), 0.0));
+  std::map<const LayerType*, std::unique_ptr<kernel::SinCosTable>> tables;
+  long long table_sequence = -1;
+  InductionTargets targets;
+  // Buffers reused from block to block: raw and packed kv heads, and per worker thread a query
+  // head, its rotation and the score workspace (no allocation per head).
+  struct Worker {
+    std::vector<double> x, k;  // a head's vectors in binary64; k: a kv head, when a match is kept
+    RotatedHead q;
+    AttentionWorkspace workspace;
+  };
+  std::vector<Worker> workers(static_cast<size_t>(std::max(1, o.threads)));
+  std::vector<KeyPanels> k_panels(static_cast<size_t>(std::max(1, o.threads)));
+  CaptureBlock block;
+  while (capture.next(block)) {
+    const LayerType* lt = type_of[static_cast<size_t>(block.layer)];
+    const LayerPairs& lp = pairs_of.at(lt);
+    const std::vector<long long>& positions = capture.positions(block.sequence);
+    if (block.sequence != table_sequence) {
+      tables.clear();
+      table_sequence = block.sequence;
+      const std::vector<long long>* tokens = capture.token_ids(block.sequence);
+      targets = tokens ? InductionTargets(*tokens) : InductionTargets();
     }
-    const size_t i = static_cast<size_t>(2 * p.block);
-    mk.query[i] = a2 * s.q_row[static_cast<size_t>(p.first)];
-    mk.query[i + 1] = a2 * s.q_row[static_cast<size_t>(p.second)];
-    mk.key[i] = s.key_row[static_cast<size_t>(p.first)];
-    mk.key[i + 1] = s.key_row[static_cast<size_t>(p.second)];
-    mk.runner[i] = s.runner_row[static_cast<size_t>(p.first)];
-    mk.runner[i + 1] = s.runner_row[static_cast<size_t>(p.second)];
+    if (lp.plan && !tables.count(lt)) {
+      const std::vector<std::int64_t> pos(positions.begin(), positions.end());
+      tables[lt] = std::make_unique<kernel::SinCosTable>(*lp.plan, std::span<const std::int64_t>(pos));
+    }
+    const kernel::SinCosTable* table = lp.plan ? tables.at(lt).get() : nullptr;
+    const AttentionSettings st = settings_of(model, *lt, o);
+    const size_t layer = static_cast<size_t>(block.layer);
+
+    const int round = std::max(1, o.threads);
+    for (int kv0 = 0; kv0 < KV; kv0 += round) {
+      const int kvn = std::min(round, KV - kv0);
+      for_each_index(kvn, o.threads, [&](int i, int worker) {
+        const int kv = kv0 + i;
+        std::vector<double>& x = workers[static_cast<size_t>(worker)].x;
+        x.resize(static_cast<size_t>(T * D));
+        block.k_head(kv, x.data());
+        add_norms(lp, x.data(), T, D, sc.k_norm_sum[layer][static_cast<size_t>(kv)], sc.k_squares[layer][static_cast<size_t>(kv)]);
+        rotate_head(lp, table, x.data(), T, D, workers[static_cast<size_t>(worker)].q);
+        k_panels[static_cast<size_t>(i)] = prepare_keys(workers[static_cast<size_t>(worker)].q);
+      });
+      for_each_index(kvn * group, o.threads, [&](int i, int worker) {
+        const int h = kv0 * group + i;
+        Worker& wk = workers[static_cast<size_t>(worker)];
+        std::vector<double>& x = wk.x;
+        x.resize(static_cast<size_t>(T * D));
+        block.q_head(h, x.data());
+        HeadState& s = sc.heads[layer][static_cast<size_t>(h)];
+        add_norms(lp, x.data(), T, D, s.q_norm_sum, s.q_squares);
+        rotate_head(lp, table, x.data(), T, D, wk.q);
+        HeadAttention here;
+        accumulate_attention(wk.q, k_panels[static_cast<size_t>(h / group - kv0)], st, block.sequence, targets, here, wk.workspace);
+        s.attention.add(here, o.break_rows);
+        if (!keep_vectors || here.matches.empty()) return;
+        // The kept matches' vectors: those of earlier blocks carried over, this block's read now.
+        std::vector<MatchVectors> kept;
+        std::vector<double>& kx = wk.k;
+        for (const ContentMatch& m : s.attention.matches) {
+          auto old = std::find_if(s.kept.begin(), s.kept.end(),
+                                  [&](const MatchVectors& v) { return v.match.sequence == m.sequence && v.match.query == m.query; });
+          if (old != s.kept.end()) {
+            kept.push_back(std::move(*old));
+            continue;
+          }
+          if (kx.size() != static_cast<size_t>(T * D)) {
+            kx.resize(static_cast<size_t>(T * D));
+            block.k_head(h / group, kx.data());
+          }
+          MatchVectors v;
+          v.match = m;
+          v.query.assign(x.begin() + m.query * D, x.begin() + (m.query + 1) * D);
+          v.key.assign(kx.begin() + m.key * D, kx.begin() + (m.key + 1) * D);
+          v.runner.assign(kx.begin() + m.runner * D, kx.begin() + (m.runner + 1) * D);
+          v.query_position = positions[static_cast<size_t>(m.query)];
+          v.key_position = positions[static_cast<size_t>(m.key)];
+          v.runner_position = positions[static_cast<size_t>(m.runner)];
+          kept.push_back(std::move(v));
+        }
+        kx.clear();
+        s.kept = std::move(kept);
+      });
+    }
   }
-  mk.runner_distance = b.runner_distance;
-  mk.from_distance = b.key_distance;
-  const adversarial::MovedKeyBreak r = adversarial::certify_moved_key_break(mk, std::max(o.break_limit, b.key_distance));
-  b.outcome = adversarial::outcome_name(r.outcome);
-  b.distance = r.distance;
-  b.limit = r.max_distance;
-  b.method = r.method;
-  return b;
+  return sc;
+}
+
+// The Gaussian null's spec: the real capture's shapes (its first `sequences`), positions, token ids
+// and per-head RMS.
+GaussianCaptureSpec null_spec(const CaptureSource& capture, const Scan& real, long long sequences, std::uint64_t seed) {
+  const CaptureGeometry& g = capture.geometry();
+  GaussianCaptureSpec spec;
+  spec.geometry = g;
+  spec.geometry.sequences = sequences;
+  spec.seed = seed;
+  const double entries = static_cast<double>(g.sequences) * static_cast<double>(g.tokens) * static_cast<double>(g.head_dim);
+  for (long long l = 0; l < g.layers; ++l) {
+    for (long long h = 0; h < g.heads; ++h) spec.q_rms.push_back(std::sqrt(real.heads[static_cast<size_t>(l)][static_cast<size_t>(h)].q_squares / entries));
+    for (long long h = 0; h < g.kv_heads; ++h) spec.k_rms.push_back(std::sqrt(real.k_squares[static_cast<size_t>(l)][static_cast<size_t>(h)] / entries));
+  }
+  for (long long s = 0; s < sequences; ++s) {
+    spec.positions.push_back(capture.positions(s));
+    if (const std::vector<long long>* t = capture.token_ids(s)) spec.token_ids.push_back(*t);
+  }
+  return spec;
+}
+
+// One-sided 95% Clopper-Pearson upper bound of a binomial rate, k of n.
+double clopper_pearson_upper(long long k, long long n) {
+  if (n <= 0) return 1;
+  if (k >= n) return 1;
+  return boost::math::ibeta_inv(static_cast<double>(k + 1), static_cast<double>(n - k), 0.95);
 }
 
 }  // namespace
@@ -129,10 +226,20 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
   cpu::check_thread_count(o.threads, "threads");
   if (o.content_distance < 1) throw InputError("content_distance", "an integer >= 1", std::to_string(o.content_distance));
   if (o.break_limit < 1 || o.break_limit > (1LL << 40)) throw InputError("break_limit", "an integer in [1, 2^40]", std::to_string(o.break_limit));
+  if (!(o.strong_match > 0 && o.strong_match <= 1)) throw InputError("strong_match", "a number in (0, 1]", std::to_string(o.strong_match));
+  if (o.break_rows < 1 || o.break_rows > 1024) throw InputError("break_rows", "an integer in [1, 1024]", std::to_string(o.break_rows));
+  const KindRule& rule = o.kind_rule;
+  if (rule.max_offset < 1 || rule.max_offset > 4096) throw InputError("max_offset", "an integer in [1, 4096]", std::to_string(rule.max_offset));
+  if (!(rule.lift > 1) || !std::isfinite(rule.lift)) throw InputError("lift", "a number > 1", std::to_string(rule.lift));
+  if (!(rule.min_mass > 0 && rule.min_mass <= 1)) throw InputError("min_mass", "a number in (0, 1]", std::to_string(rule.min_mass));
+  if (!(rule.alpha > 0 && rule.alpha < 1)) throw InputError("alpha", "a number in (0, 1)", std::to_string(rule.alpha));
   const CaptureGeometry& g = capture.geometry();
+  if (o.null_sequences < -1 || o.null_sequences > g.sequences)
+    throw InputError("null_sequences", "-1 (all), 0 (none) or a count up to the capture's " + std::to_string(g.sequences) + " sequences",
+                     std::to_string(o.null_sequences));
+  if (o.null_repeats < 1 || o.null_repeats > 1000) throw InputError("null_repeats", "an integer in [1, 1000]", std::to_string(o.null_repeats));
   const std::vector<const LayerType*> type_of = layer_types_of(model, g);
-  const int H = static_cast<int>(g.heads), KV = static_cast<int>(g.kv_heads), D = static_cast<int>(g.head_dim);
-  const long long T = g.tokens;
+  const int H = static_cast<int>(g.heads), KV = static_cast<int>(g.kv_heads);
   const int group = H / KV;
 
   UsageResult out;
@@ -155,78 +262,13 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
     out.layer_types.push_back(info);
   }
 
-  std::vector<std::vector<HeadState>> state(static_cast<size_t>(g.layers), std::vector<HeadState>(static_cast<size_t>(H)));
-  std::vector<std::vector<std::vector<double>>> k_norm_sum(static_cast<size_t>(g.layers), std::vector<std::vector<double>>(static_cast<size_t>(KV)));
-  std::map<const LayerType*, std::unique_ptr<kernel::SinCosTable>> tables;
-  long long table_sequence = -1;
-  // Buffers reused from block to block: raw and packed kv heads, and per worker thread a query
-  // head, its rotation and the score workspace (no allocation per head).
-  struct Worker {
-    std::vector<double> x, k;  // a head's vectors in binary64; k: a kv head, when a match is kept
-    RotatedHead q;
-    AttentionWorkspace workspace;
-  };
-  std::vector<Worker> workers(static_cast<size_t>(std::max(1, o.threads)));
-  std::vector<KeyPanels> k_panels(static_cast<size_t>(std::max(1, o.threads)));
-  CaptureBlock block;
-  while (capture.next(block)) {
-    const LayerType* lt = type_of[static_cast<size_t>(block.layer)];
-    const LayerPairs& lp = pairs_of.at(lt);
-    if (block.sequence != table_sequence) {
-      tables.clear();
-      table_sequence = block.sequence;
-    }
-    const std::vector<long long>& positions = capture.positions(block.sequence);
-    if (lp.plan && !tables.count(lt)) {
-      const std::vector<std::int64_t> pos(positions.begin(), positions.end());
-      tables[lt] = std::make_unique<kernel::SinCosTable>(*lp.plan, std::span<const std::int64_t>(pos));
-    }
-    const kernel::SinCosTable* table = lp.plan ? tables.at(lt).get() : nullptr;
-    const AttentionSettings st = settings_of(model, *lt, o.content_distance);
-
-    // kv heads in rounds of `threads`: each round rotates and packs its kv heads, then runs their
-    // query heads, so at most `threads` packed kv heads exist at once.
-    const int round = std::max(1, o.threads);
-    for (int kv0 = 0; kv0 < KV; kv0 += round) {
-      const int kvn = std::min(round, KV - kv0);
-      for_each_index(kvn, o.threads, [&](int i, int worker) {
-        const int kv = kv0 + i;
-        std::vector<double>& x = workers[static_cast<size_t>(worker)].x;
-        x.resize(static_cast<size_t>(T * D));
-        block.k_head(kv, x.data());
-        add_norms(lp, x.data(), T, D, k_norm_sum[static_cast<size_t>(block.layer)][static_cast<size_t>(kv)]);
-        rotate_head(lp, table, x.data(), T, D, workers[static_cast<size_t>(worker)].q);
-        k_panels[static_cast<size_t>(i)] = prepare_keys(workers[static_cast<size_t>(worker)].q);
-      });
-      for_each_index(kvn * group, o.threads, [&](int i, int worker) {
-        const int h = kv0 * group + i;
-        Worker& wk = workers[static_cast<size_t>(worker)];
-        std::vector<double>& x = wk.x;
-        x.resize(static_cast<size_t>(T * D));
-        block.q_head(h, x.data());
-        HeadState& s = state[static_cast<size_t>(block.layer)][static_cast<size_t>(h)];
-        add_norms(lp, x.data(), T, D, s.q_norm_sum);
-        rotate_head(lp, table, x.data(), T, D, wk.q);
-        HeadAttention here;
-        accumulate_attention(wk.q, k_panels[static_cast<size_t>(h / group - kv0)], st, block.sequence, here, wk.workspace);
-        const double before = s.attention.match.weight;
-        s.attention.add(here);
-        if (s.attention.match.weight != before) {  // the match is in this block: keep its vectors
-          const HeadAttention::Match& m = s.attention.match;
-          s.q_row.assign(x.begin() + m.query * D, x.begin() + (m.query + 1) * D);
-          std::vector<double>& kx = wk.k;
-          kx.resize(static_cast<size_t>(T * D));
-          block.k_head(h / group, kx.data());
-          s.key_row.assign(kx.begin() + m.key * D, kx.begin() + (m.key + 1) * D);
-          s.runner_row.assign(kx.begin() + m.runner * D, kx.begin() + (m.runner + 1) * D);
-          s.match_positions = {positions[static_cast<size_t>(m.query)], positions[static_cast<size_t>(m.key)], positions[static_cast<size_t>(m.runner)]};
-        }
-      });
-    }
-  }
+  const Scan sc = scan(model, capture, o, type_of, pairs_of, o.certify_breaks);
+  const bool with_induction = capture.has_token_ids();
+  out.scores_tested = static_cast<long long>(g.layers) * H * scores_per_head(rule, with_induction);
+  out.z_critical = kind_critical_z(rule, out.scores_tested);
 
   // Per layer and head: means, kinds, shares.
-  const double q_count = static_cast<double>(g.sequences) * static_cast<double>(T);
+  const double q_count = static_cast<double>(g.sequences) * static_cast<double>(g.tokens);
   for (int l = 0; l < g.layers; ++l) {
     const LayerType* lt = type_of[static_cast<size_t>(l)];
     const LayerPairs& lp = pairs_of.at(lt);
@@ -237,31 +279,25 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
     lu.q_norm.assign(P, 0.0);
     lu.k_norm.assign(P, 0.0);
     for (int kv = 0; kv < KV; ++kv)
-      for (size_t p = 0; p < P; ++p) lu.k_norm[p] += k_norm_sum[static_cast<size_t>(l)][static_cast<size_t>(kv)][p] / (q_count * KV);
+      for (size_t p = 0; p < P; ++p) lu.k_norm[p] += sc.k_norm_sum[static_cast<size_t>(l)][static_cast<size_t>(kv)][p] / (q_count * KV);
     for (int h = 0; h < H; ++h) {
-      const HeadState& s = state[static_cast<size_t>(l)][static_cast<size_t>(h)];
+      const HeadState& s = sc.heads[static_cast<size_t>(l)][static_cast<size_t>(h)];
       HeadUsage hu;
       hu.head = h;
       hu.kv_head = h / group;
       for (size_t p = 0; p < P; ++p) {
         hu.q_norm.push_back(s.q_norm_sum[p] / q_count);
-        hu.k_norm.push_back(k_norm_sum[static_cast<size_t>(l)][static_cast<size_t>(hu.kv_head)][p] / q_count);
+        hu.k_norm.push_back(sc.k_norm_sum[static_cast<size_t>(l)][static_cast<size_t>(hu.kv_head)][p] / q_count);
         lu.q_norm[p] += s.q_norm_sum[p] / (q_count * H);
       }
       const HeadAttention& a = s.attention;
       hu.rows = a.rows;
       const double rows = static_cast<double>(std::max(1LL, a.rows));
-      hu.diagonal = a.diagonal / rows;
-      hu.previous_token = a.previous / rows;
-      hu.first_token = a.first / rows;
-      double best = kKindThreshold;
-      hu.kind = "other";
-      const std::pair<double, const char*> kinds[] = {{hu.diagonal, "diagonal"}, {hu.previous_token, "previous-token"}, {hu.first_token, "first-token"}};
-      for (const auto& [score, name] : kinds)
-        if (score >= best) {
-          best = score;
-          hu.kind = name;
-        }
+      hu.scores = classify_head(a.scores, with_induction, rule, out.z_critical);
+      hu.diagonal = hu.scores.offsets[0].mass;
+      hu.previous_token = hu.scores.offsets[1].mass;
+      hu.first_token = hu.scores.first.mass;
+      hu.strong_matches = static_cast<long long>(a.matches.size());
       if (lp.quarter > 0) {
         double fast = 0, all = 0;
         for (size_t p = 0; p < P; ++p) {
@@ -277,49 +313,75 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
     out.layers.push_back(std::move(lu));
   }
 
+  // The rule on Gaussian captures of the same shapes: its false-positive rate.
+  if (o.null_sequences != 0) {
+    const long long n = o.null_sequences < 0 ? g.sequences : o.null_sequences;
+    UsageOptions no = o;
+    no.certify_breaks = false;
+    NullCheck& nc = out.null;
+    nc.run = true;
+    nc.seed = o.null_seed;
+    nc.sequences = n;
+    nc.repeats = o.null_repeats;
+    std::map<HeadKind, long long> counts;
+    for (int rep = 0; rep < o.null_repeats; ++rep) {
+      auto null = gaussian_capture(null_spec(capture, sc, n, o.null_seed + static_cast<std::uint64_t>(rep)));
+      if (rep == 0) nc.capture = null->describe();
+      const Scan ns = scan(model, *null, no, type_of, pairs_of, false);
+      for (const auto& layer : ns.heads)
+        for (const HeadState& s : layer) {
+          const HeadClass c = classify_head(s.attention.scores, with_induction, rule, out.z_critical);
+          nc.heads += 1;
+          if (c.kind != HeadKind::other) {
+            nc.flagged += 1;
+            counts[c.kind] += 1;
+          }
+        }
+    }
+    for (HeadKind k : kHeadKinds)
+      if (counts.count(k)) nc.kinds.push_back({head_kind_name(k), counts[k]});
+    nc.rate = nc.heads ? static_cast<double>(nc.flagged) / static_cast<double>(nc.heads) : 0;
+    nc.upper95 = clopper_pearson_upper(nc.flagged, nc.heads);
+  }
+
   // Section 5: do the positional heads rank highest by their high-frequency share?
-  std::vector<double> positional, others, every;
+  std::vector<RankedHead> ranked;
   for (const LayerUsage& lu : out.layers)
     for (const HeadUsage& hu : lu.heads)
-      if (hu.high_frequency_share) {
-        every.push_back(*hu.high_frequency_share);
-        (hu.kind == "diagonal" || hu.kind == "previous-token" ? positional : others).push_back(*hu.high_frequency_share);
-      }
+      if (hu.high_frequency_share) ranked.push_back({lu.layer, hu.head, *hu.high_frequency_share, is_positional(hu.kind())});
   for (LayerUsage& lu : out.layers)
     for (HeadUsage& hu : lu.heads)
       if (hu.high_frequency_share)
-        hu.share_rank = 1 + static_cast<int>(std::count_if(every.begin(), every.end(), [&](double v) { return v > *hu.high_frequency_share; }));
-  PositionalRanking& r = out.ranking;
-  r.ranked = static_cast<int>(every.size());
-  r.positional = static_cast<int>(positional.size());
-  if (!positional.empty() && !others.empty()) {
-    const RankSumTest t = rank_sum_test(positional, others);
-    r.auc = t.auc;
-    r.p_value = t.p_value;
-    r.p_method = t.method;
-    char line[256];
-    std::snprintf(line, sizeof line, "measured on %d heads (%d positional): AUC %.3f that a positional head has the larger fast-quarter share, one-sided p = %.3g (%s)",
-                  r.ranked, r.positional, t.auc, t.p_value, t.method.c_str());
-    r.statement = line;
-  } else {
-    r.statement = "measured on " + std::to_string(r.ranked) + " heads: " +
-                  (positional.empty() ? "no positional head (diagonal or previous-token) found" : "every ranked head is positional") + "; no AUC";
-  }
+        hu.share_rank = 1 + static_cast<int>(std::count_if(ranked.begin(), ranked.end(), [&](const RankedHead& r) { return r.share > *hu.high_frequency_share; }));
+  out.ranking = rank_across_heads(ranked);
+  out.within_layers = rank_within_layers(ranked);
 
-  // Theorem 6.1 on the `other` heads with a content match.
+  // Theorem 6.1 on every kept strong match of the content heads.
   if (o.certify_breaks) {
-    std::vector<std::pair<int, int>> todo;
+    struct Item {
+      int layer, head;
+      size_t row;
+    };
+    std::vector<Item> todo;
     for (const LayerUsage& lu : out.layers)
       for (const HeadUsage& hu : lu.heads)
-        if (hu.kind == "other" && pairs_of.at(type_of[static_cast<size_t>(lu.layer)]).plan &&
-            state[static_cast<size_t>(lu.layer)][static_cast<size_t>(hu.head)].attention.match.weight >= 0)
-          todo.push_back({lu.layer, hu.head});
+        if (is_content(hu.kind()) && pairs_of.at(type_of[static_cast<size_t>(lu.layer)]).plan) {
+          const HeadState& s = sc.heads[static_cast<size_t>(lu.layer)][static_cast<size_t>(hu.head)];
+          for (size_t r = 0; r < s.kept.size(); ++r) todo.push_back({lu.layer, hu.head, r});
+        }
+    std::vector<ContentBreak> done(todo.size());
     for_each_index(static_cast<int>(todo.size()), o.threads, [&](int i, int) {
-      const auto [l, h] = todo[static_cast<size_t>(i)];
-      const LayerType* lt = type_of[static_cast<size_t>(l)];
-      out.layers[static_cast<size_t>(l)].heads[static_cast<size_t>(h)].breaking =
-          certify_break(pairs_of.at(lt), state[static_cast<size_t>(l)][static_cast<size_t>(h)], lt->span(), o);
+      const Item& it = todo[static_cast<size_t>(i)];
+      const LayerType* lt = type_of[static_cast<size_t>(it.layer)];
+      done[static_cast<size_t>(i)] = certify_content_break(pairs_of.at(lt), sc.heads[static_cast<size_t>(it.layer)][static_cast<size_t>(it.head)].kept[it.row],
+                                                           lt->span(), o.break_limit);
     });
+    for (size_t i = 0; i < todo.size(); ++i)
+      out.layers[static_cast<size_t>(todo[i].layer)].heads[static_cast<size_t>(todo[i].head)].breaks.push_back(done[i]);
+    std::vector<std::vector<ContentBreak>> per_head;
+    for (const LayerUsage& lu : out.layers)
+      for (const HeadUsage& hu : lu.heads) per_head.push_back(hu.breaks);
+    out.breaks = break_distribution(per_head);
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
@@ -345,7 +407,7 @@ std::vector<RowMatrix> attention_of_heads(const ModelDescription& model, Capture
   const int D = static_cast<int>(g.head_dim);
   const long long T = g.tokens;
   const int group = static_cast<int>(g.heads / g.kv_heads);
-  const AttentionSettings st = settings_of(model, *lt, 1);
+  const AttentionSettings st = settings_of(model, *lt, UsageOptions{});
   CaptureBlock block;
   while (capture.next(block)) {
     if (block.sequence != sequence || block.layer != layer) continue;

@@ -1,48 +1,58 @@
 // File: usage.h
 // How a trained model uses its RoPE, measured on a capture of its pre-rotation queries and keys
-// (capture.h), the paper's Sections 4-5 (Figs. 3-7, 10, 11) and Theorem 6.1 applied to the heads
-// found. Every number is a MEASUREMENT on the capture, with its sample size; only the breaking
-// distances are certificates, and they certify a statement about the captured vectors.
+// (capture.h), the paper's Sections 4-5 (Figs. 3-7, 10, 11, 19) and Theorem 6.1 applied to the
+// heads found. Every number is a MEASUREMENT on the capture, with its sample size; only the breaking
+// distances are certificates, and they certify a statement about the captured vectors. Each
+// analysis has its own file; this one runs them in one pass over the capture:
 //
 //  frequency usage  per layer and pair, the mean 2-norm of the query and key chunks over sequences,
 //                   tokens and heads (kv heads for keys); the same per head. Rotation keeps a chunk's
 //                   norm, so pre- and post-rotation agree (up to the attention factor).
-//  head behaviour   per head, over query tokens i >= 1: mean attention on j = i (diagonal), j = i - 1
-//                   (previous token), j = 0 (first token); kind = the one whose mean is >= 0.5
-//                   (kKindThreshold), else `other` (head_attention.h: the attention computed).
-//  Section 5        each head's share of query and key norm on its fastest quarter of rotating pairs
-//                   (layer_pairs.h); do the positional heads (diagonal, previous-token) rank highest?
-//                   AUC with a one-sided rank-sum p-value (statistics/rank_sum.h), each one's rank.
+//  head kinds       head_scores.h + head_kind.h: attention mass at offsets 0..K, on the first token
+//                   and on induction targets, each against uniform attention with an interval over
+//                   rows; the kind by a stated rule, Bonferroni-corrected over every score tested.
+//  null             gaussian_capture.h: the same rule on Gaussian captures of the same shapes (and
+//                   per-head RMS): its false-positive rate, measured, with an exact upper bound.
+//  Section 5        positional_ranking.h: the fast-quarter share of positional heads against the
+//                   others, across heads and within layers (layer as a stratum).
 //  ablations        slow quarter position-free (p-RoPE 0.75) and fast quarter removed: mean
 //                   total-variation distance of attention rows to the model's, top-1 agreement.
-//  Theorem 6.1      for each `other` head, its strongest content match (head_attention.h) and the
+//  Theorem 6.1      content_breaks.h: for every kept strong content match of every content head, the
 //                   certified shortest distance at which moving that key lets the row's runner-up
-//                   win (adversarial/moved_key.h), or "none up to break_limit"; beside the span.
+//                   win; their distribution over rows.
 //
 // GQA follows transformers' repeat_kv: query head h reads kv head h / (heads / kv_heads). Peak
 // memory: one (sequence, layer) block of the capture as stored, plus per thread one head in
 // binary64, its rotation, one packed kv head and four 128 x tokens blocks of scores.
 // Deterministic: the same bytes for every thread count (per-head sums in token and sequence
-// order, combined in head order).
+// order, combined in head order); the null's seed is printed.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "spectrum/model.h"
 #include "usage/capture.h"
+#include "usage/content_breaks.h"
 #include "usage/head_attention.h"
+#include "usage/head_kind.h"
+#include "usage/positional_ranking.h"
 
 namespace ropecheck::usage {
-
-inline constexpr double kKindThreshold = 0.5;
 
 struct UsageOptions {
   int threads = 1;                      // 1..cpu/thread_count.h's kMaxThreads
   long long content_distance = 64;      // a content match lies at least this far back
-  bool certify_breaks = true;           // Theorem 6.1 per `other` head
+  double strong_match = 0.5;            // ... and holds at least this weight of its row, in (0, 1]
+  int break_rows = 8;                   // strong matches certified per content head, in [1, 1024]
+  bool certify_breaks = true;           // Theorem 6.1 per content head
   long long break_limit = 1LL << 20;    // distances searched by the certificate, [1, 2^40]
+  KindRule kind_rule;                   // head_kind.h
+  long long null_sequences = -1;        // sequences of the Gaussian null: -1 all, 0 none
+  int null_repeats = 1;                 // Gaussian captures, seeds null_seed, null_seed + 1, ...; [1, 1000]
+  std::uint64_t null_seed = 0;
 };
 
 struct Ablation {
@@ -50,27 +60,32 @@ struct Ablation {
   double top1 = 0;  // fraction of rows whose argmax key is unchanged
 };
 
-struct ContentBreak {
-  long long sequence = 0, query = 0, key = 0, runner = 0;  // token indices
-  long long key_distance = 0, runner_distance = 0;         // position differences to the query
-  double weight = 0;                                       // the key's attention in that row
-  std::string outcome;                                     // adversarial/moved_key.h: found, none, undecided
-  long long distance = 0;                                  // found: the shortest losing distance; undecided: where
-  long long limit = 0;                                     // the distances searched: [0, limit]
-  long long span = 0;                                      // the layer type's context (or window)
-  std::string method;
-};
-
 struct HeadUsage {
   int head = 0, kv_head = 0;
   std::vector<double> q_norm, k_norm;  // per pair (layer pair order); k_norm is its kv head's
   long long rows = 0;                  // attention rows measured (query tokens i >= 1, all sequences)
-  double diagonal = 0, previous_token = 0, first_token = 0;
-  std::string kind;                    // diagonal, previous-token, first-token, other
+  double diagonal = 0, previous_token = 0, first_token = 0;  // mean attention on j = i, i - 1, 0
+  HeadClass scores;                    // head_kind.h: every score with its test, and the kind
   std::optional<double> high_frequency_share;  // none when the layer has < 4 rotating pairs
   std::optional<int> share_rank;               // 1 = the highest share of every ranked head
   std::optional<Ablation> slow_still, fast_removed;
-  std::optional<ContentBreak> breaking;        // `other` heads with a content match, when certified
+  long long strong_matches = 0;                // strong content matches kept (<= break_rows)
+  std::vector<ContentBreak> breaks;            // content heads, when certified: strongest match first
+
+  HeadKind kind() const { return scores.kind; }
+};
+
+// The rule's false-positive rate on the Gaussian null (gaussian_capture.h).
+struct NullCheck {
+  bool run = false;
+  std::uint64_t seed = 0;
+  long long sequences = 0;
+  int repeats = 0;                          // Gaussian captures (seeds seed .. seed + repeats - 1)
+  long long heads = 0, flagged = 0;         // heads classified, heads given a kind other than `other`
+  std::vector<std::pair<std::string, long long>> kinds;  // flagged heads by kind
+  double rate = 0;                          // flagged / heads
+  double upper95 = 0;                       // one-sided 95% Clopper-Pearson upper bound on the rate
+  std::string capture;                      // the first one's description
 };
 
 struct LayerUsage {
@@ -92,14 +107,6 @@ struct LayerTypePairs {
   std::vector<PairInfo> pairs;
 };
 
-struct PositionalRanking {
-  int ranked = 0, positional = 0;  // heads with a share; positional ones among them
-  std::optional<double> auc;       // P(a positional head's share > another head's), ties 1/2
-  std::optional<double> p_value;   // one-sided, rank-sum
-  std::string p_method;
-  std::string statement;           // one line: the measured claim with its numbers
-};
-
 struct UsageResult {
   std::string model, capture;
   CaptureGeometry geometry;
@@ -109,7 +116,12 @@ struct UsageResult {
   UsageOptions options;
   std::vector<LayerTypePairs> layer_types;
   std::vector<LayerUsage> layers;
+  long long scores_tested = 0;  // heads x scores per head: the Bonferroni family
+  double z_critical = 0;
+  NullCheck null;
   PositionalRanking ranking;
+  WithinLayerRanking within_layers;
+  BreakDistribution breaks;
   double seconds = 0;
 };
 

@@ -2,6 +2,8 @@
 
 #include "io/version.h"
 
+#include <cmath>
+
 namespace ropecheck::usage {
 
 namespace {
@@ -15,13 +17,27 @@ json ablation_json(const std::optional<Ablation>& a) {
   return {{"tv", a->tv}, {"top1", a->top1}};
 }
 
-json break_json(const std::optional<ContentBreak>& b) {
-  if (!b) return nullptr;
-  return {{"sequence", b->sequence},         {"query", b->query},       {"key", b->key},
-          {"runner", b->runner},             {"key_distance", b->key_distance},
-          {"runner_distance", b->runner_distance},
-          {"weight", b->weight},             {"outcome", b->outcome},   {"distance", b->distance},
-          {"limit", b->limit},               {"span", b->span},         {"method", b->method}};
+json break_json(const ContentBreak& b) {
+  return {{"sequence", b.sequence},         {"query", b.query},       {"key", b.key},
+          {"runner", b.runner},             {"key_distance", b.key_distance},
+          {"runner_distance", b.runner_distance},
+          {"weight", b.weight},             {"outcome", b.outcome},   {"distance", b.distance},
+          {"limit", b.limit},               {"span", b.span},         {"method", b.method}};
+}
+
+json score_json(const ScoreTest& t) {
+  return {{"rows", t.rows}, {"mass", t.mass}, {"interval95", {t.lo, t.hi}}, {"baseline", t.baseline},
+          {"ratio", t.ratio}, {"z", std::isfinite(t.z) ? json(t.z) : json(t.z > 0 ? "inf" : "-inf")}, {"significant", t.significant}};
+}
+
+json scores_json(const HeadClass& c) {
+  json offsets = json::array();
+  for (size_t d = 0; d < c.offsets.size(); ++d) {
+    json o = score_json(c.offsets[d]);
+    o["offset"] = d;
+    offsets.push_back(o);
+  }
+  return {{"offsets", offsets}, {"first_token", score_json(c.first)}, {"induction", c.induction ? score_json(*c.induction) : json(nullptr)}};
 }
 
 }  // namespace
@@ -41,8 +57,20 @@ json usage_json(const UsageResult& r) {
                   {"head_dim", r.geometry.head_dim},
                   {"q_dtype", r.q_dtype},
                   {"k_dtype", r.k_dtype}};
-  j["attention"] = {{"scale", r.scale_text}, {"softcap", optional_number(r.softcap)}, {"kind_threshold", kKindThreshold},
-                    {"content_distance", r.options.content_distance}};
+  j["attention"] = {{"scale", r.scale_text}, {"softcap", optional_number(r.softcap)}, {"content_distance", r.options.content_distance},
+                    {"strong_match", r.options.strong_match}, {"break_rows", r.options.break_rows}};
+  const KindRule& rule = r.options.kind_rule;
+  j["kind_rule"] = {{"max_offset", rule.max_offset}, {"lift", rule.lift}, {"min_mass", rule.min_mass}, {"alpha", rule.alpha},
+                    {"scores_tested", r.scores_tested}, {"z_critical", r.z_critical},
+                    {"rule", "a score is significant when its mean mass >= min_mass and the one-sided z-test over rows of mass - lift * uniform > 0 "
+                             "rejects at alpha / scores_tested (Bonferroni); the kind is the significant score with the largest mass, else other"}};
+  json kinds = json::array();
+  for (const auto& [name, count] : r.null.kinds) kinds.push_back({{"kind", name}, {"heads", count}});
+  j["null"] = r.null.run ? json{{"seed", r.null.seed},         {"sequences", r.null.sequences}, {"repeats", r.null.repeats}, {"capture", r.null.capture},
+                                {"heads", r.null.heads},       {"flagged", r.null.flagged},     {"kinds", kinds},
+                                {"rate", r.null.rate},         {"upper95", r.null.upper95},
+                                {"upper95_method", "one-sided Clopper-Pearson (exact binomial)"}}
+                         : json(nullptr);
   json types = json::array();
   for (const LayerTypePairs& t : r.layer_types) {
     json pairs = json::array();
@@ -65,18 +93,42 @@ json usage_json(const UsageResult& r) {
                        {"diagonal", h.diagonal},
                        {"previous_token", h.previous_token},
                        {"first_token", h.first_token},
-                       {"kind", h.kind},
+                       {"kind", head_kind_name(h.kind())},
+                       {"kind_offset", h.scores.offset >= 0 ? json(h.scores.offset) : json(nullptr)},
+                       {"scores", scores_json(h.scores)},
                        {"high_frequency_share", optional_number(h.high_frequency_share)},
                        {"share_rank", h.share_rank ? json(*h.share_rank) : json(nullptr)},
                        {"slow_still", ablation_json(h.slow_still)},
                        {"fast_removed", ablation_json(h.fast_removed)},
-                       {"breaking", break_json(h.breaking)}});
+                       {"strong_matches", h.strong_matches},
+                       {"breaking", h.breaks.empty() ? json(nullptr) : break_json(h.breaks.front())},
+                       {"breaks", [&] {
+                          json a = json::array();
+                          for (const ContentBreak& b : h.breaks) a.push_back(break_json(b));
+                          return a;
+                        }()}});
     layers.push_back({{"layer", lu.layer}, {"layer_type", lu.layer_type}, {"q_norm", lu.q_norm}, {"k_norm", lu.k_norm}, {"heads", heads}});
   }
   j["layers"] = layers;
   const PositionalRanking& p = r.ranking;
   j["positional_ranking"] = {{"ranked", p.ranked},         {"positional", p.positional}, {"auc", optional_number(p.auc)},
                              {"p_value", optional_number(p.p_value)}, {"p_method", p.p_method}, {"statement", p.statement}};
+  const WithinLayerRanking& w = r.within_layers;
+  json wl = json::array();
+  for (const LayerRanking& lr : w.layers)
+    wl.push_back({{"layer", lr.layer}, {"positional", lr.positional}, {"others", lr.others}, {"auc", lr.auc}, {"p_value", lr.p_value},
+                  {"p_method", lr.p_method}});
+  j["within_layers"] = {{"layers", wl},         {"pairs", w.pairs},         {"auc", optional_number(w.auc)}, {"p_value", optional_number(w.p_value)},
+                        {"p_method", w.p_method}, {"statement", w.statement}};
+  const BreakDistribution& bd = r.breaks;
+  json qs = json::array();
+  for (const auto& q : bd.quantiles) qs.push_back({{"level", q.level}, {"distance", q.distance ? json(*q.distance) : json(nullptr)}});
+  j["break_distribution"] = r.options.certify_breaks
+                                ? json{{"rows", bd.rows},   {"heads", bd.heads},       {"found", bd.found}, {"none", bd.none},
+                                       {"undecided", bd.undecided}, {"found_within_span", bd.found_within_span}, {"limit", bd.limit},
+                                       {"quantiles", qs},
+                                       {"quantile_rule", "lower empirical quantile over rows; none rows count as beyond the limit (distance null)"}}
+                                : json(nullptr);
   return j;
 }
 

@@ -27,7 +27,7 @@ TEST(UsageCommand, ExampleModelsPositionalHeadsRankHighest) {
                                        json.string() + " --out " + out.string());
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json u = nlohmann::json::parse(ropecheck::test::read_bytes(json));
-  EXPECT_EQ(u["schema"], "ropecheck-usage/1");
+  EXPECT_EQ(u["schema"], "ropecheck-usage/2");
   EXPECT_EQ(u["capture"]["sequences"], 16);
   // Layer 0's heads 2 and 3 attend to the previous token (the committed model: 0.544, 0.553).
   EXPECT_EQ(u["layers"][0]["heads"][2]["kind"], "previous-token") << u["layers"][0].dump();

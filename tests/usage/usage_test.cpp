@@ -124,9 +124,20 @@ TEST(Usage, AttentionMatchesADirectComputation) {
     EXPECT_NEAR(hu.first_token, ref.first, 1e-10) << "head " << h;
     EXPECT_EQ(hu.rows, c.g.tokens - 1);
   }
-  EXPECT_EQ(r.layers[0].heads[0].kind, "diagonal");
-  EXPECT_EQ(r.layers[0].heads[1].kind, "previous-token");
-  EXPECT_EQ(r.layers[0].heads[2].kind, "other");
+  EXPECT_EQ(r.layers[0].heads[0].kind(), HeadKind::diagonal);
+  EXPECT_EQ(r.layers[0].heads[1].kind(), HeadKind::previous_token);
+  EXPECT_EQ(r.layers[0].heads[2].kind(), HeadKind::other);
+  // The scores behind the kinds: offset 0 and 1 masses are the means above; uniform on a row of
+  // len keys is 1/len, so the baseline of offset 0 is the mean of 1/(i+1) over rows i >= 1.
+  double uniform = 0;
+  for (int i = 1; i < c.g.tokens; ++i) uniform += 1.0 / (i + 1);
+  uniform /= static_cast<double>(c.g.tokens - 1);
+  const HeadClass& diag = r.layers[0].heads[0].scores;
+  EXPECT_NEAR(diag.offsets[0].baseline, uniform, 1e-14);
+  EXPECT_TRUE(diag.offsets[0].significant);
+  EXPECT_FALSE(diag.induction.has_value());  // no token ids
+  EXPECT_EQ(r.layers[0].heads[1].scores.offset, 1);
+  EXPECT_EQ(r.scores_tested, 4 * (16 + 2));
 }
 
 // attention_maps: every head of the layer, each attention_map's matrix bit for bit; rows sum to 1
@@ -196,20 +207,95 @@ TEST(Usage, SameBytesForAnyThreadCount) {
   }
 }
 
-TEST(Usage, ContentHeadsGetACertifiedBreak) {
+TEST(Usage, ContentHeadsGetCertifiedBreaks) {
   const Capture c = usage_test_capture();
   auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
   UsageOptions o;
   o.content_distance = 8;
+  o.strong_match = 0.05;  // the random content heads' matches are weak; the rule is the option's
+  o.break_rows = 3;
   o.break_limit = 1 << 16;
   const UsageResult r = analyse_usage(usage_test_model(), *source, o);
   const HeadUsage& h = r.layers[0].heads[2];
-  ASSERT_TRUE(h.breaking.has_value());
-  EXPECT_GE(h.breaking->key_distance, 8);
-  EXPECT_NE(h.breaking->outcome, "undecided") << h.breaking->method;
-  if (h.breaking->outcome == "found") EXPECT_GT(h.breaking->distance, h.breaking->key_distance);  // it wins where it is
-  EXPECT_EQ(h.breaking->span, 256);
-  EXPECT_FALSE(r.layers[0].heads[0].breaking.has_value());  // positional heads are not asked
+  ASSERT_EQ(h.breaks.size(), 3u);
+  for (size_t i = 0; i < h.breaks.size(); ++i) {
+    const ContentBreak& b = h.breaks[i];
+    EXPECT_GE(b.key_distance, 8);
+    EXPECT_GE(b.weight, 0.05);
+    if (i > 0) EXPECT_LE(b.weight, h.breaks[i - 1].weight);  // strongest first
+    EXPECT_NE(b.outcome, "undecided") << b.method;
+    if (b.outcome == "found") EXPECT_GT(b.distance, b.key_distance);  // it wins where it is
+    EXPECT_EQ(b.span, 256);
+  }
+  EXPECT_TRUE(r.layers[0].heads[0].breaks.empty());  // positional heads are not asked
+  EXPECT_EQ(r.breaks.rows, 6);                       // heads 2 and 3, 3 rows each
+  EXPECT_EQ(r.breaks.heads, 2);
+  EXPECT_EQ(r.breaks.found + r.breaks.none + r.breaks.undecided, 6);
+  // A stronger rule keeps fewer (or no) rows: only matches holding >= 0.9 of their row.
+  o.strong_match = 0.9;
+  auto again = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+  const UsageResult strict = analyse_usage(usage_test_model(), *again, o);
+  for (const ContentBreak& b : strict.layers[0].heads[2].breaks) EXPECT_GE(b.weight, 0.9);
+}
+
+// An induction head built by hand: the key at j carries the token before it (as a previous-token
+// head would write it), the query at i its own token, both in the slowest pairs (which turn < 0.03
+// rad over the capture): the row attends to the keys that follow earlier copies of its token.
+TEST(Usage, InductionHeadsAreFoundWithTokenIds) {
+  Capture c = usage_test_capture();
+  const int T = static_cast<int>(c.g.tokens);
+  const int channel[4] = {6, 7, 6 + kPairs, 7 + kPairs};
+  std::vector<long long> tokens(static_cast<size_t>(T));
+  unsigned state = 3;
+  for (long long& t : tokens) t = static_cast<long long>((noise(state) + 1) * 2) % 4;
+  for (int t = 0; t < T; ++t) {
+    for (int ch = 0; ch < kD; ++ch) {
+      c.q[static_cast<size_t>((3 * T + t) * kD + ch)] = 0;
+      c.k[static_cast<size_t>((T + t) * kD + ch)] = 0;
+    }
+    c.q[static_cast<size_t>((3 * T + t) * kD + channel[tokens[static_cast<size_t>(t)]])] = 6.f;
+    if (t > 0) c.k[static_cast<size_t>((T + t) * kD + channel[tokens[static_cast<size_t>(t - 1)]])] = 6.f;
+  }
+  auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions, std::nullopt, &tokens);
+  UsageOptions o;
+  o.certify_breaks = false;
+  const UsageResult r = analyse_usage(usage_test_model(), *source, o);
+  const HeadUsage& h = r.layers[0].heads[3];
+  ASSERT_TRUE(h.scores.induction.has_value());
+  EXPECT_EQ(h.kind(), HeadKind::induction);
+  EXPECT_GT(h.scores.induction->mass, 0.8);
+  EXPECT_LT(h.scores.induction->baseline, 0.5);
+  EXPECT_EQ(r.scores_tested, 4 * (16 + 3));
+  // Without the token ids the same head is no induction head.
+  auto plain = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+  EXPECT_NE(analyse_usage(usage_test_model(), *plain, o).layers[0].heads[3].kind(), HeadKind::induction);
+}
+
+// The Gaussian null: as many heads as repeats x heads, the same rule, and (RoPE on noise has no
+// positional or content structure) few flagged; deterministic in its seed.
+TEST(Usage, GaussianNullMeasuresTheRulesFalsePositives) {
+  const Capture c = usage_test_capture();
+  UsageOptions o;
+  o.certify_breaks = false;
+  o.null_repeats = 20;
+  o.null_seed = 5;
+  auto run = [&] {
+    auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+    return analyse_usage(usage_test_model(), *source, o);
+  };
+  const UsageResult r = run();
+  ASSERT_TRUE(r.null.run);
+  EXPECT_EQ(r.null.heads, 80);
+  EXPECT_EQ(r.null.repeats, 20);
+  // Under the rule's own design (alpha 0.01 family-wise, lift 2, mass 0.1), a flagged null head is
+  // a failure of the rule; 80 heads with 0 flagged bound the rate below 3.7% at 95%.
+  EXPECT_EQ(r.null.flagged, 0);
+  EXPECT_NEAR(r.null.upper95, 1 - std::pow(0.05, 1.0 / 80), 1e-9);  // Clopper-Pearson with k = 0
+  EXPECT_EQ(usage_json(run()).dump(), usage_json(r).dump());
+  o.null_sequences = 0;
+  EXPECT_FALSE(run().null.run);
+  o.null_sequences = 2;  // more than the capture has
+  test::expect_input_error([&] { run(); }, "null_sequences", {"up to the capture's 1"});
 }
 
 TEST(Usage, RefusesACaptureThatDoesNotFitTheModel) {

@@ -20,7 +20,7 @@ class Usage:
 
     Every number is a measurement on the capture (its sample size is in ``capture``), not a
     certificate; only a head's ``breaking`` distance is certified, for the captured vectors.
-    ``to_dict()`` is ``ropecheck usage --json`` (schema ropecheck-usage/1).
+    ``to_dict()`` is ``ropecheck usage --json`` (schema ropecheck-usage/2).
 
     Attributes
     ----------

@@ -121,6 +121,30 @@ std::string shape_text(const std::vector<long long>& dims) {
 
 }  // namespace
 
+std::vector<std::vector<long long>> split_tokens(const std::vector<long long>& values, const CaptureGeometry& g) {
+  const auto tokens = static_cast<std::size_t>(g.tokens);
+  std::vector<std::vector<long long>> out(values.size() == tokens ? 1 : static_cast<std::size_t>(g.sequences));
+  for (std::size_t s = 0; s < out.size(); ++s)
+    out[s].assign(values.begin() + static_cast<std::ptrdiff_t>(s * tokens), values.begin() + static_cast<std::ptrdiff_t>((s + 1) * tokens));
+  return out;
+}
+
+std::vector<long long> integer_values(const NpyArray& a) {
+  std::vector<long long> values(static_cast<std::size_t>(a.elements()));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (a.dtype == "<i8") {
+      std::int64_t v;
+      std::memcpy(&v, a.bytes.data() + 8 * i, 8);
+      values[i] = v;
+    } else {
+      std::int32_t v;
+      std::memcpy(&v, a.bytes.data() + 4 * i, 4);
+      values[i] = v;
+    }
+  }
+  return values;
+}
+
 CaptureMembers read_capture_members(const NpzArchive& archive) {
   CaptureMembers m;
   m.names = CaptureNames{archive.path(), archive.input(), archive.path() + ": "};
@@ -156,26 +180,14 @@ CaptureMembers read_capture_members(const NpzArchive& archive) {
   const NpyHeader p = archive.header("positions");
   check_int_member(p, "positions", names);
   check_token_shape(p.shape, g, "positions", names);
-  const NpyArray positions = archive.read("positions", kIntDtypes);
-  std::vector<long long> values(static_cast<std::size_t>(positions.elements()));
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (positions.dtype == "<i8") {
-      std::int64_t v;
-      std::memcpy(&v, positions.bytes.data() + 8 * i, 8);
-      values[i] = v;
-    } else {
-      std::int32_t v;
-      std::memcpy(&v, positions.bytes.data() + 4 * i, 4);
-      values[i] = v;
-    }
-  }
-  m.positions = split_positions(values, g, names);
+  m.positions = split_positions(integer_values(archive.read("positions", kIntDtypes)), g, names);
 
   if (archive.has("token_ids")) {
     const NpyHeader t = archive.header("token_ids");
     check_int_member(t, "token_ids", names);
     check_token_shape(t.shape, g, "token_ids", names);
     m.has_token_ids = true;
+    m.token_ids = split_tokens(integer_values(archive.read("token_ids", kIntDtypes)), g);
   }
   if (archive.has("source")) {
     const NpyHeader s = archive.header("source");

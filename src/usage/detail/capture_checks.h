@@ -31,6 +31,7 @@ struct CaptureMembers {
   std::vector<std::vector<long long>> positions;  // one entry (shape [tokens]) or one per sequence
   std::optional<std::string> source;
   bool has_token_ids = false;
+  std::vector<std::vector<long long>> token_ids;  // as positions; empty when absent
 };
 
 // Returns: the archive's members checked as usage/capture.h states (q and k by their headers and
@@ -46,6 +47,12 @@ void check_memory_capture(const CaptureGeometry& g, const void* q, const void* k
 // [0, 2^40).
 std::vector<std::vector<long long>> split_positions(const std::vector<long long>& positions, const CaptureGeometry& g,
                                                     const CaptureNames& names);
+
+// Returns: token ids (tokens or sequences*tokens entries, already shape-checked) as one list or one
+// per sequence, as split_positions does (any values).
+std::vector<std::vector<long long>> split_tokens(const std::vector<long long>& values, const CaptureGeometry& g);
+// Returns: the values of an '<i8' or '<i4' array.
+std::vector<long long> integer_values(const NpyArray& a);
 
 // Throws InputError naming names.of(which) and the element ("q[0, 3, 1, 17, 5] = nan") for the
 // first NaN or infinite element of the block's q ("q") or k ("k").

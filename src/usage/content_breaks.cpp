@@ -1,0 +1,91 @@
+#include "usage/content_breaks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "adversarial/moved_key.h"
+
+namespace ropecheck::usage {
+
+ContentBreak certify_content_break(const LayerPairs& lp, const MatchVectors& s, long long span, long long break_limit) {
+  const ContentMatch& m = s.match;
+  ContentBreak b;
+  b.sequence = m.sequence;
+  b.query = m.query;
+  b.key = m.key;
+  b.runner = m.runner;
+  b.key_distance = s.query_position - s.key_position;
+  b.runner_distance = s.query_position - s.runner_position;
+  b.weight = m.weight;
+  b.span = span;
+  adversarial::MovedKey mk;
+  mk.spectrum = lp.plan->spectrum();
+  const int blocks = lp.plan->block_pairs();
+  mk.query.assign(static_cast<size_t>(2 * blocks), 0.0);
+  mk.key = mk.runner = mk.query;
+  const double a2 = lp.attention_factor * lp.attention_factor;  // RN(a^2) q: the head certified is these numbers
+  for (const HeadPair& p : lp.pairs) {
+    if (p.block < 0) {
+      for (int c : {p.first, p.second}) {
+        mk.query_pass.push_back(s.query[static_cast<size_t>(c)]);
+        mk.key_pass.push_back(s.key[static_cast<size_t>(c)]);
+        mk.runner_pass.push_back(s.runner[static_cast<size_t>(c)]);
+      }
+      continue;
+    }
+    const size_t i = static_cast<size_t>(2 * p.block);
+    mk.query[i] = a2 * s.query[static_cast<size_t>(p.first)];
+    mk.query[i + 1] = a2 * s.query[static_cast<size_t>(p.second)];
+    mk.key[i] = s.key[static_cast<size_t>(p.first)];
+    mk.key[i + 1] = s.key[static_cast<size_t>(p.second)];
+    mk.runner[i] = s.runner[static_cast<size_t>(p.first)];
+    mk.runner[i + 1] = s.runner[static_cast<size_t>(p.second)];
+  }
+  mk.runner_distance = b.runner_distance;
+  mk.from_distance = b.key_distance;
+  const adversarial::MovedKeyBreak r = adversarial::certify_moved_key_break(mk, std::max(break_limit, b.key_distance));
+  b.outcome = adversarial::outcome_name(r.outcome);
+  b.distance = r.distance;
+  b.limit = r.max_distance;
+  b.method = r.method;
+  return b;
+}
+
+BreakDistribution break_distribution(const std::vector<std::vector<ContentBreak>>& per_head) {
+  BreakDistribution d;
+  std::vector<long long> values;  // found distances; none as the largest long long (censored)
+  constexpr long long kBeyond = std::numeric_limits<long long>::max();
+  for (const std::vector<ContentBreak>& head : per_head) {
+    if (head.empty()) continue;
+    d.heads += 1;
+    for (const ContentBreak& b : head) {
+      d.rows += 1;
+      d.limit = std::max(d.limit, b.limit);
+      if (b.outcome == "found") {
+        d.found += 1;
+        if (b.distance <= b.span) d.found_within_span += 1;
+        values.push_back(b.distance);
+      } else if (b.outcome == "none") {
+        d.none += 1;
+        values.push_back(kBeyond);
+      } else {
+        d.undecided += 1;
+      }
+    }
+  }
+  std::sort(values.begin(), values.end());
+  for (double level : {0.1, 0.25, 0.5, 0.75, 0.9}) {
+    BreakDistribution::Quantile q{level, std::nullopt};
+    if (!values.empty()) {
+      // Lower empirical quantile: the k-th smallest, k = ceil(level n) (1-based).
+      const size_t k = static_cast<size_t>(std::max(1.0, std::ceil(level * static_cast<double>(values.size()))));
+      const long long v = values[k - 1];
+      if (v != kBeyond) q.distance = v;
+    }
+    d.quantiles.push_back(q);
+  }
+  return d;
+}
+
+}  // namespace ropecheck::usage

@@ -1,0 +1,59 @@
+// File: content_breaks.h
+// Theorem 6.1 on a capture's content heads: for a row whose winning key lies far back and holds
+// most of the row's attention (a STRONG content match: head_attention.h's ContentMatch, at least
+// content_distance back with weight >= strong_match), the certified shortest distance at which
+// moving that key (its vector fixed, only its position changed) lets the row's runner-up win
+// (adversarial/moved_key.h, interval arithmetic): "found" at a distance, "none" up to the limit,
+// or "undecided". Only heads of a content kind (head_kind.h: induction, other) are asked; every
+// kept row of such a head is certified, so a head gives a distribution, not one number.
+// The certificates are statements about the captured vectors; everything else is a measurement.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "usage/head_attention.h"
+#include "usage/layer_pairs.h"
+
+namespace ropecheck::usage {
+
+// A kept match with the vectors the certificate needs (head_dim each, pre-rotation, as captured)
+// and the three tokens' positions.
+struct MatchVectors {
+  ContentMatch match;
+  std::vector<double> query, key, runner;
+  long long query_position = 0, key_position = 0, runner_position = 0;
+};
+
+struct ContentBreak {
+  long long sequence = 0, query = 0, key = 0, runner = 0;  // token indices
+  long long key_distance = 0, runner_distance = 0;         // position differences to the query
+  double weight = 0;                                       // the key's attention in that row
+  std::string outcome;                                     // adversarial/moved_key.h: found, none, undecided
+  long long distance = 0;                                  // found: the shortest losing distance; undecided: where
+  long long limit = 0;                                     // the distances searched: [0, limit]
+  long long span = 0;                                      // the layer type's context (or window)
+  std::string method;
+};
+
+// Precondition: pairs.plan (a RoPE layer).
+ContentBreak certify_content_break(const LayerPairs& pairs, const MatchVectors& match, long long span, long long break_limit);
+
+// Breaking distances over every certified row of every head: quantiles of the distance with "none"
+// rows counted as beyond their limit (censored: a quantile that falls among them is reported as
+// none, i.e. > limit); undecided rows are left out and counted.
+struct BreakDistribution {
+  long long rows = 0, heads = 0;        // rows certified, heads they come from
+  long long found = 0, none = 0, undecided = 0, found_within_span = 0;
+  long long limit = 0;                  // the largest limit searched
+  struct Quantile {
+    double level = 0;
+    std::optional<long long> distance;  // none: beyond the limit searched
+  };
+  std::vector<Quantile> quantiles;      // levels 0.1, 0.25, 0.5, 0.75, 0.9 (lower empirical quantile)
+};
+
+BreakDistribution break_distribution(const std::vector<std::vector<ContentBreak>>& per_head);
+
+}  // namespace ropecheck::usage

@@ -1,0 +1,112 @@
+#include "usage/usage_text.h"
+
+#include <map>
+#include <sstream>
+
+#include "io/printf_string.h"
+
+namespace ropecheck::usage {
+
+std::string kind_text(const HeadUsage& h) {
+  if (h.kind() == HeadKind::offset) return "offset " + std::to_string(h.scores.offset);
+  return head_kind_name(h.kind());
+}
+
+namespace {
+
+// The score the kind rests on (or the largest mass among the offsets, first token and induction
+// for `other`): "mass/baseline" with its name.
+std::string strongest_score(const HeadUsage& h) {
+  const HeadClass& c = h.scores;
+  const ScoreTest* best = nullptr;
+  std::string name;
+  for (size_t d = 0; d < c.offsets.size(); ++d)
+    if (!best || c.offsets[d].mass > best->mass) {
+      best = &c.offsets[d];
+      name = "off" + std::to_string(d);
+    }
+  if (c.first.mass > best->mass) {
+    best = &c.first;
+    name = "first";
+  }
+  if (c.induction && c.induction->mass > best->mass) {
+    best = &*c.induction;
+    name = "induct";
+  }
+  return printf_string("%-6s %.3f/%.4f", name.c_str(), best->mass, best->baseline);
+}
+
+std::string breaks_text(const HeadUsage& h) {
+  if (h.breaks.empty()) return h.strong_matches == 0 && (h.kind() == HeadKind::other || h.kind() == HeadKind::induction) ? "no strong match" : "-";
+  long long found = 0, none = 0, undecided = 0, shortest = -1;
+  for (const ContentBreak& b : h.breaks) {
+    if (b.outcome == "found") {
+      ++found;
+      if (shortest < 0 || b.distance < shortest) shortest = b.distance;
+    } else if (b.outcome == "none") {
+      ++none;
+    } else {
+      ++undecided;
+    }
+  }
+  std::string s = printf_string("%zu rows: %lld found", h.breaks.size(), found);
+  if (found) s += printf_string(" (shortest %lld)", shortest);
+  if (none) s += printf_string(", %lld none <= %lld", none, h.breaks.front().limit);
+  if (undecided) s += printf_string(", %lld undecided", undecided);
+  return s;
+}
+
+}  // namespace
+
+std::string usage_text(const UsageResult& r) {
+  std::ostringstream out;
+  const KindRule& rule = r.options.kind_rule;
+  out << "usage: " << r.capture << "; model " << r.model << ", scale " << r.scale_text << "\n";
+  out << printf_string(
+      "measured on the capture (not a certificate). Kinds: a score is significant when its mean attention >= %.3g and, over rows, "
+      "exceeds %.3g x uniform (one-sided z > %.2f: alpha %.3g Bonferroni over %lld scores); kind = the largest significant score\n",
+      rule.min_mass, rule.lift, r.z_critical, rule.alpha, r.scores_tested);
+  out << "layer head kv  kind            strongest: mass/uniform  diag   prev   first  share  rank  slowTV top1   fastTV top1   breaks (certified)\n";
+  for (const LayerUsage& lu : r.layers)
+    for (const HeadUsage& h : lu.heads) {
+      out << printf_string("%5d %4d %3d  %-14s  %-22s  %.3f  %.3f  %.3f  ", lu.layer, h.head, h.kv_head, kind_text(h).c_str(), strongest_score(h).c_str(),
+                           h.diagonal, h.previous_token, h.first_token)
+          << (h.high_frequency_share ? printf_string("%.3f  %4d  ", *h.high_frequency_share, *h.share_rank) : std::string("  -       -  "))
+          << (h.slow_still ? printf_string("%.3f  %.3f  %.3f  %.3f  ", h.slow_still->tv, h.slow_still->top1, h.fast_removed->tv, h.fast_removed->top1)
+                           : std::string("  -      -      -      -    "))
+          << breaks_text(h) << "\n";
+    }
+  std::map<std::string, int> counts;
+  for (const LayerUsage& lu : r.layers)
+    for (const HeadUsage& h : lu.heads) counts[head_kind_name(h.kind())] += 1;
+  out << "kinds:";
+  for (HeadKind k : kHeadKinds)
+    if (counts.count(head_kind_name(k))) out << " " << head_kind_name(k) << " " << counts[head_kind_name(k)];
+  out << "\n";
+  if (r.null.run) {
+    out << printf_string("null: the same rule on %d x %s (seeds %llu..): %lld of %lld heads given a kind (rate %.3g, 95%% upper bound %.3g, Clopper-Pearson)",
+                         r.null.repeats, r.null.capture.c_str(), static_cast<unsigned long long>(r.null.seed), r.null.flagged, r.null.heads, r.null.rate, r.null.upper95);
+    for (const auto& [kind, n] : r.null.kinds) out << printf_string("; %s %lld", kind.c_str(), n);
+    out << "\n";
+  } else {
+    out << "null: not run (--null-sequences 0)\n";
+  }
+  out << "Section 5, across heads: " << r.ranking.statement << "\n";
+  out << "Section 5, within layers: " << r.within_layers.statement << "\n";
+  if (r.options.certify_breaks) {
+    const BreakDistribution& b = r.breaks;
+    out << printf_string("Theorem 6.1: %lld strong content matches (weight >= %.3g, key >= %lld back) certified on %lld content heads: %lld break "
+                         "(%lld within the span), %lld none up to %lld, %lld undecided",
+                         b.rows, r.options.strong_match, r.options.content_distance, b.heads, b.found, b.found_within_span, b.none, b.limit,
+                         b.undecided);
+    if (b.rows > 0) {
+      out << "; distance quantiles over rows:";
+      for (const auto& q : b.quantiles)
+        out << printf_string(" %g%% ", 100 * q.level) << (q.distance ? std::to_string(*q.distance) : "none<=" + std::to_string(b.limit));
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace ropecheck::usage

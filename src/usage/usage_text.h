@@ -1,0 +1,19 @@
+// File: usage_text.h
+// The usage result as text: one row per head (its kind, the scores against chance, the share,
+// the ablations, its breaking distances), then the rule's false-positive rate on the Gaussian null,
+// Section 5 across heads and within layers, and the breaking-distance distribution. The one printer:
+// `ropecheck usage` prints it and Python's str(ropecheck.usage(...)) returns it.
+#pragma once
+
+#include <string>
+
+#include "usage/usage.h"
+
+namespace ropecheck::usage {
+
+std::string usage_text(const UsageResult& r);
+
+// Returns: a head's kind as printed: "offset 3" for an offset head, else head_kind_name.
+std::string kind_text(const HeadUsage& h);
+
+}  // namespace ropecheck::usage

@@ -10,6 +10,7 @@
 #include "spectrum/model_zoo.h"
 #include "usage/usage.h"
 #include "usage/usage_json.h"
+#include "usage/usage_text.h"
 
 namespace py = pybind11;
 
@@ -74,19 +75,55 @@ std::unique_ptr<usage::CaptureSource> memory_source(const py::array& q, const py
 
 }  // namespace
 
-std::string usage(const py::array& q, const py::array& k, const py::array& positions, const std::string& model, int threads,
-                  long long content_distance, long long break_limit, bool certify_breaks) {
+std::pair<std::string, std::string> usage(const py::array& q, const py::array& k, const py::array& positions,
+                                          const std::optional<py::array>& token_ids, const std::string& model, const py::dict& options) {
   const usage::CaptureGeometry g = geometry_of(q, k);
   const std::vector<long long> pos = positions_of(positions);
+  std::vector<long long> tokens;
+  if (token_ids) {
+    usage::check_token_member(descr(*token_ids), shape_of(*token_ids), g, "token_ids");
+    NpyArray t;
+    t.dtype = descr(*token_ids);
+    t.shape = shape_of(*token_ids);
+    const py::array c = py::array::ensure(*token_ids, py::array::c_style);
+    t.bytes.resize(static_cast<std::size_t>(c.nbytes()));
+    if (!t.bytes.empty()) std::memcpy(t.bytes.data(), c.data(), t.bytes.size());
+    for (std::int64_t i = 0; i < t.elements(); ++i) {
+      if (t.dtype == "<i8") {
+        std::int64_t v;
+        std::memcpy(&v, t.bytes.data() + 8 * i, 8);
+        tokens.push_back(v);
+      } else {
+        std::int32_t v;
+        std::memcpy(&v, t.bytes.data() + 4 * i, 4);
+        tokens.push_back(v);
+      }
+    }
+  }
   const ModelDescription m = load_model(model);
   usage::UsageOptions o;
-  o.threads = threads;
-  o.content_distance = content_distance;
-  o.break_limit = break_limit;
-  o.certify_breaks = certify_breaks;
-  auto source = usage::memory_capture(g, capture_dtype(q, "q"), q.data(), capture_dtype(k, "k"), k.data(), pos);
+  for (const auto& [key, value] : options) {
+    const std::string name = py::str(key);
+    if (name == "threads") o.threads = value.cast<int>();
+    else if (name == "content_distance") o.content_distance = value.cast<long long>();
+    else if (name == "strong_match") o.strong_match = value.cast<double>();
+    else if (name == "break_rows") o.break_rows = value.cast<int>();
+    else if (name == "certify_breaks") o.certify_breaks = value.cast<bool>();
+    else if (name == "break_limit") o.break_limit = value.cast<long long>();
+    else if (name == "max_offset") o.kind_rule.max_offset = value.cast<int>();
+    else if (name == "lift") o.kind_rule.lift = value.cast<double>();
+    else if (name == "min_mass") o.kind_rule.min_mass = value.cast<double>();
+    else if (name == "alpha") o.kind_rule.alpha = value.cast<double>();
+    else if (name == "null_sequences") o.null_sequences = value.cast<long long>();
+    else if (name == "null_repeats") o.null_repeats = value.cast<int>();
+    else if (name == "null_seed") o.null_seed = value.cast<std::uint64_t>();
+    else throw InputError(name, "an option of ropecheck.usage", "an unknown option");
+  }
+  auto source = usage::memory_capture(g, capture_dtype(q, "q"), q.data(), capture_dtype(k, "k"), k.data(), pos, std::nullopt,
+                                      token_ids ? &tokens : nullptr);
   py::gil_scoped_release release;
-  return usage::usage_json(usage::analyse_usage(m, *source, o)).dump();
+  const usage::UsageResult r = usage::analyse_usage(m, *source, o);
+  return {usage::usage_json(r).dump(), usage::usage_text(r)};
 }
 
 py::array_t<double> attention(const py::array& q, const py::array& k, const py::array& positions, const std::string& model, int layer,

@@ -13,10 +13,14 @@ namespace ropecheck::python {
 
 // q: float32 or float16 [sequences, layers, heads, tokens, head_dim], k: [..., kv_heads, ...];
 // positions: integers, [tokens] or [sequences, tokens] (the package makes all three C-contiguous).
-// Returns: the ropecheck-usage/2 JSON text the CLI writes. Throws InputError naming "q", "k",
-// "positions", "model" or an option.
-std::string usage(const pybind11::array& q, const pybind11::array& k, const pybind11::array& positions, const std::string& model,
-                  int threads, long long content_distance, long long break_limit, bool certify_breaks);
+// token_ids: none, or integers shaped as positions (induction scores). options: usage::UsageOptions'
+// fields by name (threads, content_distance, strong_match, break_rows, certify_breaks, break_limit,
+// max_offset, lift, min_mass, alpha, null_sequences, null_repeats, null_seed), each optional.
+// Returns: (the ropecheck-usage/2 JSON text the CLI writes, the CLI's table: usage/usage_text.h).
+// Throws InputError naming "q", "k", "positions", "token_ids", "model" or the option.
+std::pair<std::string, std::string> usage(const pybind11::array& q, const pybind11::array& k, const pybind11::array& positions,
+                                          const std::optional<pybind11::array>& token_ids, const std::string& model,
+                                          const pybind11::dict& options);
 
 // Returns: usage::attention_map of (layer, head, sequence) over the first `limit` tokens, float64
 // [limit, limit] (limit clipped to the capture's tokens). Arguments as usage's; throws InputError

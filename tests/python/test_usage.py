@@ -24,11 +24,14 @@ def _arrays():
 
 
 def test_python_and_cli_give_the_same_json(tmp_path):
-    q, k, positions, _ = _arrays()
-    u = ropecheck.usage(q, k, positions, model=CONFIG, threads=2)
+    q, k, positions, token_ids = _arrays()
+    u = ropecheck.usage(q, k, positions, model=CONFIG, token_ids=token_ids, threads=2)
     out = tmp_path / "usage.json"
-    subprocess.run([os.environ["ROPECHECK_CLI"], "usage", "--model", CONFIG, "--capture", CAPTURE, "--json", str(out)],
-                   check=True, capture_output=True)
+    printed = subprocess.run([os.environ["ROPECHECK_CLI"], "usage", "--model", CONFIG, "--capture", CAPTURE, "--json", str(out)],
+                             check=True, capture_output=True, text=True).stdout
+    # One printer: str(u) is the CLI's table, but for the first line (which names the capture).
+    assert str(u).splitlines()[1:] == printed.splitlines()[1:]
+    assert any(line.split()[3] in ropecheck.HEAD_KINDS for line in printed.splitlines()[3:11])
     cli = json.loads(out.read_text())
     mine = u.to_dict()
     # The capture's description names where it came from: the file for the CLI, memory for Python.
@@ -78,3 +81,13 @@ def test_bad_input_names_the_parameter():
         ropecheck.usage(q, k, positions, model=CONFIG, threads=0)
     with pytest.raises(ropecheck.InputError, match="layers"):
         ropecheck.usage(q[:, :1], k[:, :1], positions, model=CONFIG)
+    with pytest.raises(ropecheck.InputError, match="token_ids"):
+        ropecheck.usage(q, k, positions, model=CONFIG, token_ids=np.zeros((3, 7), np.int64))
+    with pytest.raises(ropecheck.InputError, match="token_ids"):
+        ropecheck.usage(q, k, positions, model=CONFIG, token_ids=np.zeros(q.shape[3], np.float32))
+    for name, value in (("alpha", 1.0), ("lift", 1.0), ("min_mass", 0.0), ("strong_match", 1.5), ("max_offset", 0),
+                        ("break_rows", 0), ("null_repeats", 0), ("null_sequences", -2)):
+        with pytest.raises(ropecheck.InputError, match=name):
+            ropecheck.usage(q, k, positions, model=CONFIG, **{name: value})
+    with pytest.raises(ropecheck.InputError, match="null_sequences"):  # more than the capture has
+        ropecheck.usage(q, k, positions, model=CONFIG, null_sequences=q.shape[0] + 1, certify_breaks=False)

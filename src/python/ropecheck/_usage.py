@@ -30,17 +30,30 @@ class Usage:
         Sequences, layers, heads, kv_heads, tokens, head_dim and the dtypes.
     layers : tuple of dict
         One per layer: ``layer_type``, ``q_norm`` and ``k_norm`` per pair, and ``heads``, each with
-        ``kind``, ``diagonal``, ``previous_token``, ``first_token``, ``high_frequency_share``, the two
-        ablations (``slow_still``, ``fast_removed``) and ``breaking``.
+        ``kind`` (one of ``HEAD_KINDS``) and ``kind_offset``, ``scores`` (per offset, first token and
+        induction: mass, 95% interval over rows, uniform baseline, z, significant),
+        ``high_frequency_share``, the two ablations (``slow_still``, ``fast_removed``) and
+        ``breaks`` (certified, one per strong content match; ``breaking`` is the first).
     positional_ranking : dict
-        Section 5 measured: do the positional heads have the largest fast-quarter share (AUC, p-value).
+        Section 5 measured across heads: do the positional heads have the largest fast-quarter share
+        (AUC, p-value).
+    within_layers : dict
+        The same within each layer and stratified by layer (exact where small).
+    null : dict or None
+        The kind rule's false-positive rate on Gaussian captures of the same shapes.
+    break_distribution : dict or None
+        Quantiles over rows of the certified breaking distances.
     """
 
     model: str = json_field()
     capture: Mapping[str, Any] = json_field()
     layers: tuple[dict[str, Any], ...] = json_field(convert=tuple)
     positional_ranking: Mapping[str, Any] = json_field()
+    within_layers: Mapping[str, Any] = json_field()
+    null: Optional[Mapping[str, Any]] = json_field()
+    break_distribution: Optional[Mapping[str, Any]] = json_field()
     _data: Mapping[str, Any] = kept_json()
+    _text: str = dataclasses.field(default="", repr=False, compare=False)
 
     def heads(self) -> list[dict[str, Any]]:
         """Every head as one flat row: layer, head, kind, the three scores, share, ablations, break."""
@@ -55,14 +68,12 @@ class Usage:
         return deep_copy(self._data)
 
     def __str__(self) -> str:
-        lines = [f"usage of {self.model}: {self.capture['description']} (measured, not a certificate)",
-                 "layer head kind            diag   prev   first  share"]
-        for r in self.heads():
-            share = "  -  " if r["high_frequency_share"] is None else f"{r['high_frequency_share']:.3f}"
-            lines.append(f"{r['layer']:5d} {r['head']:4d} {r['kind']:<14}  {r['diagonal']:.3f}  {r['previous_token']:.3f}"
-                         f"  {r['first_token']:.3f}  {share}")
-        lines.append("Section 5: " + str(self.positional_ranking["statement"]))
-        return "\n".join(lines)
+        """The table ``ropecheck usage`` prints (the library's one printer)."""
+        return self._text
+
+
+#: The head kinds, in the library's order (usage/head_kind.h).
+HEAD_KINDS = ("diagonal", "previous-token", "offset", "first-token", "induction", "other")
 
 
 def _capture_array(x: Any, name: str) -> Any:
@@ -75,8 +86,10 @@ def _capture_array(x: Any, name: str) -> Any:
     return native_copy(a)
 
 
-def usage(q: Any, k: Any, positions: Any, *, model: str, threads: int = 1, content_distance: int = 64,
-          break_limit: int = 2**20, certify_breaks: bool = True) -> Usage:
+def usage(q: Any, k: Any, positions: Any, *, model: str, token_ids: Any = None, threads: int = 1,
+          content_distance: int = 64, strong_match: float = 0.5, break_rows: int = 8, certify_breaks: bool = True,
+          break_limit: int = 2**20, max_offset: int = 16, lift: float = 2.0, min_mass: float = 0.1, alpha: float = 0.01,
+          null_sequences: Optional[int] = None, null_repeats: int = 1, null_seed: int = 0) -> Usage:
     """Measure how a model uses its RoPE on captured pre-rotation queries and keys.
 
     >>> import numpy as np, ropecheck
@@ -94,32 +107,83 @@ def usage(q: Any, k: Any, positions: Any, *, model: str, threads: int = 1, conte
     positions : integers, [tokens] or [sequences, tokens]
     model : str
         A zoo name (``ropecheck.models()``) or a config.json path.
+    token_ids : integers, [tokens] or [sequences, tokens], optional
+        The tokens; with them each head also gets an induction score.
     threads : int
         Worker threads; the result does not depend on it.
     content_distance : int
-        A head's content match is a row's winning key at least this many tokens back.
+        A content match is a row's winning key at least this many tokens back ...
+    strong_match : float
+        ... holding at least this weight of its row, in (0, 1].
+    break_rows : int
+        Strong matches certified per content head (Theorem 6.1), in [1, 1024].
+    certify_breaks : bool
+        Whether to certify the breaking distances of the content heads.
     break_limit : int
         Breaking distances are certified over [0, break_limit].
-    certify_breaks : bool
-        Whether to certify the breaking distance of each ``other`` head (Theorem 6.1).
+    max_offset, lift, min_mass, alpha
+        The kind rule (docs/usage.md, Head kinds): offsets 0..max_offset scored; a score is
+        significant when its mean mass >= min_mass and it exceeds lift x uniform over rows at the
+        family-wise level alpha (Bonferroni over every score of every head).
+    null_sequences : int, optional
+        Sequences of the Gaussian null that measures the rule's false-positive rate: default all,
+        0 skips it.
+    null_repeats : int
+        Gaussian captures (seeds null_seed, null_seed + 1, ...), in [1, 1000].
+    null_seed : int
+        The null's first seed.
 
     Returns
     -------
     Usage
-        The measurements; ``to_dict()`` is ``ropecheck usage --json``.
+        The measurements; ``to_dict()`` is ``ropecheck usage --json``, ``str()`` its table.
 
     Raises
     ------
     InputError
         Naming the parameter: a wrong dtype or shape, NaN or infinite values (the element is
-        named), a capture that does not fit the model (layers, heads, kv heads, head_dim).
+        named), a capture that does not fit the model (layers, heads, kv heads, head_dim), an
+        option out of range.
     """
     qa = _capture_array(q, "q")
     ka = _capture_array(k, "k")
-    text = _core.usage(qa, ka, positions_array(positions), args.text("model", model, "a zoo name or a config.json path"),
-                       args.threads(threads), args.integer("content_distance", content_distance, 1, 2**40),
-                       args.integer("break_limit", break_limit, 1, 2**40), bool(certify_breaks))
-    return from_json(Usage, json.loads(text))
+    ids = None
+    if token_ids is not None:
+        np = args.numpy()
+        ids = np.asarray(token_ids)
+        if ids.dtype.kind not in "iu":
+            raise InputError("token_ids", "an array of integers", f"dtype {ids.dtype}")
+        ids = np.ascontiguousarray(ids, dtype="<i8")
+    options: dict[str, int | float | bool] = {
+        "threads": args.threads(threads),
+        "content_distance": args.integer("content_distance", content_distance, 1, 2**40),
+        "strong_match": _fraction("strong_match", strong_match, 0.0, 1.0, "a number in (0, 1]"),
+        "break_rows": args.integer("break_rows", break_rows, 1, 1024),
+        "certify_breaks": bool(certify_breaks),
+        "break_limit": args.integer("break_limit", break_limit, 1, 2**40),
+        "max_offset": args.integer("max_offset", max_offset, 1, 4096),
+        "lift": _fraction("lift", lift, 1.0, 1e300, "a number > 1"),
+        "min_mass": _fraction("min_mass", min_mass, 0.0, 1.0, "a number in (0, 1]"),
+        "alpha": _fraction("alpha", alpha, 0.0, 1.0, "a number in (0, 1)", top_open=True),
+        "null_sequences": -1 if null_sequences is None else args.integer("null_sequences", null_sequences, 0, 2**40),
+        "null_repeats": args.integer("null_repeats", null_repeats, 1, 1000),
+        "null_seed": args.integer("null_seed", null_seed, 0, 2**63 - 1),
+    }
+    text, table = _core.usage(qa, ka, positions_array(positions), ids,
+                              args.text("model", model, "a zoo name or a config.json path"), options)
+    result = from_json(Usage, json.loads(text))
+    object.__setattr__(result, "_text", table)
+    return result
+
+
+def _fraction(name: str, value: object, lo: float, hi: float, accepted: str, top_open: bool = False) -> float:
+    """value as a float in (lo, hi] ((lo, hi) when top_open)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(name, accepted, repr(value))
+    v = float(value)
+    if not (lo < v <= hi) or (top_open and v == hi):
+        raise InputError(name, accepted, repr(value))
+    return v
 
 
 def _attention_arguments(q: Any, k: Any, positions: Any, model: str, layer: int, sequence: int,

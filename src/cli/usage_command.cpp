@@ -14,6 +14,7 @@
 #include "report/usage_figures.h"
 #include "spectrum/model_zoo.h"
 #include "usage/usage_json.h"
+#include "usage/usage_compare.h"
 #include "usage/usage_text.h"
 
 namespace ropecheck::cli {
@@ -25,6 +26,9 @@ void UsageCommand::attach(CLI::App& app) {
                                "breaking distances of its semantic heads (Theorem 6.1)");
   command->add_option("--model", model, "a zoo name or a config.json path")->required();
   command->add_option("--capture", capture, ".npz with q [seq, layers, heads, tokens, head_dim], k, positions (docs/usage.md)")->required();
+  command->add_option("--compare", compare,
+                      "a second capture of the same model (another domain, length or seed): its usage beside this one's, one number for how "
+                      "alike their per-pair usage is (Fig. 19), and with --out the usage-compare figure");
   command->add_option("--json", json_out, "write the ropecheck-usage/2 JSON to this file");
   command->add_option("--out", out_dir, "write usage.json and the figures (SVG, PNG, CSV) into this new directory");
   command->add_option("--threads", threads, "worker threads (results do not depend on it; default 1)");
@@ -69,6 +73,16 @@ int UsageCommand::run() {
     return usage::analyse_usage(m, *source, o);
   }();
   std::cout << usage::usage_text(r);
+  std::optional<usage::UsageResult> other;
+  std::optional<usage::UsageSimilarity> similarity;
+  if (compare) {
+    auto source = usage::open_capture(*compare, "--compare");
+    other = usage::analyse_usage(m, *source, o);
+    similarity = usage::compare_usage(r, *other);
+    std::cout << "compare: " << similarity->statement << "\nper layer r:";
+    for (double v : similarity->per_layer) std::cout << printf_string(" %.3f", v);
+    std::cout << "\n";
+  }
   std::cout.flush();
   std::cerr << printf_string("usage: analysed in %.1f s on %d thread(s)\n", r.seconds, o.threads);
   if (out_dir) {
@@ -77,9 +91,19 @@ int UsageCommand::run() {
       auto source = usage::open_capture(capture, "--capture");
       p.map = usage::attention_map(m, *source, p.layer, p.head, 0, 64);
     }
-    report::write_usage_directory(*out_dir, r, panels);
+    std::vector<report::Figure> extra;
+    if (similarity) extra.push_back(report::comparison_figure(r, *other, *similarity, "--capture", "--compare"));
+    report::write_usage_directory(*out_dir, r, panels, extra);
   }
-  if (json_out) atomic_write(*json_out, usage::usage_json(r).dump(2) + "\n", "--json");
+  if (json_out) {
+    nlohmann::json j = usage::usage_json(r);
+    if (similarity)
+      j["comparison"] = {{"capture", other->capture},           {"correlation", similarity->correlation}, {"per_layer", similarity->per_layer},
+                         {"max_difference", similarity->max_difference}, {"points", similarity->points},
+                         {"kinds_agree", similarity->kinds_agree ? nlohmann::json(*similarity->kinds_agree) : nlohmann::json(nullptr)},
+                         {"statement", similarity->statement}};
+    atomic_write(*json_out, j.dump(2) + "\n", "--json");
+  }
   return 0;
 }
 

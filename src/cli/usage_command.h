@@ -15,6 +15,7 @@ namespace ropecheck::cli {
 struct UsageCommand {
   CLI::App* command = nullptr;
   std::string model, capture;
+  std::optional<std::string> compare;
   std::optional<std::string> json_out, out_dir, threads, content_distance, break_limit, strong_match, break_rows, max_offset, lift, min_mass,
       alpha, null_sequences, null_repeats, null_seed;
   bool no_breaks = false;

@@ -342,6 +342,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("plan", [](const py::dict& request, const std::optional<std::string>& layout) { return plan_info(plan_of(request, layout, 0)); });
   m.def("apply", &python::apply);
   m.def("usage", &python::usage);
+  m.def("compare_usage", &python::compare_usage);
   m.def("attention", &python::attention);
   m.def("attention_layer", &python::attention_layer);
   m.def("check_capture", &python::check_capture);

@@ -10,6 +10,7 @@
 #include "spectrum/model_zoo.h"
 #include "usage/usage.h"
 #include "usage/usage_json.h"
+#include "usage/usage_compare.h"
 #include "usage/usage_text.h"
 
 namespace py = pybind11;
@@ -124,6 +125,19 @@ std::pair<std::string, std::string> usage(const py::array& q, const py::array& k
   py::gil_scoped_release release;
   const usage::UsageResult r = usage::analyse_usage(m, *source, o);
   return {usage::usage_json(r).dump(), usage::usage_text(r)};
+}
+
+std::string compare_usage(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& a,
+                          const std::vector<std::pair<std::vector<double>, std::vector<double>>>& b) {
+  auto norms = [](const std::vector<std::pair<std::vector<double>, std::vector<double>>>& x) {
+    std::vector<usage::LayerNorms> out;
+    for (const auto& [q, k] : x) out.push_back({q, k});
+    return out;
+  };
+  const usage::UsageSimilarity s = usage::compare_usage(norms(a), norms(b));
+  return nlohmann::json{{"correlation", s.correlation}, {"per_layer", s.per_layer}, {"max_difference", s.max_difference},
+                        {"points", s.points}, {"statement", s.statement}}
+      .dump();
 }
 
 py::array_t<double> attention(const py::array& q, const py::array& k, const py::array& positions, const std::string& model, int layer,

@@ -7,6 +7,8 @@
 #include <pybind11/numpy.h>
 
 #include <optional>
+#include <utility>
+#include <vector>
 #include <string>
 
 namespace ropecheck::python {
@@ -21,6 +23,12 @@ namespace ropecheck::python {
 std::pair<std::string, std::string> usage(const pybind11::array& q, const pybind11::array& k, const pybind11::array& positions,
                                           const std::optional<pybind11::array>& token_ids, const std::string& model,
                                           const pybind11::dict& options);
+
+// a, b: per layer (q_norm, k_norm) lists, as the usage JSON's layers hold them. Returns: the JSON of
+// usage::compare_usage (correlation, per_layer, max_difference, points, statement). Throws
+// InputError naming "b" when the layers or pair counts differ.
+std::string compare_usage(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& a,
+                          const std::vector<std::pair<std::vector<double>, std::vector<double>>>& b);
 
 // Returns: usage::attention_map of (layer, head, sequence) over the first `limit` tokens, float64
 // [limit, limit] (limit clipped to the capture's tokens). Arguments as usage's; throws InputError

@@ -150,7 +150,36 @@ std::vector<Figure> usage_figures(const usage::UsageResult& r, const std::vector
   return figs;
 }
 
-void write_usage_directory(const std::string& target_text, const usage::UsageResult& r, const std::vector<AttentionPanel>& panels) {
+Figure comparison_figure(const usage::UsageResult& a, const usage::UsageResult& b, const usage::UsageSimilarity& s, const std::string& a_name,
+                         const std::string& b_name) {
+  auto shares = [](const usage::UsageResult& r) {
+    std::vector<usage::LayerNorms> n;
+    for (const usage::LayerUsage& lu : r.layers) n.push_back({lu.q_norm, lu.k_norm});
+    return usage::usage_shares(n);
+  };
+  const auto ua = shares(a), ub = shares(b);
+  const long long pairs = ua.empty() ? 0 : static_cast<long long>(ua.front().size());
+  // B's columns start two past A's last pair: one empty column between the panels.
+  std::ostringstream csv;
+  csv << "column,layer,share\n";
+  // Row by row in column order (gnuplot's image grid); the gap column is NaN (drawn empty).
+  for (size_t l = 0; l < ua.size(); ++l)
+    for (long long c = 0; c <= 2 * pairs; ++c) {
+      const std::string v = c < pairs ? printf_string("%.9g", ua[l][static_cast<size_t>(c)])
+                            : c == pairs ? std::string("NaN")
+                                         : printf_string("%.9g", ub[l][static_cast<size_t>(c - pairs - 1)]);
+      csv << c << ',' << l << ',' << v << '\n';
+    }
+  Figure f = heat_map("usage-compare", "Per-pair usage: " + a_name + " (left) and " + b_name + " (right), r = " + printf_string("%.3f", s.correlation),
+                      "Share of each layer's query + key norm per pair (fastest pair first), two captures side by side (Fig. 19). " +
+                          s.statement + ". " + sample_note(a) + " and " + sample_note(b) + ".",
+                      csv.str(), "pair (left: " + a_name + "; right: " + b_name + ")", "layer", "share of the layer norm", 2 * pairs + 1,
+                      static_cast<long long>(ua.size()));
+  return f;
+}
+
+void write_usage_directory(const std::string& target_text, const usage::UsageResult& r, const std::vector<AttentionPanel>& panels,
+                           const std::vector<Figure>& extra) {
   const fs::path target(target_text);
   std::error_code ec;
   if (fs::exists(target, ec)) throw InputError("--out", "a directory that does not exist yet", target_text);
@@ -164,7 +193,9 @@ void write_usage_directory(const std::string& target_text, const usage::UsageRes
     json << usage::usage_json(r).dump(2) << "\n";
     if (!json) throw InputError("--out", "a writable directory", target_text);
   }
-  for (const Figure& f : usage_figures(r, panels)) {
+  std::vector<Figure> figures = usage_figures(r, panels);
+  figures.insert(figures.end(), extra.begin(), extra.end());
+  for (const Figure& f : figures) {
     const RenderedFigure rf = render_figure(f, work.path());
     if (!rf.rendered) std::fprintf(stderr, "usage: figure %s not rendered: %s\n", f.name.c_str(), rf.problem.c_str());
   }

@@ -7,6 +7,8 @@
 //                                    head on sequence 0, first 64 tokens (Fig. 5) ...
 //   usage-attention-<kind>-pairs     ... and that head's query and key usage per pair (Fig. 6)
 //   usage-ablations                  per head, the mean TV distance of both ablations
+//   usage-compare                    two captures' per-pair usage shares side by side (Fig. 19),
+//                                    layer x pair, A left of B (usage/usage_compare.h)
 // Every figure is a measurement on the capture; its caption says so and gives the sample size.
 #pragma once
 
@@ -15,6 +17,7 @@
 
 #include "report/section.h"
 #include "usage/usage.h"
+#include "usage/usage_compare.h"
 
 namespace ropecheck::report {
 
@@ -33,6 +36,12 @@ std::vector<Figure> usage_figures(const usage::UsageResult& r, const std::vector
 // Writes usage.json, the figures (CSV, script, SVG, PNG) and nothing else into `target`, a
 // directory that must not exist yet: built in a temporary beside it and renamed into place.
 // Throws InputError("--out", ...) for a target that exists or whose parent cannot be written.
-void write_usage_directory(const std::string& target, const usage::UsageResult& r, const std::vector<AttentionPanel>& panels);
+// `extra`: more figures written beside them (usage-compare).
+void write_usage_directory(const std::string& target, const usage::UsageResult& r, const std::vector<AttentionPanel>& panels,
+                           const std::vector<Figure>& extra = {});
+
+// Returns: usage-compare of a and b (same layers and pair counts: usage::compare_usage's check).
+Figure comparison_figure(const usage::UsageResult& a, const usage::UsageResult& b, const usage::UsageSimilarity& s, const std::string& a_name,
+                         const std::string& b_name);
 
 }  // namespace ropecheck::report

@@ -91,3 +91,17 @@ def test_bad_input_names_the_parameter():
             ropecheck.usage(q, k, positions, model=CONFIG, **{name: value})
     with pytest.raises(ropecheck.InputError, match="null_sequences"):  # more than the capture has
         ropecheck.usage(q, k, positions, model=CONFIG, null_sequences=q.shape[0] + 1, certify_breaks=False)
+
+
+def test_compare_usage_is_one_number_for_two_captures():
+    q, k, positions, token_ids = _arrays()
+    a = ropecheck.usage(q, k, positions, model=CONFIG, certify_breaks=False, null_sequences=0)
+    same = ropecheck.compare_usage(a, a)
+    assert same.correlation == pytest.approx(1.0, abs=1e-15) and same.max_difference == 0 and same.kinds_agree == 1
+    # The capture's first half against its second: the same model, so alike but not identical.
+    b = ropecheck.usage(q[:2], k[:2], positions[:2], model=CONFIG, certify_breaks=False, null_sequences=0)
+    c = ropecheck.usage(q[2:], k[2:], positions[2:], model=CONFIG, certify_breaks=False, null_sequences=0)
+    half = ropecheck.compare_usage(b, c)
+    assert 0.9 < half.correlation < 1 and half.points == len(a.layers) * len(a.layers[0]["q_norm"])
+    with pytest.raises(ropecheck.InputError, match="b"):
+        ropecheck.compare_usage(a, "not a usage")

@@ -76,6 +76,46 @@ class Usage:
 HEAD_KINDS = ("diagonal", "previous-token", "offset", "first-token", "induction", "other")
 
 
+@dataclasses.dataclass(frozen=True)
+class UsageSimilarity:
+    """How alike two captures' per-pair usage is (the paper's Fig. 19; usage/usage_compare.h).
+
+    A measurement on the two captures. ``correlation`` is Pearson's r over every (layer, pair) of
+    the layers' usage shares (each pair's query + key norm over the layer's total);
+    ``per_layer`` the same within each layer (None where a layer's shares are constant);
+    ``kinds_agree`` the fraction of heads of the same kind.
+    """
+
+    correlation: float
+    per_layer: tuple[Optional[float], ...]
+    max_difference: float
+    points: int
+    kinds_agree: Optional[float]
+    statement: str
+
+
+def compare_usage(a: Usage, b: Usage) -> UsageSimilarity:
+    """Two usage results side by side: one number for how alike their per-pair usage is.
+
+    Raises InputError naming ``b`` when the layers or their pair counts differ.
+    """
+    for name, u in (("a", a), ("b", b)):
+        if not isinstance(u, Usage):
+            raise InputError(name, "a ropecheck.Usage", type(u).__name__)
+
+    def norms(u: Usage) -> list[tuple[list[float], list[float]]]:
+        return [(list(layer["q_norm"]), list(layer["k_norm"])) for layer in u.layers]
+
+    d = json.loads(_core.compare_usage(norms(a), norms(b)))
+    kinds = None
+    if a.capture["heads"] == b.capture["heads"]:
+        pairs = [(x["kind"], y["kind"]) for la, lb in zip(a.layers, b.layers) for x, y in zip(la["heads"], lb["heads"])]
+        kinds = sum(x == y for x, y in pairs) / len(pairs) if pairs else None
+    return UsageSimilarity(correlation=float(d["correlation"]), per_layer=tuple(d["per_layer"]),
+                           max_difference=float(d["max_difference"]), points=int(d["points"]), kinds_agree=kinds,
+                           statement=str(d["statement"]))
+
+
 def _capture_array(x: Any, name: str) -> Any:
     np = args.numpy()
     a = np.asarray(x)

@@ -211,7 +211,7 @@ SectionResult usage_section(const Context& context) {
             "tokens that followed earlier occurrences of the current token; the capture has its token ids) is compared with uniform causal "
             "attention on the same keys, over rows. A score is significant when its mean mass is at least %.2g and the one-sided z-test of "
             "mass - %.3g x uniform > 0 over rows rejects at %.3g family-wise (Bonferroni over %lld scores: z > %.2f); the kind is the "
-            "largest significant score, else `other` (docs/usage.md, Head kinds; asymptotic, rows treated as independent). The rule's "
+            "largest significant offset or induction score, else `first-token` when that one is significant, else `other` (docs/usage.md, Head kinds; asymptotic, rows treated as independent). The rule's "
             "false-positive rate, measured on a Gaussian capture of the same shapes and per-head RMS: %s.\n\n",
             rule.max_offset, rule.min_mass, rule.lift, rule.alpha, u.scores_tested, u.z_critical, null_line(u).c_str())
      << markdown_table({"layer", "head", "kind", "strongest score: mean [95% over rows] (uniform)", "fast-quarter share (rank)",

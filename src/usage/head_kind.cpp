@@ -102,8 +102,10 @@ HeadClass classify_head(const HeadScores& scores, bool with_induction, const Kin
   };
   for (size_t d = 0; d < h.offsets.size(); ++d)
     consider(h.offsets[d], d == 0 ? HeadKind::diagonal : d == 1 ? HeadKind::previous_token : HeadKind::offset, static_cast<int>(d));
-  consider(h.first, HeadKind::first_token, -1);
   if (h.induction) consider(*h.induction, HeadKind::induction, -1);
+  // The first token (an attention sink) only when nothing else is significant: a head parks its
+  // attention there when it has nothing to do, so it names the head's function only alone.
+  if (h.kind == HeadKind::other) consider(h.first, HeadKind::first_token, -1);
   return h;
 }
 

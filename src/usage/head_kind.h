@@ -11,7 +11,10 @@
 //   (2) the one-sided z-test of H0: E[w - lift * b] <= 0 over rows rejects at the family-wise level
 //       alpha, Bonferroni-corrected over every score of every head tested (family = heads x scores),
 // i.e. the head puts at least `lift` times uniform attention there, beyond chance. The head's kind
-// is its significant score with the largest mean mass (ties: the order above), or `other`.
+// is its significant offset or induction score with the largest mean mass (ties: the order above);
+// when none is significant, first-token if that score is (a head parks its attention on the first
+// token, the attention sink, when it has nothing to do: the sink names a head only alone); else
+// `other`.
 // The z-test treats rows as independent (asymptotic normal); rows of one sequence are not, which is
 // why the rule also asks for an effect size (min_mass, lift) and why its false-positive rate is
 // MEASURED on Gaussian captures of the same shapes (usage.h, `null`), not assumed.

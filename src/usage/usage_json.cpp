@@ -63,7 +63,8 @@ json usage_json(const UsageResult& r) {
   j["kind_rule"] = {{"max_offset", rule.max_offset}, {"lift", rule.lift}, {"min_mass", rule.min_mass}, {"alpha", rule.alpha},
                     {"scores_tested", r.scores_tested}, {"z_critical", r.z_critical},
                     {"rule", "a score is significant when its mean mass >= min_mass and the one-sided z-test over rows of mass - lift * uniform > 0 "
-                             "rejects at alpha / scores_tested (Bonferroni); the kind is the significant score with the largest mass, else other"}};
+                             "rejects at alpha / scores_tested (Bonferroni); the kind is the significant offset or induction score with the largest mass, else "
+                             "first-token when that one is significant, else other"}};
   json kinds = json::array();
   for (const auto& [name, count] : r.null.kinds) kinds.push_back({{"kind", name}, {"heads", count}});
   j["null"] = r.null.run ? json{{"seed", r.null.seed},         {"sequences", r.null.sequences}, {"repeats", r.null.repeats}, {"capture", r.null.capture},

@@ -64,7 +64,8 @@ std::string usage_text(const UsageResult& r) {
   out << "usage: " << r.capture << "; model " << r.model << ", scale " << r.scale_text << "\n";
   out << printf_string(
       "measured on the capture (not a certificate). Kinds: a score is significant when its mean attention >= %.3g and, over rows, "
-      "exceeds %.3g x uniform (one-sided z > %.2f: alpha %.3g Bonferroni over %lld scores); kind = the largest significant score\n",
+      "exceeds %.3g x uniform (one-sided z > %.2f: alpha %.3g Bonferroni over %lld scores); kind = the largest significant offset or "
+      "induction score, else first-token if significant\n",
       rule.min_mass, rule.lift, r.z_critical, rule.alpha, r.scores_tested);
   out << "layer head kv  kind            strongest: mass/uniform  diag   prev   first  share  rank  slowTV top1   fastTV top1   breaks (certified)\n";
   for (const LayerUsage& lu : r.layers)

@@ -11,6 +11,7 @@
 #include "report/usage_figures.h"
 #include "spectrum/hf_config.h"
 #include "usage/usage_json.h"
+#include "usage/usage_compare.h"
 #include "usage/usage_text.h"
 
 #ifndef ROPECHECK_SOURCE_DIR
@@ -220,18 +221,24 @@ SectionResult usage_section(const Context& context) {
      << "\n";
   // The same model captured at 2x and 4x its training length: do the kinds survive?
   std::vector<std::vector<std::string>> lengths;
-  lengths.push_back({"1x (64 tokens)", std::to_string(u.geometry.sequences), kinds_line(u), null_line(u)});
+  lengths.push_back({"1x (64 tokens)", std::to_string(u.geometry.sequences), kinds_line(u), null_line(u), "1 (itself)"});
   for (const auto& [name, capture] : {std::pair<const char*, const char*>{"2x (128 tokens)", kCapture2x}, {"4x (256 tokens)", kCapture4x}}) {
     if (!fs::exists(dir / capture)) {
       r.missing.push_back("usage: " + (dir / capture).string() + " not found");
       continue;
     }
     const usage::UsageResult longer = analyse(capture);
-    lengths.push_back({name, std::to_string(longer.geometry.sequences), kinds_line(longer), null_line(longer)});
+    const usage::UsageSimilarity sim = usage::compare_usage(u, longer);
+    lengths.push_back({name, std::to_string(longer.geometry.sequences), kinds_line(longer), null_line(longer),
+                       printf_string("r = %.4f; kinds agree %.0f%%", sim.correlation, 100 * sim.kinds_agree.value_or(0))});
+    if (std::string(name).rfind("4x", 0) == 0) r.figures.push_back(comparison_figure(u, longer, sim, "1x", "4x"));
     r.data["longer"][name] = usage::usage_json(longer);
   }
   md << "The same model captured beyond its training length (`ropecheck usage` on each capture, the same rule; the kinds must not vanish):\n\n"
-     << markdown_table({"capture", "sequences", "kinds per layer", "false positives on its Gaussian null"}, lengths) << "\n";
+     << markdown_table({"capture", "sequences", "kinds per layer", "false positives on its Gaussian null",
+                        "per-pair usage vs 1x (usage/usage_compare.h: Pearson r of the layers' shares)"},
+                       lengths)
+     << "\n";
 
   // The paper's findings on Gemma 7B beside this capture's, row by row.
   std::string per_layer_fast, per_layer_slow;

@@ -578,3 +578,39 @@ def test_the_default_loss_reads_hugging_face_outputs():
     r = rt.ablation_losses(hf, SEQS, ablations=[("fast", "still")])
     assert calls and not any(calls)
     assert r.as_trained_per_sequence == rt.ablation_losses(inner, SEQS, ablations=[("fast", "still")]).as_trained_per_sequence
+
+
+# --- the toy example (examples/toy_model/ablate.py) ----------------------------------------------
+
+def test_toy_ablation_script(tmp_path):
+    """The script runs on a committed toy model and its 'as trained' loss is task.py's own on the same
+    held-out sequences (the repeats family counts the same targets in every sequence, so the mean of
+    per-sequence means is the pooled mean)."""
+    import os
+    import sys
+    example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "toy_model")
+    sys.path.insert(0, os.path.abspath(example))
+    try:
+        import ablate
+        import task
+    finally:
+        sys.path.pop(0)
+    # in its own process: main() sets torch's thread counts and deterministic mode, as train.py does
+    import subprocess
+    subprocess.run([sys.executable, os.path.join(example, "ablate.py"), "--sequences", "3", "--families", "repeats",
+                    "--multipliers", "1", "2", "--out", str(tmp_path)], check=True, capture_output=True, timeout=300)
+    doc = json.loads((tmp_path / "ablation.json").read_text())
+    assert doc["schema"] == "ropecheck-toy-ablation/1" and doc["sequences"] == 3
+    (mdl,) = doc["models"]
+    assert mdl["name"] == "rope_seed0" and [r["multiplier"] for r in mdl["results"]] == [1, 2]
+    assert [(x["band"], x["mode"]) for x in mdl["results"][0]["rows"]] == ablate.ROWS
+    net, _, _ = ablate.load("rope_seed0")
+    T = net.config.max_position_embeddings
+    for r in mdl["results"]:
+        ids, mask = task.heldout_batch("repeats", r["multiplier"], T, net.config.vocab_size, 3)
+        with torch.no_grad():
+            pooled, _ = task.masked_loss(net(ids), ids, mask)
+        assert r["as_trained"]["mean"] == pytest.approx(float(pooled), rel=1e-5)
+        assert [b["start"] for b in r["buckets"]] == [0, T, 2 * T][:r["multiplier"]]
+    md = (tmp_path / "ablation.md").read_text()
+    assert "## rope_seed0" in md and "slow position-free" in md

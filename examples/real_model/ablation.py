@@ -1,71 +1,52 @@
-"""What p-RoPE would change, measured as next-token loss on the real model (inference-time ablations).
+"""What p-RoPE would change, measured as next-token loss on the real model (inference-time ablations),
+through the package's API (ropecheck.torch.band_ablation and ablation_losses; docs/usage.md, "Band
+ablations as loss").
 
-Bands follow ropecheck's definition (docs/usage.md, Pairs): of the d/2 rotating pairs sorted from
-fastest to slowest, ``fast`` is the first quarter and ``slow`` the last quarter. Two ablations, no
-retraining:
-- ``slow-still``: the slow quarter made position-free, as p-RoPE 0.75 does: their entries of the
-  rotary module's ``inv_freq`` set to 0 (cos 1, sin 0: those pairs keep their content match, lose
-  their position);
-- ``fast-removed``: the fast quarter's contribution to every logit removed: the fast pairs' channels
-  of every query head zeroed after q_proj (a pair's rotation mixes only its own two channels, so a
-  zero query pair contributes nothing to q.k; keys and values are untouched).
+Bands follow ropecheck's definition (docs/usage.md, Pairs), from the model's own inv_freq: of the d/2
+rotating pairs sorted from fastest to slowest, ``fast`` is the first quarter, ``slow`` the last
+quarter, ``middle`` the rest. Two ablations of each band, no retraining:
+- ``still``: the band made position-free, as p-RoPE 0.75 does for the slow quarter: its entries of
+  every ``inv_freq`` buffer set to 0 (cos 1, sin 0: those pairs keep their content match, lose their
+  position);
+- ``removed``: the band's contribution to every logit removed: its channels of every query head
+  zeroed after q_proj (a pair's rotation mixes only its own two channels, so a zero query pair
+  contributes nothing to q.k; keys and values are untouched).
 
-The loss of a sequence is transformers' mean next-token cross entropy over its tokens (nats).
-Each ablation is compared with the unablated model on the same sequences: paired differences, a
-two-sided 95% Student t-interval over sequences. A measurement on text, not a certificate.
+The loss of a sequence is the mean next-token cross entropy over its tokens (nats). Each ablation is
+compared with the unablated model on the same sequences: paired differences, a two-sided 95% Student
+t-interval over sequences (exact for normal per-sequence differences, asymptotic otherwise). A
+measurement on text, not a certificate.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, Optional
 
-import numpy as np
-
-# Two-sided 95% Student t quantiles t_{0.975, df} (standard table values, NIST/SEMATECH e-Handbook of
-# Statistical Methods, Section 1.3.6.7.2).
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-        11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086,
-        24: 2.064, 29: 2.045, 31: 2.040}
-ABLATIONS = ("none", "slow-still", "fast-removed")
+BANDS = ("fast", "middle", "slow")
+MODES = ("still", "removed")
+#: Every (band, mode), by name: "fast-still", "fast-removed", ..., "slow-removed".
+ABLATIONS = tuple(f"{b}-{m}" for b in BANDS for m in MODES)
+#: The positions the loss is also reported over: [0, 512), [512, 1024), ... up to the sequence's length.
+BUCKET_EDGES = (0, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 
 
-def bands(pairs: int) -> dict[str, list[int]]:
-    """Pair indices (fastest first) of the fast and slow quarters."""
-    q = pairs // 4
-    return {"fast": list(range(q)), "slow": list(range(pairs - q, pairs))}
+def parse_ablations(spec: str) -> list[str]:
+    """"all" or a comma-separated list of names of ABLATIONS (each once), in ABLATIONS' order; ValueError
+    naming what is wrong."""
+    if spec == "all":
+        return list(ABLATIONS)
+    names = [x.strip() for x in spec.split(",")]
+    bad = [x for x in names if x not in ABLATIONS]
+    if bad or not names or len(set(names)) != len(names):
+        raise ValueError(f"'all' or comma-separated names among {', '.join(ABLATIONS)}, each once (got {spec!r})")
+    return [x for x in ABLATIONS if x in names]
 
 
-@contextlib.contextmanager
-def ablated(model: Any, which: str) -> Iterator[None]:
-    """The model with one ablation in force; restored on exit."""
-    import torch
-    if which not in ABLATIONS:
-        raise ValueError(f"ablation must be one of {ABLATIONS} (got {which!r})")
-    cfg = model.config
-    d = cfg.head_dim if getattr(cfg, "head_dim", None) else cfg.hidden_size // cfg.num_attention_heads
-    b = bands(d // 2)
-    rotary = model.model.rotary_emb
-    saved = rotary.inv_freq.clone()
-    handles = []
-    try:
-        if which == "slow-still":
-            rotary.inv_freq[b["slow"]] = 0.0
-        elif which == "fast-removed":
-            channels = torch.tensor(b["fast"] + [c + d // 2 for c in b["fast"]])
-
-            def hook(module: Any, inputs: Any, output: Any) -> Any:
-                out = output.view(*output.shape[:-1], -1, d).clone()
-                out[..., channels] = 0.0
-                return out.view(output.shape)
-            for layer in model.model.layers:
-                handles.append(layer.self_attn.q_proj.register_forward_hook(hook))
-        yield
-    finally:
-        for h in handles:
-            h.remove()
-        rotary.inv_freq.copy_(saved)
+def buckets(length: int) -> list[int]:
+    """Position bucket edges for a sequence of `length` tokens: BUCKET_EDGES below it, then length."""
+    return [e for e in BUCKET_EDGES if e < length] + [length]
 
 
 @contextlib.contextmanager
@@ -119,34 +100,23 @@ def query_chunked(model: Any, chunk: int = 1024) -> Iterator[None]:
 
 
 def sequence_loss(model: Any, ids: list[int]) -> float:
-    """Mean next-token cross entropy (nats) of one sequence, positions 0..len-1."""
+    """Mean next-token cross entropy (nats) of one sequence, positions 0..len-1: the arithmetic of
+    ablation_losses' default loss (float32 cross entropy per target, their sum in math.fsum), so that the
+    chunked-against-eager check compares attention only."""
     import torch
     x = torch.tensor([ids], dtype=torch.int64)
     with torch.no_grad():
-        out = model(input_ids=x, position_ids=torch.arange(len(ids))[None], labels=x, use_cache=False)
-    return float(out.loss)
+        logits = model(input_ids=x, use_cache=False).logits
+        ce = torch.nn.functional.cross_entropy(logits[0, :-1].float(), x[0, 1:], reduction="none")
+    return math.fsum(ce.double().tolist()) / ce.numel()
 
 
-def interval(values: list[float]) -> dict[str, Any]:
-    """Mean and the half-width of the two-sided 95% Student t-interval (None for fewer than 2)."""
-    n = len(values)
-    mean = float(np.mean(values))
-    if n < 2:
-        return {"n": n, "mean": mean, "half_width": None}
-    sd = float(np.std(values, ddof=1))
-    t = T975.get(n - 1) or T975[max(k for k in T975 if k <= n - 1)]  # a larger df's quantile is smaller: conservative
-    return {"n": n, "mean": mean, "half_width": t * sd / math.sqrt(n), "sd": sd}
-
-
-def summarise(losses: dict[str, list[float]]) -> dict[str, Any]:
-    """Per ablation: the losses' interval and, paired with `none`, the differences' interval."""
-    out: dict[str, Any] = {}
-    for which, vals in losses.items():
-        row = {"loss": interval(vals), "per_sequence": vals}
-        if which != "none":
-            diff = [a - b for a, b in zip(vals, losses["none"])]
-            row["paired_difference"] = interval(diff)
-            hw = row["paired_difference"]["half_width"]
-            row["significant"] = None if hw is None else bool(abs(row["paired_difference"]["mean"]) > hw)
-        out[which] = row
-    return out
+def losses(model: Any, seqs: list[list[int]], names: list[str], log: Optional[Callable[[str], None]] = None) -> dict[str, Any]:
+    """ropecheck.torch.ablation_losses for the named ablations: the model as trained and each (band, mode)
+    on the same sequences, every number with its sample size and interval (AblationLosses.to_dict(),
+    plus the ablations' names and the position buckets)."""
+    import ropecheck.torch as rt
+    pairs = [tuple(n.split("-")) for n in names]
+    length = max(len(x) for x in seqs)
+    r = rt.ablation_losses(model, seqs, ablations=pairs, position_buckets=buckets(length), log=log)
+    return {"ablations": names, **r.to_dict()}

@@ -9,7 +9,8 @@ Steps (docs/usage.md, "A real language model"):
    float32 error bound, on every layer and head (check_attention.py), and a permuted capture fails;
 4. `ropecheck usage` on the whole capture (timed), per domain through ropecheck.usage, the slash
    profile of every head, Section 5 within layers, Theorem 6.1's certified breaking distances;
-5. next-token loss with the slow quarter position-free and the fast quarter removed (ablation.py);
+5. next-token loss with each band (fast, middle, slow quarter) position-free or removed, through
+   ropecheck.torch.ablation_losses (ablation.py);
 6. real-model.json (every number), real-model.md (the report section) and figures/ under --out,
    written in a temporary directory renamed into place.
 """
@@ -56,7 +57,9 @@ import lm  # noqa: E402
 import section  # noqa: E402
 import texts  # noqa: E402
 
-SCHEMA = "ropecheck-real-model/1"
+LONG_ABLATION = 4096                   # the default runs every ablation up to this length,
+DEFAULT_LONG = "slow-still,fast-removed"  # and these two beyond it
+SCHEMA = "ropecheck-real-model/2"  # /2: "ablation" holds ropecheck.torch.ablation_losses' rows, every band and mode
 
 
 def log(*a: Any) -> None:
@@ -77,6 +80,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--ablation-lengths", type=int, nargs="*", default=[1024, 2048, 4096, 8192])
     p.add_argument("--ablation-sequences", type=int, nargs="*", default=[6, 4, 3, 2],
                    help="sequences per ablation length (one number each, or one for all)")
+    p.add_argument("--ablations", nargs="*", default=None, metavar="SPEC",
+                   help="which (band, mode) ablations run at each length, one SPEC per length (or one for all): 'all' "
+                        f"or comma-separated names among {', '.join(ablation.ABLATIONS)}. Default: all at lengths up to "
+                        f"{LONG_ABLATION} tokens, {DEFAULT_LONG} beyond (a forward pass at 8192 tokens takes ~5 min on 2 cores, "
+                        "and each sequence takes 1 + (its number of ablations) forward passes)")
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     p.add_argument("--cli", default=os.environ.get("ROPECHECK_CLI", ""), help="the ropecheck binary (default $ROPECHECK_CLI)")
     p.add_argument("--command", default="", help="the command line to record (scripts/real-model passes its own)")
@@ -102,6 +110,16 @@ def parse(argv: list[str]) -> argparse.Namespace:
         a.ablation_sequences = a.ablation_sequences * len(a.ablation_lengths)
     if len(a.ablation_sequences) != len(a.ablation_lengths) or any(not 2 <= n <= 64 for n in a.ablation_sequences):
         bad("--ablation-sequences", "one integer in [2, 64] per length (or one for all)", a.ablation_sequences)
+    if a.ablations is None:
+        a.ablations = ["all" if n <= LONG_ABLATION else DEFAULT_LONG for n in a.ablation_lengths]
+    elif len(a.ablations) == 1:
+        a.ablations = a.ablations * len(a.ablation_lengths)
+    if len(a.ablations) != len(a.ablation_lengths):
+        bad("--ablations", "one SPEC per length (or one for all)", a.ablations)
+    try:
+        a.ablations = [ablation.parse_ablations(x) for x in a.ablations]
+    except ValueError as e:
+        bad("--ablations", str(e).split(" (got ")[0], a.ablations)
     if not a.cli or not os.access(a.cli, os.X_OK):
         bad("--cli", "the ropecheck binary (build/ropecheck)", repr(a.cli))
     if os.path.exists(a.out) and not a.force:
@@ -327,32 +345,27 @@ def main(argv: list[str]) -> int:
         extra = {(r["layer"], r["head"]) for r in slash if r["positional_offset"] is not None}
         del q_all, k_all, v_all
 
-        # 5. ablations as loss
+        # 5. ablations as loss (ropecheck.torch.ablation_losses: each (band, mode) against the model as trained)
         t = time.time()
         abl: list[dict[str, Any]] = []
         chunked_check: dict[str, Any] | None = None
-        for length, n in zip(a.ablation_lengths, a.ablation_sequences):
+        for length, n, names in zip(a.ablation_lengths, a.ablation_sequences, a.ablations):
             seqs = texts.sequences(a.ablation_domain, tok, n, length, seed=1)
-            losses: dict[str, list[float]] = {w: [] for w in ablation.ABLATIONS}
             t0 = time.time()
             # Beyond the trained context transformers' eager attention would not fit in memory: the same
             # arithmetic in blocks of query rows (ablation.query_chunked), checked against eager below.
             chunked = length > meta["context"]
             with ablation.query_chunked(model) if chunked else contextlib.nullcontext():
-                for ids in seqs:
-                    for w in ablation.ABLATIONS:
-                        with ablation.ablated(model, w):
-                            losses[w].append(ablation.sequence_loss(model, ids))
+                r = ablation.losses(model, seqs, names, log=lambda line, length=length: log(f"ablation at {length} tokens: {line}"))
             if chunked_check is None and not chunked:
                 with ablation.query_chunked(model, chunk=max(64, length // 4)):
                     other = ablation.sequence_loss(model, seqs[0])
-                chunked_check = {"tokens": length, "eager": losses["none"][0], "chunked": other,
-                                 "difference": other - losses["none"][0]}
-            abl.append({"tokens": length, "sequences": n, "domain": a.ablation_domain, "seconds": time.time() - t0,
-                        "attention": "query-chunked" if chunked else "eager",
-                        "of_context": length / meta["context"], **ablation.summarise(losses)})
-            log(f"ablation at {length} tokens ({n} sequences): " + ", ".join(
-                f"{w} {abl[-1][w]['loss']['mean']:.4f}" for w in ablation.ABLATIONS) + f" in {abl[-1]['seconds']:.0f} s")
+                eager = r["as_trained_per_sequence"][0]
+                chunked_check = {"tokens": length, "eager": eager, "chunked": other, "difference": other - eager}
+            abl.append({**r, "length": length, "domain": a.ablation_domain, "seconds": time.time() - t0,
+                        "attention": "query-chunked" if chunked else "eager", "of_context": length / meta["context"]})
+            log(f"ablation at {length} tokens ({n} sequences): as trained {r['as_trained']['mean']:.4f}, " + ", ".join(
+                f"{x['band']}-{x['mode']} {x['difference']['mean']:+.4f}" for x in r["rows"]) + f" in {abl[-1]['seconds']:.0f} s")
         timings["ablation_seconds"] = time.time() - t
         timings["total_seconds"] = time.time() - started
 

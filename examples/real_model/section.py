@@ -112,16 +112,23 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
     _figure(fig, "real-domains", "SmolLM2-135M: query usage per pair, mean over layers and heads, per domain (Fig. 19)",
             "pair," + ",".join(doms), rows, "pair (fastest first)", "mean chunk norm",
             ", ".join(f"DATA using 1:{j + 2} with linespoints title '{d}'" for j, d in enumerate(doms)), "set key top left")
-    # ablation losses
+    # ablation losses: the model as trained and every (band, mode) measured, per length (NaN where not run)
     abl = doc["ablation"]
     if abl:
-        rows = [[r["tokens"]] + sum(([r[w]["loss"]["mean"], r[w]["loss"]["half_width"] or 0.0]
-                                     for w in ("none", "slow-still", "fast-removed")), []) for r in abl]
+        names = [n for n in ABLATION_ORDER if any(n in r["ablations"] for r in abl)]
+        rows = []
+        for r in abl:
+            by_name = {f"{x['band']}-{x['mode']}": x for x in r["rows"]}
+            cells: list[Any] = [r["length"], r["as_trained"]["mean"], r["as_trained"]["half_width"] or 0.0]
+            for n in names:
+                x = by_name.get(n)
+                cells += [x["loss"]["mean"], x["loss"]["half_width"] or 0.0] if x else [float("nan"), float("nan")]
+            rows.append(cells)
+        plots = ["DATA using 1:2:3 with yerrorlines title 'model as trained'"]
+        plots += [f"DATA using 1:{4 + 2 * i}:{5 + 2 * i} with yerrorlines title '{_ablation_text(n)}'" for i, n in enumerate(names)]
         _figure(fig, "real-ablation-loss", "SmolLM2-135M: next-token loss with a band ablated, mean and 95% t-interval over sequences",
-                "tokens,none,none_hw,slow,slow_hw,fast,fast_hw", rows, "tokens", "loss (nats/token)",
-                "DATA using 1:2:3 with yerrorlines title 'model as trained', DATA using 1:4:5 with yerrorlines title "
-                "'slow quarter position-free (p-RoPE 0.75)', DATA using 1:6:7 with yerrorlines title 'fast quarter removed'",
-                "set logscale x 2\nset offsets graph 0.04, graph 0.04, 0, 0\nset key top left")
+                "tokens,as_trained,as_trained_hw," + ",".join(f"{n},{n}_hw" for n in names), rows, "tokens", "loss (nats/token)",
+                ", ".join(plots), "set logscale x 2\nset offsets graph 0.04, graph 0.04, 0, 0\nset key top left")
     for stem in copied:
         for ext in ("csv", "gp", "svg", "png"):
             src = os.path.join(usage_fig, f"{stem}.{ext}")
@@ -245,19 +252,21 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
     # ablations
     w("\n### What p-RoPE would change, as loss (inference-time ablations)\n")
     if abl:
-        w(f"Next-token loss (nats/token) on {abl[0]['domain']} text, mean ± half-width of the 95% Student t-interval over sequences; the "
-          f"differences are paired (the same sequences), ablated minus as trained. `slow-still`: the 8 slowest pairs position-free, "
-          f"as p-RoPE 0.75; `fast-removed`: the 8 fastest pairs' contribution to every logit removed. No retraining: the paper's "
-          f"Table 2 trains each encoding ({PAPER_TABLE2}); these rows measure what this model, trained with RoPE, loses.\n\n")
+        sizes = {b: len(x["pairs"]) for r in abl for x in r["rows"] for b in [x["band"]]}
+        w(f"Next-token loss (nats/token) on {abl[0]['domain']} text, mean ± half-width of the 95% Student t-interval over sequences "
+          f"(exact for normal per-sequence values, asymptotic otherwise); the differences are paired (the same sequences), ablated "
+          f"minus as trained (`ropecheck.torch.ablation_losses`). Bands from the model's own `inv_freq`: "
+          + ", ".join(f"{b} {k} pairs" for b, k in sizes.items())
+          + ". `position-free`: the band's `inv_freq` entries 0, as p-RoPE 0.75 does for the slow quarter; `removed`: the band's "
+          f"channels of every query zeroed, so it adds nothing to any logit. No retraining: the paper's Table 2 trains each "
+          f"encoding ({PAPER_TABLE2}); these rows measure what this model, trained with RoPE, loses.\n\n")
         rows = []
         for r in abl:
-            cells = [r["tokens"], f"{r['of_context']:g}x", r["sequences"], _ci(r["none"]["loss"])]
-            for which in ("slow-still", "fast-removed"):
-                dd = r[which]["paired_difference"]
-                cells += [_ci(r[which]["loss"]), _ci(dd, signed=True) + (" *" if r[which].get("significant") else "")]
-            rows.append(cells)
-        w(_table(["tokens", "of context", "sequences", "as trained", "slow quarter position-free", "difference",
-                  "fast quarter removed", "difference"], rows))
+            first = [r["length"], f"{r['of_context']:g}x", r["sequences"], _ci(r["as_trained"])]
+            for i, x in enumerate(r["rows"]):
+                rows.append((first if i == 0 else ["", "", "", ""]) + [_ablation_text(f"{x['band']}-{x['mode']}"), _ci(x["loss"]),
+                            _ci(x["difference"], signed=True) + (" *" if x.get("significant") else "")])
+        w(_table(["tokens", "of context", "sequences", "as trained", "ablation", "loss", "difference"], rows))
         w("\n`*`: the interval of the paired difference excludes 0.")
         cc = doc.get("chunked_vs_eager")
         if any(r.get("attention") == "query-chunked" for r in abl):
@@ -267,11 +276,38 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
         elif cc:
             w(f" (Blocked attention, used beyond the trained context, checked against eager at {cc['tokens']} tokens: "
               f"loss difference {cc['difference']:.2g} nats.)")
+        last = abl[-1]
+        used = [i for i, bk in enumerate(last["buckets"]) if bk["loss"] is not None]
+        if len(used) > 1:
+            w(f"\n\nWhere along the sequence, at {last['length']} tokens: the paired difference over the targets at positions "
+              "in [start, stop), per sequence then over sequences.\n\n")
+            header = ["", *[f"[{last['buckets'][i]['start']}, {last['buckets'][i]['stop']})" for i in used]]
+            brows = [["as trained: loss", *[_ci(last["buckets"][i]["loss"]) for i in used]]]
+            for x in last["rows"]:
+                brows.append([_ablation_text(f"{x['band']}-{x['mode']}"),
+                              *[_ci(x["buckets"][i]["difference"], signed=True) + _star(x["buckets"][i]["difference"]) for i in used]])
+            w(_table(header, brows))
         w("\n\n![ablation](figures/real-ablation-loss.svg)\n")
     with open(os.path.join(out, "real-model.md"), "w") as f:
         f.write("\n".join(md))
 
 
-def _ci(x: dict[str, Any], signed: bool = False) -> str:
+def _ci(x: dict[str, Any] | None, signed: bool = False) -> str:
+    if x is None:
+        return "-"
     m = f"{x['mean']:+.4f}" if signed else f"{x['mean']:.4f}"
     return m if x["half_width"] is None else f"{m} ± {x['half_width']:.4f}"
+
+
+def _star(x: dict[str, Any] | None) -> str:
+    """" *" when the interval x excludes 0."""
+    return " *" if x and x["half_width"] is not None and abs(x["mean"]) > x["half_width"] else ""
+
+
+ABLATION_ORDER = tuple(f"{b}-{m}" for b in ("fast", "middle", "slow") for m in ("still", "removed"))
+
+
+def _ablation_text(name: str) -> str:
+    """"slow-still" -> "slow quarter position-free", "middle-removed" -> "middle half removed"."""
+    band, mode = name.split("-")
+    return f"{band} {'half' if band == 'middle' else 'quarter'} {'position-free' if mode == 'still' else 'removed'}"

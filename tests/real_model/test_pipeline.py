@@ -36,7 +36,7 @@ def smoke(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 def test_capture_equals_the_models_attention(smoke: str) -> None:
     doc = json.load(open(os.path.join(smoke, "real-model.json")))
-    assert doc["schema"] == "ropecheck-real-model/1"
+    assert doc["schema"] == "ropecheck-real-model/2"
     # every layer and head of one sequence per domain, each element within the float32 bound
     check = doc["check"]
     assert check["heads_checked"] == 4 * 30 * 9
@@ -56,9 +56,17 @@ def test_section_and_measurements(smoke: str) -> None:
     assert len(usage["layers"]) == 30 and all(len(L["heads"]) == 9 for L in usage["layers"])
     assert len(doc["values"]["v_norm"]) == 30 and len(doc["slash_profiles"]) == 270
     abl = doc["ablation"][0]
-    assert abl["tokens"] == 256 and abl["sequences"] == 2
+    assert abl["length"] == 256 and abl["sequences"] == 2 and abl["tokens"] == [256, 256]
+    # --smoke runs one ablation per band, both modes among them (ropecheck.torch.ablation_losses)
+    assert abl["ablations"] == ["fast-removed", "middle-removed", "slow-still"]
+    rows = {(x["band"], x["mode"]): x for x in abl["rows"]}
+    assert len(rows["fast", "removed"]["pairs"]) == len(rows["slow", "still"]["pairs"]) == 8
+    assert len(rows["middle", "removed"]["channels"]) == 32
+    for x in rows.values():  # paired: the difference's sample is the sequences, its mean the losses' difference
+        assert x["difference"]["n"] == 2 and x["difference"]["half_width"] > 0
+        assert abs(x["difference"]["mean"] - (x["loss"]["mean"] - abl["as_trained"]["mean"])) < 1e-9
     # the fastest quarter carries positional heads: removing it costs loss (a measurement, but by far)
-    assert abl["fast-removed"]["loss"]["mean"] > abl["none"]["loss"]["mean"] + 0.5
+    assert rows["fast", "removed"]["loss"]["mean"] > abl["as_trained"]["mean"] + 0.5
     # the blocked attention used beyond the trained context is transformers' arithmetic in other
     # blocks: float32 reassociation moves a loss by ~1e-6 relative; 1e-4 nats is far below the
     # 4 decimals reported and far above that
@@ -101,6 +109,8 @@ def test_truncated_and_foreign_files_are_refused(tmp_path: object) -> None:
     (["--sequences", "1"], "--sequences"),
     (["--domains", "klingon"], "--domains"),
     (["--ablation-lengths", "10"], "--ablation-lengths"),
+    (["--ablations", "fast-gone"], "--ablations"),
+    (["--ablation-lengths", "256", "512", "--ablation-sequences", "2", "--ablations", "all", "all", "all"], "--ablations"),
 ])
 def test_bad_flags_exit_2_with_one_line(tmp_path: object, args: list[str], names: str) -> None:
     out = os.path.join(str(tmp_path), "never")

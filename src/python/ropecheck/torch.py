@@ -1,11 +1,13 @@
-"""ropecheck for PyTorch: the correctly rounded RoPE on torch tensors, forward and backward, and
-check_rope and profile for RoPE functions written in torch.
+"""ropecheck for PyTorch: the correctly rounded RoPE on torch tensors, forward and backward,
+check_rope and profile for RoPE functions written in torch, and band ablations of any torch model
+with RoPE measured as next-token loss.
 
     import torch, ropecheck.torch as rt
     y = rt.apply(q, positions, model="llama-3.1-8b")        # differentiable; q float32, bfloat16 or float16
     rt.check_rope(my_rope, model="llama-3.1-8b", dtype=torch.bfloat16)                 # forward
     rt.check_rope(my_rope_grad, model="llama-3.1-8b", dtype=torch.bfloat16, backward=True)
     print(rt.profile(my_rope, model="llama-3.1-8b", dtype=torch.bfloat16))            # per position decade
+    print(rt.ablation_losses(hf_model, token_ids))   # next-token loss with each RoPE band still or removed
 
 Tensors: torch.float32, torch.bfloat16 and torch.float16, shaped as ropecheck.apply reads them
 (axes="auto": [..., tokens, heads, head_dim]; "bhsd" for Hugging Face's q and k). CPU tensors are
@@ -20,6 +22,11 @@ differentiable.
 The engine is the NumPy API's (ropecheck.testing, _checking): the same generated inputs, checks and
 reports; only the tensors fn sees differ. Bad arguments raise ropecheck.InputError naming the
 parameter.
+
+Ablations (from ropecheck._ablation): band_ablation(model, band, mode) makes one of ropecheck's bands
+(fast, middle, slow quarter of the model's own inv_freq) position-free ("still") or removes it from
+every query ("removed") inside a with block; ablation_losses measures the next-token loss of each
+(band, mode) against the model as trained on the same sequences, with Student t-intervals.
 """
 
 from __future__ import annotations
@@ -31,10 +38,15 @@ import torch
 from . import _arguments as args
 from . import _checking
 from . import _tensors
+from ._ablation import (AblationLosses, AblationRow, BandAblation, BucketLoss, ablation_losses, band_ablation,
+                        rotary_bands)
 from ._checking import CheckResult, Profile
 from ._errors import InputError
+from ._statistics import MeanInterval
 
-__all__ = ["apply", "apply_", "check_rope", "profile", "gradient_map", "CheckResult", "Profile"]
+__all__ = ["apply", "apply_", "check_rope", "profile", "gradient_map", "CheckResult", "Profile",
+           "band_ablation", "ablation_losses", "rotary_bands", "BandAblation", "AblationLosses", "AblationRow", "BucketLoss",
+           "MeanInterval"]
 
 #: torch's dtypes of the kernel's formats, by ropecheck's names.
 DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}

@@ -45,5 +45,5 @@ __all__ = [
     "apply", "apply_", "bfloat16", "BFloat16Tensor",
     "audit", "Audit",
     "verify", "claims", "Verification", "Certificate", "Bound",
-    "usage", "Usage", "HEAD_KINDS", "compare_usage", "UsageSimilarity", "attention", "attention_layer",
+    "usage", "Usage", "compare_usage", "UsageSimilarity", "attention", "attention_layer",
 ]

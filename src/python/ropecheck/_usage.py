@@ -97,7 +97,29 @@ class UsageSimilarity:
 def compare_usage(a: Usage, b: Usage) -> UsageSimilarity:
     """Two usage results side by side: one number for how alike their per-pair usage is.
 
-    Raises InputError naming ``b`` when the layers or their pair counts differ.
+    >>> import numpy as np, ropecheck
+    >>> q = np.random.default_rng(0).standard_normal((2, 16, 32, 4, 64)).astype(np.float32)
+    >>> u = ropecheck.usage(q, q[:, :, :8], np.arange(4), model="llama-3.2-1b", certify_breaks=False, null_sequences=0)
+    >>> v = ropecheck.usage(q[:1], q[:1, :, :8], np.arange(4), model="llama-3.2-1b", certify_breaks=False, null_sequences=0)
+    >>> round(ropecheck.compare_usage(u, u).correlation, 12), ropecheck.compare_usage(u, v).points
+    (1.0, 512)
+
+    Parameters
+    ----------
+    a, b : Usage
+        Two results of ``ropecheck.usage`` with the same layers and pairs (two domains, lengths,
+        seeds or models of one architecture).
+
+    Returns
+    -------
+    UsageSimilarity
+        Pearson's r of the per-pair usage shares over every (layer, pair), per layer, the largest
+        share difference, and the fraction of heads of the same kind.
+
+    Raises
+    ------
+    InputError
+        Naming ``a`` or ``b``: not a Usage; ``b`` when the layers or their pair counts differ.
     """
     for name, u in (("a", a), ("b", b)):
         if not isinstance(u, Usage):

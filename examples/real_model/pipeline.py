@@ -7,8 +7,10 @@ Steps (docs/usage.md, "A real language model"):
    through a hook on v_proj beside it);
 3. the capture proved right: ropecheck's attention from it equals transformers' own within a
    float32 error bound, on every layer and head (check_attention.py), and a permuted capture fails;
-4. `ropecheck usage` on the whole capture (timed), per domain through ropecheck.usage, the slash
-   profile of every head, Section 5 within layers, Theorem 6.1's certified breaking distances;
+4. `ropecheck usage` on the whole capture (timed): head kinds against chance with the rule's
+   false-positive rate on a Gaussian null, Section 5 across heads and within layers, Theorem 6.1's
+   certified breaking distances on strong content matches; per domain through ropecheck.usage, each
+   compared with the first domain (ropecheck.compare_usage, Fig. 19);
 5. next-token loss with each band (fast, middle, slow quarter) position-free or removed, through
    ropecheck.torch.ablation_losses (ablation.py);
 6. real-model.json (every number), real-model.md (the report section) and figures/ under --out,
@@ -86,6 +88,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         f"{LONG_ABLATION} tokens, {DEFAULT_LONG} beyond (a forward pass at 8192 tokens takes ~5 min on 2 cores, "
                         "and each sequence takes 1 + (its number of ablations) forward passes)")
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--null-repeats", type=int, default=1,
+                   help="Gaussian null captures for the head-kind rule's false-positive rate (ropecheck usage --null-repeats)")
     p.add_argument("--cli", default=os.environ.get("ROPECHECK_CLI", ""), help="the ropecheck binary (default $ROPECHECK_CLI)")
     p.add_argument("--command", default="", help="the command line to record (scripts/real-model passes its own)")
     a = p.parse_args(argv)
@@ -289,22 +293,14 @@ def main(argv: list[str]) -> int:
         t = time.time()
         w_exact = np.asarray(ropecheck.spectrum(model=config_path).frequencies, dtype=np.float64)
         w_model = model.model.rotary_emb.inv_freq.detach().numpy()
-        checks, maps = [], {}
+        checks = []
         for di, d in enumerate(a.domains):
             for s in range(a.check_sequences):
                 row = int(spans[di] + s)
                 hf = hf_attentions(model, token_ids[row])
                 ref = attention_reference(q[row], k[row], positions[row], config_path)
-                profiles: list[dict[str, Any]] = []
-
-                def profiled(layer: int, ref: Any = ref, profiles: list[dict[str, Any]] = profiles) -> np.ndarray:
-                    m = ref(layer)
-                    profiles.extend(head_analysis.slash_profiles({layer: m}))
-                    return m
-                rows = check_attention.check_sequence(q[row], k[row], positions[row], hf, profiled, w_exact, w_model)
+                rows = check_attention.check_sequence(q[row], k[row], positions[row], hf, ref, w_exact, w_model)
                 checks.append({"domain": d, "sequence": row, "tokens": int(q.shape[3]), "heads": rows})
-                if s == 0:
-                    maps[d] = profiles
                 log(f"check {d} sequence {row}: {sum(r['passed'] for r in rows)}/{len(rows)} heads within the bound, "
                     f"max ratio {max(r['max_ratio'] for r in rows):.3g}")
         control = None
@@ -327,22 +323,25 @@ def main(argv: list[str]) -> int:
         usage_dir = os.path.join(staging, "usage")
         usage_json = os.path.join(staging, "usage.json")
         cmd = [a.cli, "usage", "--model", config_path, "--capture", cap_path, "--json", usage_json, "--out", usage_dir,
-               "--threads", str(a.threads)]
+               "--threads", str(a.threads), "--null-repeats", str(a.null_repeats)]
         log("running " + " ".join(cmd))
         usage_run = run_cli(cmd)
         timings["usage_seconds"] = usage_run["seconds"]
         with open(usage_json) as f:
             usage = json.load(f)
         t = time.time()
-        per_domain = {}
+        per_domain, first_usage = {}, None
         for di, d in enumerate(a.domains):
             sl = slice(int(spans[di]), int(spans[di + 1]))
-            u = ropecheck.usage(q[sl], k[sl], positions[sl], model=config_path, threads=a.threads, certify_breaks=False)
-            per_domain[d] = head_analysis.domain_summary(u.to_dict())
+            u = ropecheck.usage(q[sl], k[sl], positions[sl], model=config_path, token_ids=token_ids[sl], threads=a.threads,
+                                certify_breaks=False, null_sequences=0)
+            first_usage = first_usage or u
+            sim = ropecheck.compare_usage(first_usage, u)
+            per_domain[d] = head_analysis.domain_summary(u.to_dict()) | {
+                "similarity_to_first": {"domain": a.domains[0], "correlation": sim.correlation, "per_layer": list(sim.per_layer),
+                                        "kinds_agree": sim.kinds_agree, "statement": sim.statement}}
         timings["usage_per_domain_seconds"] = time.time() - t
         values = head_analysis.value_norms(v)
-        slash = head_analysis.mean_profiles(maps) if maps else []
-        extra = {(r["layer"], r["head"]) for r in slash if r["positional_offset"] is not None}
         del q_all, k_all, v_all
 
         # 5. ablations as loss (ropecheck.torch.ablation_losses: each (band, mode) against the model as trained)
@@ -383,8 +382,7 @@ def main(argv: list[str]) -> int:
                       "max_abs_diff": max((r["max_abs_diff"] for c in checks for r in c["heads"]), default=None)},
             "control": control,
             "usage_run": {k2: v2 for k2, v2 in usage_run.items() if k2 != "stdout"},
-            "slash_profiles": slash, "per_domain": per_domain, "values": values,
-            "section5_within_layers": head_analysis.section5_within_layers(usage, extra),
+            "per_domain": per_domain, "values": values,
             "ablation": abl, "chunked_vs_eager": chunked_check, "timings": timings,
             "threads": a.threads,
         }

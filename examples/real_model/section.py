@@ -64,13 +64,6 @@ def _table(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _quantiles(values: list[float]) -> str:
-    if not values:
-        return "none"
-    q = np.quantile(np.array(values, dtype=np.float64), [0.1, 0.25, 0.5, 0.75, 0.9])
-    return ", ".join(f"{n} {v:.0f}" for n, v in zip(("10%", "25%", "median", "75%", "90%"), q))
-
-
 def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
     fig = os.path.join(out, "figures")
     os.makedirs(fig, exist_ok=True)
@@ -192,47 +185,68 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
     w("\n![queries](figures/real-q-layers.svg)\n![keys](figures/real-k-layers.svg)\n![values](figures/real-v-layers.svg)\n")
     w("![first layer](figures/real-heads-first.svg)\n![last layer](figures/real-heads-last.svg)\n")
     # positional heads
-    w("\n### Positional heads (Fig. 4-6)\n")
+    w("\n### Head kinds against chance (Fig. 4-6)\n")
+    rule = usage["kind_rule"]
     kinds: dict[str, int] = {}
     for L in layers:
         for h in L["heads"]:
             kinds[h["kind"]] = kinds.get(h["kind"], 0) + 1
-    w("`ropecheck usage`'s kinds over all captured rows (mean attention >= 0.5 on the diagonal, the previous token or the "
-      "first token): " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + f" of {sum(kinds.values())} heads.\n\n")
-    slash = doc["slash_profiles"]
-    found = [r for r in slash if r["positional_offset"] is not None]
-    w(f"Slash profiles (mean attention on the key delta tokens back, delta = 0..16, on one sequence per domain, averaged over "
-      f"domains; uniform causal attention gives 1/(i+1)): {len(found)} heads put at least 0.5 on one fixed offset.\n\n")
-    if found:
-        w(_table(["layer", "head", "offset", "mean attention there", "uniform baseline", "per domain"],
-                 [[r["layer"], r["head"], r["positional_offset"], _fmt(r["top_mass"]), _fmt(r["uniform"][r["top_offset"]], 4),
-                   ", ".join(f"{d} {m:.2f}" for d, m in r["per_domain_top_mass"].items())] for r in found]))
+    null = usage.get("null")
+    null_text = (f"{null['flagged']} of {null['heads']} heads given a kind (rate {null['rate']:.3g}, one-sided 95% upper bound "
+                 f"{null['upper95']:.3g}, Clopper-Pearson; {null['repeats']} Gaussian capture(s) of the same shapes and per-head RMS, "
+                 f"seed {null['seed']})") if null else "not run"
+    w(f"`ropecheck usage` scores every head's attention mass at offsets 0-{rule['max_offset']}, on the first token and on "
+      "induction targets (the tokens that followed earlier occurrences of the current token) against uniform causal attention "
+      f"on the same keys, over all {usage['capture']['sequences']} x {usage['capture']['tokens'] - 1} rows. A score is significant "
+      f"when its mean mass is at least {rule['min_mass']:g} and exceeds {rule['lift']:g} x uniform by a one-sided z-test at "
+      f"{rule['alpha']:g} family-wise (Bonferroni over {rule['scores_tested']} scores, z > {rule['z_critical']:.2f}); a head's "
+      "kind is its largest significant offset or induction score, else `first-token` if that one is significant (the attention "
+      "sink names a head only alone), else `other` (docs/usage.md, Head kinds). Kinds: "
+      + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + f" of {sum(kinds.values())} heads. "
+      f"The same rule on the Gaussian null: {null_text}.\n\n")
+    positional = []
+    for L in layers:
+        for h in L["heads"]:
+            if h["kind"] in ("diagonal", "previous-token", "offset", "induction"):
+                sc = h["scores"]["induction"] if h["kind"] == "induction" else h["scores"]["offsets"][h["kind_offset"]]
+                positional.append([L["layer"], h["head"], h["kind"] + (f" {h['kind_offset']}" if h["kind"] == "offset" else ""),
+                                   f"{sc['mass']:.3f} [{sc['interval95'][0]:.3f}, {sc['interval95'][1]:.3f}]", f"{sc['baseline']:.4f}",
+                                   f"{h['scores']['first_token']['mass']:.3f}"])
+    if positional:
+        w(_table(["layer", "head", "kind", "mass there [95% over rows]", "uniform there", "first-token mass"], positional))
     for stem in copied:
         if not stem.endswith("pairs"):
             w(f"\n![{stem}](figures/real-{stem}.svg)\n")
             if f"{stem}-pairs" in copied:
                 w(f"![{stem} pairs](figures/real-{stem}-pairs.svg)\n")
     # Section 5
-    s5 = doc["section5_within_layers"]
+    s5 = usage["within_layers"]
     w("\n### Section 5: do positional heads use the fastest pairs most, within their layer?\n")
-    w(f"Across all heads (`ropecheck usage`, layers pooled): {usage['positional_ranking']['statement']}.\n\n")
-    w(f"Within layers (positional: usage's diagonal/previous-token kinds and the fixed-offset heads above): {s5['statement']}.\n\n")
+    w(f"Across all heads (layers pooled): {usage['positional_ranking']['statement']}.\n\n")
+    w(f"Within layers (`ropecheck usage`, positional = diagonal, previous-token, offset; layer as a stratum): {s5['statement']}.\n\n")
     if s5["layers"]:
-        w(_table(["layer", "positional heads", "other heads", "AUC", "exact p (one-sided)"],
-                 [[r["layer"], ", ".join(map(str, r["positional_heads"])), r["other"], _fmt(r["auc"]), f"{r['p_value']:.3g}"]
+        w(_table(["layer", "positional heads", "other heads", "AUC", "p (one-sided)"],
+                 [[r["layer"], ", ".join(map(str, r["positional"])), len(r["others"]), _fmt(r["auc"]), f"{r['p_value']:.3g} ({r['p_method']})"]
                   for r in s5["layers"]]))
     # Fig. 7 and Theorem 6.1
-    w("\n### Semantic heads and Theorem 6.1\n")
-    brk = [h["breaking"] for L in layers for h in L["heads"] if h.get("breaking")]
-    found_d = [b["distance"] for b in brk if b["outcome"] == "found"]
-    within = sum(1 for b in brk if b["outcome"] == "found" and b["distance"] <= b["span"])
-    none = sum(1 for b in brk if b["outcome"] == "none")
-    und = sum(1 for b in brk if b["outcome"] == "undecided")
-    w(f"For every head of kind `other` with a content match (its winning key at least {usage['attention']['content_distance']} tokens back), "
-      f"the certified shortest distance at which moving that key lets the row's runner-up win (`ropecheck usage`, Theorem 6.1): "
-      f"{len(brk)} heads certified; {len(found_d)} break ({within} within the trained context {meta['context']}), {none} certified "
-      f"not to break up to {brk[0]['limit'] if brk else '-'}, "
-      f"{und} undecided. Breaking distances over heads: {_quantiles(found_d)}.\n")
+    w("\n### Content heads and Theorem 6.1, beside where the model degrades\n")
+    bd = usage.get("break_distribution")
+    if bd:
+        q = ", ".join(f"{100 * x['level']:g}% " + (str(x["distance"]) if x["distance"] is not None else "none") for x in bd["quantiles"])
+        w(f"For every strong content match (winning key at least {usage['attention']['content_distance']} tokens back holding at least "
+          f"{usage['attention']['strong_match']:g} of its row; the {usage['attention']['break_rows']} strongest per head) of every "
+          "content head (`induction`, `other`), the certified shortest distance at which moving that key lets the row's runner-up "
+          f"win (`ropecheck usage`, Theorem 6.1): {bd['rows']} rows of {bd['heads']} heads; {bd['found']} break "
+          f"({bd['found_within_span']} within the trained context {meta['context']}), {bd['none']} certified not to break up to "
+          f"{bd['limit']}, {bd['undecided']} undecided. Breaking distances over rows: {q}.\n\n")
+    if abl and abl[-1].get("buckets"):
+        last = abl[-1]
+        pts = [f"[{b['start']}, {b['stop']}) {b['loss']['mean']:.3f}" for b in last["buckets"] if b["loss"] is not None]
+        w(f"Beside them, where the model's measured loss degrades: the as-trained next-token loss by position at {last['length']} "
+          f"tokens ({last['length'] / meta['context']:g}x the trained context, {last['sequences']} sequences; the position-bucket "
+          "table below): " + "; ".join(pts) + ". " + _trend(last["buckets"]) + " A certified break moves one key of one row with "
+          "every other vector fixed, while the loss aggregates every head and row: the breaks say which single content matches "
+          "RoPE's rotation would turn away, the loss whether the model as a whole suffers at that distance.\n\n")
     if best:
         layer, h, b = best
         w(f"\nThe strongest content match: layer {layer} head {h['head']} (weight {b['weight']:.3f} on a key {b['key_distance']} back); "
@@ -241,13 +255,14 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
     # Fig. 19
     w("\n### The same pattern across domains (Fig. 19)\n")
     rows = []
-    base = np.array(doc["per_domain"][doms[0]]["q_norm_by_pair"])
     for d in doms:
         x = doc["per_domain"][d]
         sl = float(np.mean([s["slow"] for s in x["band_shares"]]))
-        corr = float(np.corrcoef(base, np.array(x["q_norm_by_pair"]))[0, 1])
-        rows.append([d, _fmt(sl), _fmt(corr), ", ".join(f"{k} {n}" for k, n in sorted(x["kinds"].items()))])
-    w(_table(["domain", "slow-quarter share (mean over layers)", f"correlation of per-pair query usage with {doms[0]}", "head kinds"], rows))
+        sim = x["similarity_to_first"]
+        rows.append([d, _fmt(sl), f"{sim['correlation']:.4f}", f"{sim['kinds_agree']:.2f}" if sim["kinds_agree"] is not None else "-",
+                     ", ".join(f"{k} {n}" for k, n in sorted(x["kinds"].items()))])
+    w(_table(["domain", "slow-quarter share (mean over layers)",
+              f"per-pair usage vs {doms[0]}: r (ropecheck.compare_usage)", f"heads of the same kind as in {doms[0]}", "head kinds"], rows))
     w("\n![domains](figures/real-domains.svg)\n")
     # ablations
     w("\n### What p-RoPE would change, as loss (inference-time ablations)\n")
@@ -290,6 +305,19 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any]) -> None:
         w("\n\n![ablation](figures/real-ablation-loss.svg)\n")
     with open(os.path.join(out, "real-model.md"), "w") as f:
         f.write("\n".join(md))
+
+
+def _trend(buckets: list[dict[str, Any]]) -> str:
+    """The first and last position buckets' as-trained losses compared: do their 95% intervals separate?"""
+    used = [b for b in buckets if b["loss"] is not None]
+    if len(used) < 2:
+        return ""
+    a, b = used[0]["loss"], used[-1]["loss"]
+    lo_a, hi_a = a["mean"] - (a["half_width"] or 0), a["mean"] + (a["half_width"] or 0)
+    lo_b, hi_b = b["mean"] - (b["half_width"] or 0), b["mean"] + (b["half_width"] or 0)
+    verdict = ("higher" if lo_b > hi_a else "lower" if hi_b < lo_a else "not separable from")
+    return (f"The last bucket's loss ({_ci(b)}) is {verdict} the first's ({_ci(a)}) by their 95% intervals "
+            "(unpaired, over sequences).")
 
 
 def _ci(x: dict[str, Any] | None, signed: bool = False) -> str:

@@ -54,7 +54,16 @@ def test_section_and_measurements(smoke: str) -> None:
     assert all(d["sequences"] == 2 and d["tokens"] == 256 for d in doc["domains"].values())
     usage = json.load(open(os.path.join(smoke, "usage.json")))
     assert len(usage["layers"]) == 30 and all(len(L["heads"]) == 9 for L in usage["layers"])
-    assert len(doc["values"]["v_norm"]) == 30 and len(doc["slash_profiles"]) == 270
+    assert len(doc["values"]["v_norm"]) == 30
+    # the library's head kinds against chance, with the rule's false-positive rate on its Gaussian null
+    assert usage["kind_rule"]["scores_tested"] == 270 * 19  # offsets 0..16, first token, induction (token ids)
+    assert usage["null"]["heads"] == 270 and usage["null"]["flagged"] <= usage["null"]["heads"]
+    assert usage["within_layers"]["statement"] and usage["break_distribution"] is not None
+    kinds = {h["kind"] for L in usage["layers"] for h in L["heads"]}
+    assert kinds <= {"diagonal", "previous-token", "offset", "first-token", "induction", "other"}
+    assert kinds & {"diagonal", "previous-token", "offset"}  # a real LM has positional heads even at 256 tokens
+    for d in doc["per_domain"].values():  # each domain's usage against the first's (compare_usage)
+        assert 0.5 < d["similarity_to_first"]["correlation"] <= 1 + 1e-12
     abl = doc["ablation"][0]
     assert abl["length"] == 256 and abl["sequences"] == 2 and abl["tokens"] == [256, 256]
     # --smoke runs one ablation per band, both modes among them (ropecheck.torch.ablation_losses)
@@ -73,8 +82,8 @@ def test_section_and_measurements(smoke: str) -> None:
     cc = doc["chunked_vs_eager"]
     assert cc["tokens"] == 256 and abs(cc["difference"]) <= 1e-4
     md = open(os.path.join(smoke, "real-model.md")).read()
-    for heading in ("### The capture, checked against the model itself", "### Where the norm sits", "### Positional heads",
-                    "### Section 5", "### Semantic heads and Theorem 6.1", "### The same pattern across domains",
+    for heading in ("### The capture, checked against the model itself", "### Where the norm sits", "### Head kinds against chance",
+                    "### Section 5", "### Content heads and Theorem 6.1", "### The same pattern across domains",
                     "### What p-RoPE would change, as loss"):
         assert heading in md
     for stem in ("real-q-layers", "real-k-layers", "real-v-layers", "real-heads-first", "real-heads-last", "real-domains",

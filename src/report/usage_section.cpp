@@ -31,6 +31,7 @@ constexpr const char* kCapture2x = "captures/rope_seed0.2x.capture.npz";  // the
 constexpr const char* kCapture4x = "captures/rope_seed0.capture.npz";     // and at 4x
 constexpr const char* kTable2 = "results/table2.md";
 constexpr const char* kTable2Json = "results/table2.json";
+constexpr const char* kAblation = "results/ablation.md";
 // The toy model's context is 64 tokens and its copies lie 32 back: a content match is sought at
 // least a quarter of the context back, not usage.h's default 64 (the whole context here).
 constexpr long long kContentDistance = 16;
@@ -46,6 +47,18 @@ std::string table2_summary(const std::string& text) {
   while (std::getline(in, line)) {
     if (line.rfind("# ", 0) == 0) continue;
     if (line.rfind("## ", 0) == 0) line = "###" + line;
+    out += line + "\n";
+  }
+  return out;
+}
+
+// A committed Markdown result inside this section: its title dropped, headings two levels down.
+std::string demoted(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (line.rfind("# ", 0) == 0) continue;
+    if (line.rfind("#", 0) == 0) line = "##" + line;
     out += line + "\n";
   }
   return out;
@@ -274,6 +287,14 @@ SectionResult usage_section(const Context& context) {
                   " back) of the content heads: " + quantiles_text(u.breaks) + degradation(dir / kTable2Json)}})
      << "\nWhere they differ, the toy model is the likelier cause: " << u.geometry.layers
      << " layers and one synthetic task, not a language model; the table states what this capture shows, nothing more.\n\n";
+  const fs::path abl = dir / kAblation;
+  if (fs::exists(abl))
+    md << "### Band ablations as loss\n\nThe model as trained against each band (fast quarter, middle half, slow quarter) made "
+          "position-free or removed, as next-token loss on held-out sets with paired intervals over sequences (`ropecheck.torch."
+          "ablation_losses`; `" << kExample << "/" << kAblation << "`, an offline run committed with its command):\n\n"
+       << demoted(read_text(abl)) << "\n";
+  else
+    r.missing.push_back("usage: " + abl.string() + " not found");
   const fs::path t2 = dir / kTable2;
   md << "### Table 2 at toy scale\n\n"
      << "The paper (Gemma 2B, 8k context, validation perplexity): NoPE 4.8594 / 6.6429, RoPE theta 10k 4.4627 / 6.4429, theta 500k "

@@ -7,7 +7,8 @@
 //   fast-removed the fast quarter's contribution removed
 // (layer_pairs.h defines the quarters). A softcap c gives c tanh(s / c); a sliding window W keeps
 // keys i - W < j <= i (transformers' masks). Rows are query tokens i >= 1 (token order, not
-// position values); row 0 attends to itself only.
+// position values); row 0 attends to itself only. Per row it adds the base attention's scores
+// against chance (head_scores.h) and keeps the row if it is a strong content match.
 //
 // Arithmetic: binary64 throughout. The rotation uses the production kernel's table (cos and sin of
 // p g within 2^-50, scaled by a: kernel/sincos_table.h); scores are dot products of the rotated

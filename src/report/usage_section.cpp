@@ -123,25 +123,10 @@ std::string break_text(const usage::HeadUsage& h) {
   return t;
 }
 
-// The strongest score of a head: "name mass (uniform b)".
+// The strongest score of a head: "name mass [interval] (uniform b)".
 std::string strongest(const usage::HeadUsage& h) {
-  const usage::HeadClass& c = h.scores;
-  const usage::ScoreTest* best = &c.offsets[0];
-  std::string name = "offset 0";
-  for (size_t d = 1; d < c.offsets.size(); ++d)
-    if (c.offsets[d].mass > best->mass) {
-      best = &c.offsets[d];
-      name = "offset " + std::to_string(d);
-    }
-  if (c.first.mass > best->mass) {
-    best = &c.first;
-    name = "first token";
-  }
-  if (c.induction && c.induction->mass > best->mass) {
-    best = &*c.induction;
-    name = "induction";
-  }
-  return name + printf_string(" %.3f [%.3f, %.3f] (uniform %.4f)", best->mass, best->lo, best->hi, best->baseline);
+  const usage::NamedScore top = usage::strongest_score(h);
+  return top.name + printf_string(" %.3f [%.3f, %.3f] (uniform %.4f)", top.test->mass, top.test->lo, top.test->hi, top.test->baseline);
 }
 
 std::string kinds_line(const usage::UsageResult& u) {

@@ -12,29 +12,17 @@ std::string kind_text(const HeadUsage& h) {
   return head_kind_name(h.kind());
 }
 
-namespace {
-
-// The score the kind rests on (or the largest mass among the offsets, first token and induction
-// for `other`): "mass/baseline" with its name.
-std::string strongest_score(const HeadUsage& h) {
+NamedScore strongest_score(const HeadUsage& h) {
   const HeadClass& c = h.scores;
-  const ScoreTest* best = nullptr;
-  std::string name;
-  for (size_t d = 0; d < c.offsets.size(); ++d)
-    if (!best || c.offsets[d].mass > best->mass) {
-      best = &c.offsets[d];
-      name = "off" + std::to_string(d);
-    }
-  if (c.first.mass > best->mass) {
-    best = &c.first;
-    name = "first";
-  }
-  if (c.induction && c.induction->mass > best->mass) {
-    best = &*c.induction;
-    name = "induct";
-  }
-  return printf_string("%-6s %.3f/%.4f", name.c_str(), best->mass, best->baseline);
+  NamedScore best{"offset 0", &c.offsets.at(0)};
+  for (size_t d = 1; d < c.offsets.size(); ++d)
+    if (c.offsets[d].mass > best.test->mass) best = {"offset " + std::to_string(d), &c.offsets[d]};
+  if (c.first.mass > best.test->mass) best = {"first token", &c.first};
+  if (c.induction && c.induction->mass > best.test->mass) best = {"induction", &*c.induction};
+  return best;
 }
+
+namespace {
 
 std::string breaks_text(const HeadUsage& h) {
   if (h.breaks.empty()) return h.strong_matches == 0 && (h.kind() == HeadKind::other || h.kind() == HeadKind::induction) ? "no strong match" : "-";
@@ -70,7 +58,9 @@ std::string usage_text(const UsageResult& r) {
   out << "layer head kv  kind            strongest: mass/uniform  diag   prev   first  share  rank  slowTV top1   fastTV top1   breaks (certified)\n";
   for (const LayerUsage& lu : r.layers)
     for (const HeadUsage& h : lu.heads) {
-      out << printf_string("%5d %4d %3d  %-14s  %-22s  %.3f  %.3f  %.3f  ", lu.layer, h.head, h.kv_head, kind_text(h).c_str(), strongest_score(h).c_str(),
+      const NamedScore top = strongest_score(h);
+      out << printf_string("%5d %4d %3d  %-14s  %-11s %.3f/%.4f  %.3f  %.3f  %.3f  ", lu.layer, h.head, h.kv_head, kind_text(h).c_str(), top.name.c_str(),
+                           top.test->mass, top.test->baseline,
                            h.diagonal, h.previous_token, h.first_token)
           << (h.high_frequency_share ? printf_string("%.3f  %4d  ", *h.high_frequency_share, *h.share_rank) : std::string("  -       -  "))
           << (h.slow_still ? printf_string("%.3f  %.3f  %.3f  %.3f  ", h.slow_still->tv, h.slow_still->top1, h.fast_removed->tv, h.fast_removed->top1)

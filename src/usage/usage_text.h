@@ -16,4 +16,12 @@ std::string usage_text(const UsageResult& r);
 // Returns: a head's kind as printed: "offset 3" for an offset head, else head_kind_name.
 std::string kind_text(const HeadUsage& h);
 
+// A head's score with the largest mean mass among its offsets, the first token and induction
+// (the one its kind rests on when it has a kind), named "offset 1", "first token" or "induction".
+struct NamedScore {
+  std::string name;
+  const ScoreTest* test = nullptr;  // points into the head's HeadClass
+};
+NamedScore strongest_score(const HeadUsage& h);
+
 }  // namespace ropecheck::usage

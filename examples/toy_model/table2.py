@@ -12,7 +12,7 @@ rope seed 0's captures at 1x, 2x and 4x the training length with recapture.py: o
 everything committed under examples/toy_model/results and captures.
 
     PYTHONPATH=<ropecheck package dir> OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 nice -n 10 \\
-        /usr/bin/python3 examples/toy_model/table2.py --seeds 0 1 2 3 4 --steps 800 --work /tmp/toy_t2 \\
+        /usr/bin/python3 examples/toy_model/table2.py --seeds 0 1 2 3 4 --steps 800 --steps-matched 1600 --work /tmp/toy_t2 \\
         --out examples/toy_model/results --captures examples/toy_model/captures
 
 --work is resumable: runs whose result.json exists are not rerun (every run's recorded sha256s and
@@ -179,7 +179,7 @@ def theta_rule():
 # ---------------------------------------------------------------------------- runs
 
 def run_all(seeds, steps, work, jobs, smoke=False):
-    """Runs the missing (encoding, seed) trainings; returns {(encoding, seed): wall seconds}."""
+    """Runs the missing (encoding, seed) trainings (steps: {encoding: steps}); returns {(encoding, seed): wall seconds}."""
     os.makedirs(work, exist_ok=True)
     pending = [(e, s) for s in seeds for e in ORDER
                if not os.path.exists(os.path.join(work, f"{e}_seed{s}.result.json"))]
@@ -189,7 +189,7 @@ def run_all(seeds, steps, work, jobs, smoke=False):
             e, s = pending.pop(0)
             log = open(os.path.join(work, f"{e}_seed{s}.log"), "w")
             cmd = [sys.executable, os.path.join(HERE, "train.py"), "--encoding", e, "--seed", str(s),
-                   "--steps", str(steps), "--out", work] + (["--smoke"] if smoke else []) + (["--capture", "--save-weights"] if (e, s) in CAPTURED else [])
+                   "--steps", str(steps[e]), "--out", work] + (["--smoke"] if smoke else []) + (["--capture", "--save-weights"] if (e, s) in CAPTURED else [])
             running.append((e, s, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), time.time(), log))
         time.sleep(1)
         for item in list(running):
@@ -240,7 +240,7 @@ def collect(seeds, steps, work, sha):
     for e in ORDER:
         for s in seeds:
             r = json.load(open(os.path.join(work, f"{e}_seed{s}.result.json")))
-            if r["steps"] != steps or r["sha256"] != {f: sha[f] for f in train.FILES}:
+            if r["steps"] != steps[e] or r["sha256"] != {f: sha[f] for f in train.FILES}:
                 raise SystemExit(f"{work}/{e}_seed{s}.result.json is from other steps or sources: use a fresh --work")
             results[(e, s)] = r
             c = convergence(r)
@@ -296,22 +296,25 @@ def analyse(rows, seeds):
 
 def curves(results, seeds, out):
     """OUT/table2_curves.tsv (mean block loss over seeds per encoding) and its gnuplot SVG."""
-    steps = results[(ORDER[0], seeds[0])]["steps"]
+    steps = max(results[(e, seeds[0])]["steps"] for e in ORDER)
     b = results[(ORDER[0], seeds[0])]["block_mean_loss"]["block"]
     mean = {e: np.mean([results[(e, s)]["block_mean_loss"]["mean_loss"] for s in seeds], axis=0) for e in ORDER}
+    mean = {e: np.concatenate([v, np.full(steps // b - len(v), np.nan)]) for e, v in mean.items()}  # NaN: a shorter set
     tsv = os.path.join(out, "table2_curves.tsv")
     with open(tsv, "w") as f:
-        f.write(f"# mean over seeds {seeds} of the mean training loss (nats) of each block of {b} steps; step = block centre\n")
+        f.write(f"# mean over seeds {seeds} of the mean training loss (nats) of each block of {b} steps; step = block centre; "
+                "NaN: past that encoding's steps\n")
         f.write("step\t" + "\t".join(ORDER) + "\n")
         for i in range(steps // b):
-            f.write(f"{i * b + (b - 1) / 2:g}\t" + "\t".join(f"{mean[e][i]:.5f}" for e in ORDER) + "\n")
+            f.write(f"{i * b + (b - 1) / 2:g}\t" + "\t".join("NaN" if np.isnan(mean[e][i]) else f"{mean[e][i]:.5f}"
+                                                          for e in ORDER) + "\n")
     plots = []
     for title, _, members in SETS:
         lines = ", ".join(f'"{tsv}" using 1:{ORDER.index(e) + 2} with lines lw 1.5 title "{e}"' for e in members)
         plots.append(f'set title "training loss, {title} (mean of {len(seeds)} seeds, {b}-step blocks)"\nplot {lines}\n')
     script = ("set terminal svg size 1100,460 font 'sans,11' background '#ffffff'\n"
               f"set output '{os.path.join(out, 'table2_curves.svg')}'\n"
-              "set multiplot layout 1,2\nset logscale y\nset yrange [0.005:6]\nset xlabel 'step'\n"
+              "set datafile missing 'NaN'\nset multiplot layout 1,2\nset logscale y\nset yrange [0.005:6]\nset xlabel 'step'\n"
               "set ylabel 'loss (nats)'\nset key top right\nset grid\n" + "".join(plots) + "unset multiplot\n")
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
@@ -365,10 +368,12 @@ def markdown(rows, seeds, cells, comps, meta, conv_fail):
            f"Command: `{meta['command']}`  ",
            f"torch {meta['environment']['torch']}, BLAS `{meta['environment']['blas']}`, 1 thread per run, "
            f"{meta['jobs']} runs at a time; seeds {seeds} (each seed fixes the initialisation and the batches, the same "
-           f"for every encoding); {meta['steps']} steps per run (batch 16, training length {meta['train_length']}); "
+           f"for every encoding); steps per run: " + ", ".join(f"{n} ({t})" for t, n in meta["steps"].items())
+           + f" (batch 16, training length {meta['train_length']}); "
            f"{len(rows)} runs, {sum(r['wall_seconds'] or 0 for r in rows):.0f} run-seconds. Wall time of each invocation "
            "over this work directory (a later one only retrains missing runs): " + "; ".join(
-               f"{v['started']}: {v['wall_seconds'] / 60:.1f} min, {v['runs_trained']} runs trained" for v in meta["invocations"])
+               f"{v['started']}: {v['wall_seconds'] / 60:.1f} min, {v['runs_trained']} runs trained"
+               + (f" ({v['note']})" if v.get("note") else "") for v in meta["invocations"])
            + ".", "",
            "## The theta-matched set", "",
            f"The quarter of the pairs p-RoPE 0.75 removes, turns over the training context: Gemma (ropecheck `{g['config']}`: "
@@ -382,7 +387,8 @@ def markdown(rows, seeds, cells, comps, meta, conv_fail):
            + f" rad over T (within [1, 8]; " + ", ".join(
                f"{x:.1f}" for x in toy["turns"][str(toy["theta"])]["8"]) + " rad at 8x). Every other pair turns faster.", "",
            "## Convergence", "",
-           f"Criterion: the mean training loss of the last tenth of the steps ({meta['steps'] // 10} steps) differs from the "
+           "Criterion: the mean training loss of the last tenth of the steps (" + ", ".join(
+               f"{n // 10} steps at {t}" for t, n in meta["steps"].items()) + ") differs from the "
            f"tenth before by less than {CONVERGED_NATS} nats (plateaued); a run learned the task when that last tenth is "
            f"below {LEARNED_NATS} nats (chance: ln 128 = 4.85). "
            f"{sum(r['plateaued'] for r in rows)}/{len(rows)} runs plateaued; "
@@ -491,7 +497,8 @@ def write_captures(work, captures):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
-    p.add_argument("--steps", type=int, default=train.FULL["steps"])
+    p.add_argument("--steps", type=int, default=train.FULL["steps"], help="steps of the theta 10000 set")
+    p.add_argument("--steps-matched", type=int, default=None, help=f"steps of the theta {TM} set (default: --steps)")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--work", required=True, help="directory of the per-run outputs (resumable)")
     p.add_argument("--out", required=True, help="where table2.{md,json,csv}, the curves and runs/ go")
@@ -507,8 +514,10 @@ def main():
     sha = {f: hashlib.sha256(open(os.path.join(HERE, f), "rb").read()).hexdigest() for f in files}
     if a.smoke and a.captures:
         raise SystemExit("--smoke writes no captures (recapture.py loads the full-size model)")
-    walls = run_all(a.seeds, a.steps, a.work, a.jobs, a.smoke)
-    rows, results = collect(a.seeds, a.steps, a.work, sha)
+    steps = {e: a.steps for e in SET_10K}
+    steps.update({e: a.steps_matched or a.steps for e in SET_TM})
+    walls = run_all(a.seeds, steps, a.work, a.jobs, a.smoke)
+    rows, results = collect(a.seeds, steps, a.work, sha)
     cells, comps = analyse(rows, a.seeds)
     conv_fail = [f"{r['encoding']} seed {r['seed']}" for r in rows if r["learned"] and not r["plateaued"]]
     os.makedirs(os.path.join(a.out, "runs"), exist_ok=True)
@@ -525,7 +534,7 @@ def main():
     curves(results, a.seeds, a.out)
     niceness = os.nice(0)
     meta = {"command": " ".join(([f"nice -n {niceness}"] if niceness else []) + [sys.executable] + sys.argv), "environment": results[(ORDER[0], a.seeds[0])]["environment"],
-            "seeds": a.seeds, "steps": a.steps, "train_length": results[(ORDER[0], a.seeds[0])]["train_length"],
+            "seeds": a.seeds, "steps": {title.split(" (")[0]: steps[members[0]] for title, _, members in SETS}, "train_length": results[(ORDER[0], a.seeds[0])]["train_length"],
             "total_wall_seconds_this_invocation": time.time() - start, "jobs": a.jobs, "theta_rule": rule,
             "interval": "95% two-sided Student t-interval over seeds: mean ± t_{0.975,n-1} * sd / sqrt(n)",
             "paired": "encoding minus reference on the same seed; significant: the 95% interval excludes 0; "

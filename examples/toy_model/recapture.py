@@ -26,8 +26,10 @@ def main(argv=None):
     p.add_argument("--multiplier", type=int, default=1)
     p.add_argument("--sequences", type=int, default=16)
     p.add_argument("--out", required=True)
+    p.add_argument("--dir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "captures"),
+                   help="where NAME.config.json and NAME.weights.pt are (default: this example's captures/)")
     a = p.parse_args(argv)
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "captures")
+    here = a.dir
     cfg = json.load(open(os.path.join(here, f"{a.name}.config.json")))
     prov = cfg["_ropecheck_example"]
     train.set_determinism()

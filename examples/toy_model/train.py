@@ -4,7 +4,7 @@ The RoPE frequencies come from ropecheck's own spectra (``ropecheck.spectrum(...
 float64, converted once to the model's float32 ``inv_freq``), not from a reimplementation.
 
     PYTHONPATH=<dir with the ropecheck package> /usr/bin/python3 examples/toy_model/train.py \
-        --encoding rope --seed 0 --out OUT [--capture] [--save-weights] [--smoke]
+        --encoding rope --seed 0 --out OUT [--steps N] [--capture] [--save-weights] [--smoke]
 
 Determinism (notes Section 5): one intra-op and one inter-op thread, torch.manual_seed,
 use_deterministic_algorithms(True), data from a seeded torch.Generator, fp32, int64 positions.
@@ -27,8 +27,9 @@ import capture  # noqa: E402
 import model as toy  # noqa: E402
 import task  # noqa: E402
 
-# The paper's Table 2 encodings (Barbero et al. 2024, arXiv 2410.06205, Section 6) as ropecheck
-# spectrum options; theta 10000 unless named.
+# The paper's Table 2 encodings (Barbero et al. 2024, arXiv 2410.06205, Section 6, Table 2: NoPE,
+# RoPE 10k, RoPE 500k, 0.75-RoPE reversed, 0.75-RoPE partial, 0.25-RoPE, 0.75-RoPE) as ropecheck
+# spectrum options, at theta 10000 unless named.
 ENCODINGS = {
     "nope": dict(theta=10000, nope=True),
     "rope": dict(theta=10000),
@@ -36,16 +37,47 @@ ENCODINGS = {
     "p-rope-0.25": dict(theta=10000, p_rope=0.25),
     "p-rope-0.75": dict(theta=10000, p_rope=0.75),
     "reversed-0.75": dict(theta=10000, reversed=0.75),
+    "partial-0.75": dict(theta=10000, partial=0.75),  # GPT-NeoX partial rotary: 12 pairs at theta^(-j/12), 4 unrotated
 }
-# How config.json states the encoding to ropecheck: p-RoPE as rope_type "proportional" (Gemma's
-# p-RoPE, which ropecheck's HF reader maps to its p-rope variant); RoPE by rope_theta alone. NoPE and
-# reversed have no Llama config form: their config.json describes plain RoPE and only
-# "_ropecheck_example"."spectrum" states the frequencies actually used.
-CONFIG_ROPE = {
-    "p-rope-0.25": {"rope_type": "proportional", "rope_theta": 10000.0, "partial_rotary_factor": 0.25},
-    "p-rope-0.75": {"rope_type": "proportional", "rope_theta": 10000.0, "partial_rotary_factor": 0.75},
-}
-FULL = dict(model=dict(), batch=16, steps=600, lr=3e-3, warmup=50, min_segment=8)  # the committed runs' settings
+# The theta-matched set: at theta 10000 and T = 64 the quarter that p-RoPE 0.75 removes turns at most
+# 0.064 rad over the training context, so p-rope-0.75 and rope are the same model. THETA_MATCHED is
+# the integer nearest the theta at which the toy's removed quarter (pairs 12-15 of 16) turns over
+# T = 64 tokens by the same geometric mean as Gemma's removed quarter (pairs 96-127 of 128, theta
+# 10000) over its 8192 tokens; table2.py derives it from ropecheck's spectra, prints both sets of
+# turns and refuses to run if this constant disagrees.
+THETA_MATCHED = 43
+for _name, _options in (("rope", {}), ("p-rope-0.25", dict(p_rope=0.25)), ("p-rope-0.75", dict(p_rope=0.75)),
+                        ("partial-0.75", dict(partial=0.75)), ("reversed-0.75", dict(reversed=0.75))):
+    ENCODINGS[f"{_name}-t{THETA_MATCHED}"] = dict(theta=THETA_MATCHED, **_options)
+
+
+def config_rope(encoding):
+    """How config.json states the encoding to ropecheck: (rope_parameters dict or None, note).
+
+    p-RoPE as rope_type "proportional" (Gemma's p-RoPE over the whole head, which ropecheck's HF reader
+    maps to its p-rope variant); partial as rope_type "default" with partial_rotary_factor (the reader
+    rotates the first 24 of 32 dims at theta^(-j/12): the same frequencies; the toy rotates pair j =
+    dims (j, j + 16) with pairs 12-15 at frequency 0 instead of pairs (j, j + 12) over dims 0-23, a fixed
+    permutation of q_proj's and k_proj's output dims, so the same function class); RoPE by rope_theta
+    alone. NoPE and reversed have no Llama config form: their config.json describes plain RoPE at that
+    theta and only "_ropecheck_example"."spectrum" states the frequencies actually used."""
+    o = ENCODINGS[encoding]
+    theta = float(o["theta"])
+    if "p_rope" in o:
+        return ({"rope_type": "proportional", "rope_theta": theta, "partial_rotary_factor": o["p_rope"]},
+                "exact: rope_parameters (proportional) reads back as this p-rope spectrum")
+    if "partial" in o:
+        return ({"rope_type": "default", "rope_theta": theta, "partial_rotary_factor": o["partial"]},
+                "frequencies exact (rope_parameters.partial_rotary_factor); the reader's pair layout is dims (j, j+12) "
+                "over the first 24 dims, the toy's is (j, j+16) with pairs 12-15 unrotated: a fixed permutation of dims")
+    if "nope" in o or "reversed" in o:
+        return None, "not representable: rope_theta only; the frequencies used are in _ropecheck_example.spectrum"
+    return None, "exact: rope_theta"
+
+
+CONFIG_ROPE = {e: config_rope(e)[0] for e in ENCODINGS if config_rope(e)[0] is not None}
+BLOCK = 10  # the result's block means: mean training loss of each BLOCK consecutive steps
+FULL = dict(model=dict(), batch=16, steps=800, lr=3e-3, warmup=50, min_segment=8)  # the committed runs' settings (table2.py --steps)
 SMOKE = dict(model=dict(vocab_size=16, hidden_size=32, num_attention_heads=4, num_key_value_heads=2,
                         head_dim=8, intermediate_size=32, max_position_embeddings=16),
              batch=4, steps=5, lr=3e-3, warmup=2, min_segment=2)
@@ -109,7 +141,7 @@ def train(encoding, seed, settings=FULL, steps=None, log_every=50, log=print):
         return 0.1 + 0.45 * (1 + math.cos(math.pi * (step - warm) / max(1, steps - warm)))
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
-    curve, start = [], time.perf_counter()
+    curve, blocks, block_sum, start = [], [], 0.0, time.perf_counter()
     for step in range(steps):
         ids, mask = task.make_train_batch(data, settings["batch"], T, config.vocab_size, settings["min_segment"])
         loss, acc = task.masked_loss(model(ids), ids, mask)
@@ -118,6 +150,10 @@ def train(encoding, seed, settings=FULL, steps=None, log_every=50, log=print):
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         sched.step()
+        block_sum += float(loss)
+        if (step + 1) % BLOCK == 0 or step == steps - 1:
+            blocks.append(block_sum / ((step % BLOCK) + 1))
+            block_sum = 0.0
         if step % log_every == 0 or step == steps - 1:
             curve.append({"step": step, "loss": float(loss), "accuracy": float(acc)})
             log(f"[{encoding} seed {seed}] step {step:5d} loss {float(loss):.4f} acc {float(acc):.3f}")
@@ -125,7 +161,7 @@ def train(encoding, seed, settings=FULL, steps=None, log_every=50, log=print):
     heldout = task.evaluate(model, T, config.vocab_size, sequences=4 if settings is SMOKE else 8)
     result = {"encoding": encoding, "seed": seed, "steps": steps, "batch": settings["batch"],
               "lr": settings["lr"], "warmup": warm, "train_length": T, "spectrum": spectrum,
-              "curve": curve, "final_train_loss": curve[-1]["loss"], "heldout": heldout,
+              "curve": curve, "block_mean_loss": {"block": BLOCK, "mean_loss": blocks}, "final_train_loss": curve[-1]["loss"], "heldout": heldout,
               "previous_token": task.previous_token_scores(model, T, config.vocab_size),
               "train_seconds": train_seconds, "environment": environment(), "sha256": sha256s()}
     return model, result
@@ -154,8 +190,8 @@ def save(model, result, out, write_capture=False, save_weights=False, sequences=
     with open(os.path.join(out, f"{name}.result.json"), "w") as f:
         json.dump(result, f, indent=1)
     prov = provenance(result)
-    toy.write_config_json(model.config, os.path.join(out, f"{name}.config.json"), prov,
-                          CONFIG_ROPE.get(result["encoding"]))
+    rope_parameters, prov["config_states_encoding"] = config_rope(result["encoding"])
+    toy.write_config_json(model.config, os.path.join(out, f"{name}.config.json"), prov, rope_parameters)
     if write_capture:
         capture.write_capture(os.path.join(out, f"{name}.capture.npz"), model,
                               capture_inputs(model.config, sequences), prov)
@@ -168,7 +204,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--encoding", choices=sorted(ENCODINGS), default="rope")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--steps", type=int, default=None, help="default: 600 (5 with --smoke)")
+    p.add_argument("--steps", type=int, default=None, help="default: 800 (5 with --smoke)")
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--smoke", action="store_true", help="tiny model, a few steps")
     p.add_argument("--capture", action="store_true", help="write NAME.capture.npz of held-out sequences")

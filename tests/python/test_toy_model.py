@@ -70,3 +70,44 @@ def test_agrees_with_ropecheck_capture(tmp_path):
     assert (theirs["positions"] == z["positions"]).all()
     loaded = rc_capture.load(next(tmp_path.glob("run1_rope/*.capture.npz")))
     assert loaded["q"].shape == z["q"].shape and str(loaded["source"]) == str(z["source"])
+
+
+def test_block_means_cover_every_step():
+    _, result = train.train("rope", 0, dict(train.SMOKE, steps=23), log=lambda *_: None)
+    blocks = result["block_mean_loss"]
+    assert blocks["block"] == train.BLOCK and len(blocks["mean_loss"]) == -(-23 // train.BLOCK)
+    assert all(np.isfinite(blocks["mean_loss"]))
+
+
+@pytest.mark.parametrize("encoding", ["p-rope-0.75-t43", "partial-0.75", "partial-0.75-t43", "rope-t43"])
+def test_config_json_reads_back_as_the_frequencies_used(tmp_path, encoding):
+    """ropecheck's HF reader gives back the nonzero frequencies the model trained with (partial:
+    over the first 24 of 32 dims, the toy's pairs 0-11)."""
+    ropecheck = pytest.importorskip("ropecheck")
+    import model as toy  # noqa: E402
+    inv, _ = train.frequencies(encoding, 32, 64)
+    o = train.ENCODINGS[encoding]
+    path = tmp_path / "config.json"
+    toy.write_config_json(toy.make_config(rope_theta=float(o["theta"])), str(path), None, train.config_rope(encoding)[0])
+    read = ropecheck.spectrum(model=str(path)).layer_types[0].spectrum
+    mine = inv.numpy()
+    theirs = np.asarray(read.frequencies, dtype=np.float32)
+    assert np.array_equal(theirs[theirs > 0], mine[mine > 0])
+
+
+def test_theta_matched_rule_and_statistics():
+    pytest.importorskip("ropecheck")
+    import table2  # noqa: E402
+    rule = table2.theta_rule()  # stops when THETA_MATCHED disagrees with the rule
+    assert round(rule["toy"]["derived_theta"]) == train.THETA_MATCHED
+    turns = rule["toy"]["turns"][str(train.THETA_MATCHED)]["1"]
+    assert 1 <= min(turns) and max(turns) <= 8
+    assert rule["gemma"]["turns_min"] == pytest.approx(0.880, abs=1e-3) and rule["gemma"]["turns_max"] == pytest.approx(8.192)
+    # paired differences: mean, t-interval, p, count lower
+    d = table2.paired([1.0, 2.0, 3.0, 4.0, 5.5], [1.5, 2.4, 3.6, 4.3, 5.9])
+    diffs = [-0.5, -0.4, -0.6, -0.3, -0.4]
+    sd = np.std(diffs, ddof=1)
+    assert d["mean"] == pytest.approx(np.mean(diffs)) and d["lower"] == 5 and d["n"] == 5
+    assert d["half_width"] == pytest.approx(2.776 * sd / 5 ** 0.5, rel=1e-3)
+    assert table2.t_two_sided_p(2.776, 4) == pytest.approx(0.05, abs=1e-4)
+    assert table2.t_two_sided_p(0.0, 4) == pytest.approx(1.0)

@@ -459,11 +459,13 @@ def markdown(rows, seeds, cells, comps, meta, conv_fail):
         out.append(f"| {r['encoding']} | {r['seed']} | " + " | ".join(cell(r[k], k) for k in keys) + " |")
     out += ["", "## Convergence per run", "",
             f"Mean training loss (nats) of the last tenth of the steps and of the tenth before it; plateaued: |change| < "
-            f"{CONVERGED_NATS}; learned: last tenth < {LEARNED_NATS}.", "",
-            "| encoding | seed | tenth before | last tenth | change | plateaued | learned |", "|---|---|---|---|---|---|---|"]
+            f"{CONVERGED_NATS}; learned: last tenth < {LEARNED_NATS}. The relative change is shown too (not the criterion): "
+            "near 0 nats a loss still falling by a steady fraction passes an absolute threshold.", "",
+            "| encoding | seed | tenth before | last tenth | change | relative | plateaued | learned |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         out.append(f"| {r['encoding']} | {r['seed']} | {r['tenth_before_train_loss']:.4f} | {r['last_tenth_train_loss']:.4f} | "
-                   f"{r['last_tenth_train_loss'] - r['tenth_before_train_loss']:+.4f} | {'yes' if r['plateaued'] else 'NO'} | "
+                   f"{r['last_tenth_train_loss'] - r['tenth_before_train_loss']:+.4f} | "
+                   f"{r['last_tenth_train_loss'] / r['tenth_before_train_loss'] - 1:+.1%} | {'yes' if r['plateaued'] else 'NO'} | "
                    f"{'yes' if r['learned'] else 'no'} |")
     out += ["", "sha256: " + ", ".join(f"`{k}` {v}" for k, v in meta["sha256"].items()), ""]
     return "\n".join(out)

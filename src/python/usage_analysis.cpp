@@ -56,6 +56,25 @@ usage::CaptureGeometry geometry_of(const py::array& q, const py::array& k) {
   return g;
 }
 
+// The values of an '<i8' or '<i4' array (descr checked by the caller), every element in C order.
+std::vector<long long> integer_values(const py::array& a) {
+  const py::array c = py::array::ensure(a, py::array::c_style);
+  const bool wide = descr(c) == "<i8";
+  std::vector<long long> out(static_cast<std::size_t>(c.size()));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (wide) {
+      std::int64_t v;
+      std::memcpy(&v, static_cast<const unsigned char*>(c.data()) + 8 * i, 8);
+      out[i] = v;
+    } else {
+      std::int32_t v;
+      std::memcpy(&v, static_cast<const unsigned char*>(c.data()) + 4 * i, 4);
+      out[i] = v;
+    }
+  }
+  return out;
+}
+
 // ropecheck.usage's positions (the CLI's dtypes, integers held in floats too).
 std::vector<long long> positions_of(const py::array& positions) {
   NpyArray p;
@@ -83,23 +102,7 @@ std::pair<std::string, std::string> usage(const py::array& q, const py::array& k
   std::vector<long long> tokens;
   if (token_ids) {
     usage::check_token_member(descr(*token_ids), shape_of(*token_ids), g, "token_ids");
-    NpyArray t;
-    t.dtype = descr(*token_ids);
-    t.shape = shape_of(*token_ids);
-    const py::array c = py::array::ensure(*token_ids, py::array::c_style);
-    t.bytes.resize(static_cast<std::size_t>(c.nbytes()));
-    if (!t.bytes.empty()) std::memcpy(t.bytes.data(), c.data(), t.bytes.size());
-    for (std::int64_t i = 0; i < t.elements(); ++i) {
-      if (t.dtype == "<i8") {
-        std::int64_t v;
-        std::memcpy(&v, t.bytes.data() + 8 * i, 8);
-        tokens.push_back(v);
-      } else {
-        std::int32_t v;
-        std::memcpy(&v, t.bytes.data() + 4 * i, 4);
-        tokens.push_back(v);
-      }
-    }
+    tokens = integer_values(*token_ids);
   }
   const ModelDescription m = load_model(model);
   usage::UsageOptions o;
@@ -184,19 +187,7 @@ void check_capture(const py::array& q, const py::array& k, const py::array& posi
   const std::string p_descr = descr(positions);
   if (p_descr != "<i8" && p_descr != "<i4") usage::check_token_member(p_descr, shape_of(positions), g, "positions");  // throws
   // The values as a file's reader takes them: every element, whatever the shape (checked below).
-  const py::array p = py::array::ensure(positions, py::array::c_style);
-  std::vector<long long> pos(static_cast<std::size_t>(p.size()));
-  for (std::size_t i = 0; i < pos.size(); ++i) {
-    if (p_descr == "<i8") {
-      std::int64_t v;
-      std::memcpy(&v, static_cast<const unsigned char*>(p.data()) + 8 * i, 8);
-      pos[i] = v;
-    } else {
-      std::int32_t v;
-      std::memcpy(&v, static_cast<const unsigned char*>(p.data()) + 4 * i, 4);
-      pos[i] = v;
-    }
-  }
+  const std::vector<long long> pos = integer_values(positions);
   auto capture = usage::memory_capture(g, q_dtype, q.data(), k_dtype, k.data(), pos);  // geometry, count, [0, 2^40)
   usage::check_token_member(p_descr, shape_of(positions), g, "positions");
   if (token_ids) usage::check_token_member(descr(*token_ids), shape_of(*token_ids), g, "token_ids");

@@ -10,6 +10,7 @@
 #include "io/npz.h"
 #include "numeric/small_floats.h"
 #include "usage/detail/capture_checks.h"
+#include "usage/detail/capture_source.h"
 
 namespace ropecheck::usage {
 
@@ -75,85 +76,53 @@ void CaptureBlock::k_head(long long kv_head, double* out) const {
   decode(k_bytes, k_dtype, static_cast<std::size_t>(kv_head) * n, n, out);
 }
 
+const std::vector<long long>& SourceBase::positions(long long sequence) const {
+  if (sequence < 0 || sequence >= p_.geometry.sequences)
+    throw std::out_of_range("CaptureSource::positions: sequence " + std::to_string(sequence) + " of " + std::to_string(p_.geometry.sequences));
+  return p_.positions.size() == 1 ? p_.positions[0] : p_.positions[static_cast<std::size_t>(sequence)];
+}
+
+const std::vector<long long>* SourceBase::token_ids(long long sequence) const {
+  if (sequence < 0 || sequence >= p_.geometry.sequences)
+    throw std::out_of_range("CaptureSource::token_ids: sequence " + std::to_string(sequence) + " of " + std::to_string(p_.geometry.sequences));
+  if (p_.token_ids.empty()) return nullptr;
+  return p_.token_ids.size() == 1 ? &p_.token_ids[0] : &p_.token_ids[static_cast<std::size_t>(sequence)];
+}
+
+bool SourceBase::next(CaptureBlock& block) {
+  const CaptureGeometry& g = p_.geometry;
+  if (sequence_ >= g.sequences) return false;
+  block.sequence = sequence_;
+  block.layer = layer_;
+  block.heads = g.heads;
+  block.kv_heads = g.kv_heads;
+  block.tokens = g.tokens;
+  block.head_dim = g.head_dim;
+  block.q_dtype = p_.q_dtype;
+  block.k_dtype = p_.k_dtype;
+  const auto per_head = static_cast<std::size_t>(g.tokens * g.head_dim);
+  block.q_bytes.resize(static_cast<std::size_t>(g.heads) * per_head * capture_dtype_size(p_.q_dtype));
+  block.k_bytes.resize(static_cast<std::size_t>(g.kv_heads) * per_head * capture_dtype_size(p_.k_dtype));
+  const bool last = sequence_ + 1 == g.sequences && layer_ + 1 == g.layers;
+  read_block(block, last);
+  check_finite(block, "q", p_.names);
+  check_finite(block, "k", p_.names);
+  if (++layer_ == g.layers) {
+    layer_ = 0;
+    ++sequence_;
+  }
+  return true;
+}
+
 namespace {
-
-// What both sources share: the geometry, positions, and the block loop; a source supplies the
-// bytes of the next block.
-class SourceBase : public CaptureSource {
- public:
-  SourceBase(CaptureGeometry g, CaptureDtype qd, CaptureDtype kd, CaptureNames names)
-      : g_(g), q_dtype_(qd), k_dtype_(kd), names_(std::move(names)) {}
-
-  const CaptureGeometry& geometry() const override { return g_; }
-  CaptureDtype q_dtype() const override { return q_dtype_; }
-  CaptureDtype k_dtype() const override { return k_dtype_; }
-  const std::vector<long long>& positions(long long sequence) const override {
-    if (sequence < 0 || sequence >= g_.sequences)
-      throw std::out_of_range("CaptureSource::positions: sequence " + std::to_string(sequence) + " of " + std::to_string(g_.sequences));
-    return positions_.size() == 1 ? positions_[0] : positions_[static_cast<std::size_t>(sequence)];
-  }
-  std::optional<std::string> source() const override { return source_; }
-  bool has_token_ids() const override { return has_token_ids_; }
-  const std::vector<long long>* token_ids(long long sequence) const override {
-    if (sequence < 0 || sequence >= g_.sequences)
-      throw std::out_of_range("CaptureSource::token_ids: sequence " + std::to_string(sequence) + " of " + std::to_string(g_.sequences));
-    if (token_ids_.empty()) return nullptr;
-    return token_ids_.size() == 1 ? &token_ids_[0] : &token_ids_[static_cast<std::size_t>(sequence)];
-  }
-  std::string describe() const override { return describe_capture(names_.label, g_, q_dtype_, k_dtype_); }
-
-  bool next(CaptureBlock& block) override {
-    if (sequence_ >= g_.sequences) return false;
-    block.sequence = sequence_;
-    block.layer = layer_;
-    block.heads = g_.heads;
-    block.kv_heads = g_.kv_heads;
-    block.tokens = g_.tokens;
-    block.head_dim = g_.head_dim;
-    block.q_dtype = q_dtype_;
-    block.k_dtype = k_dtype_;
-    const auto per_head = static_cast<std::size_t>(g_.tokens * g_.head_dim);
-    block.q_bytes.resize(static_cast<std::size_t>(g_.heads) * per_head * capture_dtype_size(q_dtype_));
-    block.k_bytes.resize(static_cast<std::size_t>(g_.kv_heads) * per_head * capture_dtype_size(k_dtype_));
-    const bool last = sequence_ + 1 == g_.sequences && layer_ + 1 == g_.layers;
-    read_block(block, last);
-    check_finite(block, "q", names_);
-    check_finite(block, "k", names_);
-    if (++layer_ == g_.layers) {
-      layer_ = 0;
-      ++sequence_;
-    }
-    return true;
-  }
-
- protected:
-  // Fills block.q_bytes and block.k_bytes (sized) with the block's data; `last`: no block follows.
-  virtual void read_block(CaptureBlock& block, bool last) = 0;
-
-  CaptureGeometry g_;
-  CaptureDtype q_dtype_, k_dtype_;
-  CaptureNames names_;
-  std::vector<std::vector<long long>> positions_;  // one entry (every sequence) or one per sequence
-  std::optional<std::string> source_;
-  bool has_token_ids_ = false;
-  std::vector<std::vector<long long>> token_ids_;  // as positions_; empty without token ids
-
- private:
-  long long sequence_ = 0, layer_ = 0;
-};
 
 class FileSource final : public SourceBase {
  public:
   FileSource(NpzArchive archive, const CaptureMembers& m)
-      : SourceBase(m.geometry, m.q_dtype, m.k_dtype, m.names),
+      : SourceBase({m.geometry, m.q_dtype, m.k_dtype, m.names, m.positions, m.source, m.token_ids}),
         archive_(std::move(archive)),
         q_(archive_.open("q")),
-        k_(archive_.open("k")) {
-    positions_ = m.positions;
-    source_ = m.source;
-    has_token_ids_ = m.has_token_ids;
-    token_ids_ = m.token_ids;
-  }
+        k_(archive_.open("k")) {}
 
  private:
   void read_block(CaptureBlock& block, bool last) override {
@@ -173,12 +142,9 @@ class MemorySource final : public SourceBase {
  public:
   MemorySource(const CaptureGeometry& g, CaptureDtype qd, const void* q, CaptureDtype kd, const void* k,
                std::vector<std::vector<long long>> positions, std::optional<std::string> source, std::vector<std::vector<long long>> tokens)
-      : SourceBase(g, qd, kd, CaptureNames::memory()), q_(static_cast<const unsigned char*>(q)), k_(static_cast<const unsigned char*>(k)) {
-    positions_ = std::move(positions);
-    source_ = std::move(source);
-    has_token_ids_ = !tokens.empty();
-    token_ids_ = std::move(tokens);
-  }
+      : SourceBase({g, qd, kd, CaptureNames::memory(), std::move(positions), std::move(source), std::move(tokens)}),
+        q_(static_cast<const unsigned char*>(q)),
+        k_(static_cast<const unsigned char*>(k)) {}
 
  private:
   void read_block(CaptureBlock& block, bool) override {

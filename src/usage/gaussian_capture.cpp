@@ -6,47 +6,27 @@
 #include <string>
 
 #include "random/normal_sampler.h"
+#include "usage/detail/capture_source.h"
 
 namespace ropecheck::usage {
 
 namespace {
 
-class GaussianSource final : public CaptureSource {
+class GaussianSource final : public SourceBase {
  public:
-  explicit GaussianSource(GaussianCaptureSpec spec) : s_(std::move(spec)) {}
-  const CaptureGeometry& geometry() const override { return s_.geometry; }
-  CaptureDtype q_dtype() const override { return CaptureDtype::f32; }
-  CaptureDtype k_dtype() const override { return CaptureDtype::f32; }
-  const std::vector<long long>& positions(long long sequence) const override { return s_.positions.at(static_cast<size_t>(sequence)); }
-  std::optional<std::string> source() const override { return std::nullopt; }
-  bool has_token_ids() const override { return !s_.token_ids.empty(); }
-  const std::vector<long long>* token_ids(long long sequence) const override {
-    if (sequence < 0 || sequence >= s_.geometry.sequences) throw std::out_of_range("GaussianSource::token_ids");
-    return s_.token_ids.empty() ? nullptr : &s_.token_ids[static_cast<size_t>(sequence)];
-  }
-  std::string describe() const override {
-    const CaptureGeometry& g = s_.geometry;
-    return "Gaussian null (seed " + std::to_string(s_.seed) + "): " + std::to_string(g.sequences) + " sequences x " + std::to_string(g.layers) +
-           " layers x " + std::to_string(g.heads) + "/" + std::to_string(g.kv_heads) + " heads x " + std::to_string(g.tokens) + " tokens x " +
-           std::to_string(g.head_dim) + ", float32";
-  }
+  explicit GaussianSource(GaussianCaptureSpec spec)
+      : SourceBase({spec.geometry, CaptureDtype::f32, CaptureDtype::f32, CaptureNames{"Gaussian null (seed " + std::to_string(spec.seed) + ")", "", ""},
+                    spec.positions, std::nullopt, spec.token_ids}),
+        s_(std::move(spec)) {}
 
-  bool next(CaptureBlock& block) override {
+ private:
+  void read_block(CaptureBlock& block, bool) override {
     const CaptureGeometry& g = s_.geometry;
-    if (sequence_ >= g.sequences) return false;
-    block.sequence = sequence_;
-    block.layer = layer_;
-    block.heads = g.heads;
-    block.kv_heads = g.kv_heads;
-    block.tokens = g.tokens;
-    block.head_dim = g.head_dim;
-    block.q_dtype = block.k_dtype = CaptureDtype::f32;
     const auto per_head = static_cast<size_t>(g.tokens * g.head_dim);
-    block.q_bytes.resize(static_cast<size_t>(g.heads) * per_head * 4);
-    block.k_bytes.resize(static_cast<size_t>(g.kv_heads) * per_head * 4);
     z_.resize(per_head);
     const std::uint64_t streams = static_cast<std::uint64_t>(g.heads + g.kv_heads);
-    const std::uint64_t base = (static_cast<std::uint64_t>(sequence_) * static_cast<std::uint64_t>(g.layers) + static_cast<std::uint64_t>(layer_)) * streams;
+    const std::uint64_t base =
+        (static_cast<std::uint64_t>(block.sequence) * static_cast<std::uint64_t>(g.layers) + static_cast<std::uint64_t>(block.layer)) * streams;
     auto fill = [&](std::vector<unsigned char>& bytes, long long head, std::uint64_t stream, double rms) {
       normal_fill(s_.seed, stream, 0, z_);
       for (size_t i = 0; i < per_head; ++i) {
@@ -55,20 +35,13 @@ class GaussianSource final : public CaptureSource {
       }
     };
     for (long long h = 0; h < g.heads; ++h)
-      fill(block.q_bytes, h, base + static_cast<std::uint64_t>(h), s_.q_rms[static_cast<size_t>(layer_ * g.heads + h)]);
+      fill(block.q_bytes, h, base + static_cast<std::uint64_t>(h), s_.q_rms[static_cast<size_t>(block.layer * g.heads + h)]);
     for (long long h = 0; h < g.kv_heads; ++h)
-      fill(block.k_bytes, h, base + static_cast<std::uint64_t>(g.heads + h), s_.k_rms[static_cast<size_t>(layer_ * g.kv_heads + h)]);
-    if (++layer_ == g.layers) {
-      layer_ = 0;
-      ++sequence_;
-    }
-    return true;
+      fill(block.k_bytes, h, base + static_cast<std::uint64_t>(g.heads + h), s_.k_rms[static_cast<size_t>(block.layer * g.kv_heads + h)]);
   }
 
- private:
   GaussianCaptureSpec s_;
   std::vector<double> z_;
-  long long sequence_ = 0, layer_ = 0;
 };
 
 }  // namespace

@@ -186,7 +186,6 @@ CaptureMembers read_capture_members(const NpzArchive& archive) {
     const NpyHeader t = archive.header("token_ids");
     check_int_member(t, "token_ids", names);
     check_token_shape(t.shape, g, "token_ids", names);
-    m.has_token_ids = true;
     m.token_ids = split_tokens(integer_values(archive.read("token_ids", kIntDtypes)), g);
   }
   if (archive.has("source")) {

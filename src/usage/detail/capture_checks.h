@@ -30,7 +30,6 @@ struct CaptureMembers {
   CaptureNames names;
   std::vector<std::vector<long long>> positions;  // one entry (shape [tokens]) or one per sequence
   std::optional<std::string> source;
-  bool has_token_ids = false;
   std::vector<std::vector<long long>> token_ids;  // as positions; empty when absent
 };
 

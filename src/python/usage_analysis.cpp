@@ -8,6 +8,7 @@
 #include "io/input_error.h"
 #include "io/npy.h"
 #include "spectrum/model_zoo.h"
+#include "usage/head_kind.h"
 #include "usage/usage.h"
 #include "usage/usage_json.h"
 #include "usage/usage_compare.h"
@@ -130,16 +131,20 @@ std::pair<std::string, std::string> usage(const py::array& q, const py::array& k
   return {usage::usage_json(r).dump(), usage::usage_text(r)};
 }
 
-std::string compare_usage(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& a,
-                          const std::vector<std::pair<std::vector<double>, std::vector<double>>>& b) {
-  auto norms = [](const std::vector<std::pair<std::vector<double>, std::vector<double>>>& x) {
+std::string compare_usage(const std::vector<UsageLayerSummary>& a, const std::vector<UsageLayerSummary>& b) {
+  auto norms = [](const std::vector<UsageLayerSummary>& x, const std::string& input) {
     std::vector<usage::LayerNorms> out;
-    for (const auto& [q, k] : x) out.push_back({q, k});
+    for (const auto& [q, k, kinds] : x) {
+      usage::LayerNorms n{q, k, {}};
+      for (const std::string& kind : kinds) n.kinds.push_back(usage::head_kind_from_name(kind, input));
+      out.push_back(std::move(n));
+    }
     return out;
   };
-  const usage::UsageSimilarity s = usage::compare_usage(norms(a), norms(b));
+  const usage::UsageSimilarity s = usage::compare_usage(norms(a, "a"), norms(b, "b"));
   return nlohmann::json{{"correlation", s.correlation}, {"per_layer", s.per_layer}, {"max_difference", s.max_difference},
-                        {"points", s.points}, {"statement", s.statement}}
+                        {"points", s.points}, {"kinds_agree", s.kinds_agree ? nlohmann::json(*s.kinds_agree) : nlohmann::json()},
+                        {"statement", s.statement}}
       .dump();
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 #include <string>
+#include <tuple>
 
 namespace ropecheck::python {
 
@@ -24,11 +25,13 @@ std::pair<std::string, std::string> usage(const pybind11::array& q, const pybind
                                           const std::optional<pybind11::array>& token_ids, const std::string& model,
                                           const pybind11::dict& options);
 
-// a, b: per layer (q_norm, k_norm) lists, as the usage JSON's layers hold them. Returns: the JSON of
-// usage::compare_usage (correlation, per_layer, max_difference, points, statement). Throws
-// InputError naming "b" when the layers or pair counts differ.
-std::string compare_usage(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& a,
-                          const std::vector<std::pair<std::vector<double>, std::vector<double>>>& b);
+// One layer of a usage result: (q_norm, k_norm, the heads' kind names), as the usage JSON holds them.
+using UsageLayerSummary = std::tuple<std::vector<double>, std::vector<double>, std::vector<std::string>>;
+
+// Returns: the JSON of usage::compare_usage (correlation, per_layer, max_difference, points,
+// kinds_agree or null, statement). Throws InputError naming "b" when the layers or pair counts
+// differ, "a" or "b" for an unknown kind name.
+std::string compare_usage(const std::vector<UsageLayerSummary>& a, const std::vector<UsageLayerSummary>& b);
 
 // Returns: usage::attention_map of (layer, head, sequence) over the first `limit` tokens, float64
 // [limit, limit] (limit clipped to the capture's tokens). Arguments as usage's; throws InputError

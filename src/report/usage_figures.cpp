@@ -154,7 +154,7 @@ Figure comparison_figure(const usage::UsageResult& a, const usage::UsageResult& 
                          const std::string& b_name) {
   auto shares = [](const usage::UsageResult& r) {
     std::vector<usage::LayerNorms> n;
-    for (const usage::LayerUsage& lu : r.layers) n.push_back({lu.q_norm, lu.k_norm});
+    for (const usage::LayerUsage& lu : r.layers) n.push_back({lu.q_norm, lu.k_norm, {}});
     return usage::usage_shares(n);
   };
   const auto ua = shares(a), ub = shares(b);

@@ -32,7 +32,11 @@ double pearson(const std::vector<double>& x, const std::vector<double>& y) {
 
 std::vector<LayerNorms> norms_of(const UsageResult& r) {
   std::vector<LayerNorms> out;
-  for (const LayerUsage& lu : r.layers) out.push_back({lu.q_norm, lu.k_norm});
+  for (const LayerUsage& lu : r.layers) {
+    LayerNorms n{lu.q_norm, lu.k_norm, {}};
+    for (const HeadUsage& h : lu.heads) n.kinds.push_back(h.kind());
+    out.push_back(std::move(n));
+  }
   return out;
 }
 
@@ -73,22 +77,24 @@ UsageSimilarity compare_usage(const std::vector<LayerNorms>& a, const std::vecto
   s.correlation = pearson(xa, xb);
   s.statement = printf_string("measured: per-pair usage shares over %lld (layer, pair) points correlate with r = %.4f (largest share difference %.4f)",
                               s.points, s.correlation, s.max_difference);
+  long long same = 0, heads = 0;
+  bool classified = true;
+  for (size_t l = 0; l < a.size(); ++l) {
+    classified = classified && !a[l].kinds.empty() && a[l].kinds.size() == b[l].kinds.size();
+    for (size_t h = 0; classified && h < a[l].kinds.size(); ++h) {
+      ++heads;
+      same += a[l].kinds[h] == b[l].kinds[h];
+    }
+  }
+  if (classified && heads > 0) {
+    s.kinds_agree = static_cast<double>(same) / static_cast<double>(heads);
+    s.statement += printf_string("; %lld of %lld heads of the same kind", same, heads);
+  }
   return s;
 }
 
 UsageSimilarity compare_usage(const UsageResult& a, const UsageResult& b) {
   UsageSimilarity s = compare_usage(norms_of(a), norms_of(b));
-  long long same = 0, heads = 0;
-  if (a.geometry.heads == b.geometry.heads)
-    for (size_t l = 0; l < a.layers.size(); ++l)
-      for (size_t h = 0; h < a.layers[l].heads.size(); ++h) {
-        ++heads;
-        same += a.layers[l].heads[h].kind() == b.layers[l].heads[h].kind();
-      }
-  if (heads > 0) {
-    s.kinds_agree = static_cast<double>(same) / static_cast<double>(heads);
-    s.statement += printf_string("; %lld of %lld heads of the same kind", same, heads);
-  }
   s.statement += "; " + a.capture + " vs " + b.capture;
   return s;
 }

@@ -16,12 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "usage/head_kind.h"
 #include "usage/usage.h"
 
 namespace ropecheck::usage {
 
 struct LayerNorms {
   std::vector<double> q_norm, k_norm;  // per pair
+  std::vector<HeadKind> kinds;         // per head (head_kind.h); empty when not classified
 };
 
 struct UsageSimilarity {
@@ -33,8 +35,10 @@ struct UsageSimilarity {
   std::string statement;
 };
 
-// Throws InputError("b", ...) when the layers or their pair counts differ.
+// kinds_agree is set when every layer of both has kinds and their head counts agree. Throws
+// InputError("b", ...) when the layers or their pair counts differ.
 UsageSimilarity compare_usage(const std::vector<LayerNorms>& a, const std::vector<LayerNorms>& b);
+// The same on two results, the statement naming both captures.
 UsageSimilarity compare_usage(const UsageResult& a, const UsageResult& b);
 
 // Returns: the share u[l][p] of each layer (as above).

@@ -98,6 +98,8 @@ def test_compare_usage_is_one_number_for_two_captures():
     a = ropecheck.usage(q, k, positions, model=CONFIG, certify_breaks=False, null_sequences=0)
     same = ropecheck.compare_usage(a, a)
     assert same.correlation == pytest.approx(1.0, abs=1e-15) and same.max_difference == 0 and same.kinds_agree == 1
+    heads = sum(len(layer["heads"]) for layer in a.layers)
+    assert f"{heads} of {heads} heads of the same kind" in same.statement  # the library's count, not a second one
     # The capture's first half against its second: the same model, so alike but not identical.
     b = ropecheck.usage(q[:2], k[:2], positions[:2], model=CONFIG, certify_breaks=False, null_sequences=0)
     c = ropecheck.usage(q[2:], k[2:], positions[2:], model=CONFIG, certify_breaks=False, null_sequences=0)

@@ -34,6 +34,20 @@ TEST(UsageCompare, SharesNotScaleAndAPatternAgainstItsMirror) {
   EXPECT_GT(mirror.max_difference, 0.2);
 }
 
+TEST(UsageCompare, KindsAgreeOnlyWhenBothAreClassified) {
+  std::vector<LayerNorms> a = pattern(1), b = pattern(2);
+  EXPECT_FALSE(compare_usage(a, b).kinds_agree.has_value());  // no kinds: nothing to compare
+  a[0].kinds = {HeadKind::previous_token, HeadKind::other};
+  a[1].kinds = {HeadKind::induction, HeadKind::first_token};
+  b[0].kinds = {HeadKind::previous_token, HeadKind::induction};
+  EXPECT_FALSE(compare_usage(a, b).kinds_agree.has_value());  // b's layer 1 unclassified
+  b[1].kinds = {HeadKind::induction, HeadKind::first_token};
+  const UsageSimilarity s = compare_usage(a, b);
+  ASSERT_TRUE(s.kinds_agree.has_value());
+  EXPECT_EQ(*s.kinds_agree, 0.75);  // 3 of 4 heads
+  EXPECT_NE(s.statement.find("3 of 4 heads of the same kind"), std::string::npos) << s.statement;
+}
+
 TEST(UsageCompare, RefusesCapturesOfAnotherShape) {
   std::vector<LayerNorms> one = pattern(1);
   one.pop_back();

@@ -125,17 +125,14 @@ def compare_usage(a: Usage, b: Usage) -> UsageSimilarity:
         if not isinstance(u, Usage):
             raise InputError(name, "a ropecheck.Usage", type(u).__name__)
 
-    def norms(u: Usage) -> list[tuple[list[float], list[float]]]:
-        return [(list(layer["q_norm"]), list(layer["k_norm"])) for layer in u.layers]
+    def summary(u: Usage) -> list[tuple[list[float], list[float], list[str]]]:
+        return [(list(layer["q_norm"]), list(layer["k_norm"]), [h["kind"] for h in layer["heads"]]) for layer in u.layers]
 
-    d = json.loads(_core.compare_usage(norms(a), norms(b)))
-    kinds = None
-    if a.capture["heads"] == b.capture["heads"]:
-        pairs = [(x["kind"], y["kind"]) for la, lb in zip(a.layers, b.layers) for x, y in zip(la["heads"], lb["heads"])]
-        kinds = sum(x == y for x, y in pairs) / len(pairs) if pairs else None
+    d = json.loads(_core.compare_usage(summary(a), summary(b)))
+    kinds = d["kinds_agree"]
     return UsageSimilarity(correlation=float(d["correlation"]), per_layer=tuple(d["per_layer"]),
-                           max_difference=float(d["max_difference"]), points=int(d["points"]), kinds_agree=kinds,
-                           statement=str(d["statement"]))
+                           max_difference=float(d["max_difference"]), points=int(d["points"]),
+                           kinds_agree=None if kinds is None else float(kinds), statement=str(d["statement"]))
 
 
 def _capture_array(x: Any, name: str) -> Any:

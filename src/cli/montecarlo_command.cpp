@@ -7,6 +7,7 @@
 
 #include "cpu/thread_count.h"
 #include "io/atomic_write.h"
+#include "io/file_bytes.h"
 #include "io/input_error.h"
 #include "montecarlo/analysis.h"
 #include "montecarlo/simulate.h"
@@ -110,11 +111,7 @@ int MergeCommand::run() {
   if (partial && !csv.empty()) throw InputError("--csv", "not given with --partial", csv);
   std::vector<Partial> parts;
   for (const std::string& f : inputs) {
-    std::ifstream in(f, std::ios::binary);
-    if (!in) throw InputError(f, "a readable partial file", "a file that cannot be opened");
-    std::ostringstream text;
-    text << in.rdbuf();
-    parts.push_back(parse_partial(text.str(), f));
+    parts.push_back(parse_partial(read_file_bytes(f, f, "a readable partial file"), f));
   }
   const Partial merged = merge_partials(parts, inputs);
   if (partial) {

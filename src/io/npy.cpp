@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "io/atomic_write.h"
+#include "io/file_bytes.h"
 #include "io/input_error.h"
 
 namespace ropecheck {
@@ -177,15 +178,6 @@ class HeaderParser {
   std::size_t i_ = 0;
 };
 
-std::string read_file(const std::string& path, const std::string& input) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(input, "a readable .npy file", path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(input, "a readable .npy file", path + ": read error");
-  return ss.str();
-}
-
 }  // namespace
 
 std::string shape_repr(const std::vector<std::int64_t>& shape) {
@@ -287,7 +279,7 @@ NpyHeader parse_npy_header(const unsigned char* prefix, std::size_t size, const 
 }
 
 NpyArray read_npy(const std::string& path, const std::string& input, const std::vector<std::string>& accepted_dtypes) {
-  const std::string file = read_file(path, input);
+  const std::string file = read_file_bytes(path, input, "a readable .npy file");
   const auto* bytes = reinterpret_cast<const unsigned char*>(file.data());
   NpyHeader h = parse_header(bytes, file.size(), input, path, accepted_dtypes, true);
   const std::size_t data_offset = npy_prefix_size(bytes, std::min<std::size_t>(file.size(), 12), input, path);

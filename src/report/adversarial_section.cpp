@@ -16,6 +16,7 @@
 #include "adversarial/presets.h"
 #include "attention/activation.h"
 #include "certificate/certificate.h"
+#include "io/file_bytes.h"
 #include "io/input_error.h"
 #include "io/json_reader.h"
 #include "numeric/decimal.h"
@@ -94,14 +95,6 @@ std::string relative_to_report(const std::string& file, const std::string& work_
   return rel.generic_string();
 }
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read back " + path);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
 // The key numbers of a counterexample file, read back from what was written (the "found" section
 // for channel/band files: certified alpha bounds as decimal text, distances; kernel files: which
 // claim broke where).
@@ -156,7 +149,7 @@ SearchOutcome run_search(const Search& s, const Context& context, SectionResult&
   nlohmann::json findings = nlohmann::json::array();
   for (const adversarial::FuzzFinding& f : sum.findings) {
     const std::string rel = relative_to_report(f.file, context.work_dir);
-    const std::string bytes = read_bytes(f.file);
+    const std::string bytes = read_file_bytes(f.file, f.file);
     nlohmann::json entry = {{"file", rel}, {"candidate", f.candidate}, {"context", f.context}, {"minimal", f.minimal}};
     entry.update(key_numbers(parse_json(bytes, f.file)));
     findings.push_back(entry);

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/file_bytes.h"
 #include "io/json_reader.h"
 
 #ifndef ROPECHECK_SOURCE_DIR
@@ -16,13 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kDir = "reports/real-model";  // scripts/real-model --out reports/real-model --force
-
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 }  // namespace
 
@@ -44,7 +38,7 @@ SectionResult real_model_section(const Context& context) {
   if (r.data.contains("check") && r.data["check"].contains("sequences")) r.data["check"].erase("sequences");
   if (r.data.contains("model")) r.data["model"].erase("path");
   if (doc.contains("timings")) r.timings = doc["timings"];
-  std::string text = read_bytes(md);
+  std::string text = read_file_bytes(md.string(), md.string());
   const size_t first = text.find('\n');  // the note goes under the section's heading
   const std::string note = "\n*Committed from a run of `" + doc.value("command", std::string("scripts/real-model")) +
                            "` (`" + kDir + "/`: real-model.json holds every number); `ropecheck report` includes it as committed, "
@@ -53,11 +47,11 @@ SectionResult real_model_section(const Context& context) {
   // The head-kind rule against chance (issue 42) rerun on the same capture, until the next full run
   // writes it into real-model.md (examples/real_model/chance_summary.py says how it is made).
   const fs::path chance = dir / "against-chance.md";
-  if (fs::exists(chance)) text += "\n" + read_bytes(chance);
+  if (fs::exists(chance)) text += "\n" + read_file_bytes(chance.string(), chance.string());
   r.markdown = text + "\n";
   if (fs::is_directory(dir / "figures"))
     for (const auto& e : fs::directory_iterator(dir / "figures"))
-      if (e.is_regular_file()) r.artifacts.push_back({"figures/" + e.path().filename().string(), read_bytes(e.path()), true});
+      if (e.is_regular_file()) r.artifacts.push_back({"figures/" + e.path().filename().string(), read_file_bytes(e.path().string(), e.path().string()), true});
   return r;
 }
 

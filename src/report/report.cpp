@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "io/atomic_write.h"
+#include "io/file_bytes.h"
 #include "io/input_error.h"
 #include "io/temporaries.h"
 #include "io/printf_string.h"
@@ -42,13 +43,6 @@ std::string utc_text(std::chrono::system_clock::time_point t, const char* format
   char buf[64];
   std::strftime(buf, sizeof buf, format, &tm);
   return buf;
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // The report's sections in the order they run and appear. Each runs in its own try: a section that
@@ -295,7 +289,7 @@ ReportOutcome run_report(const ReportOptions& options, std::ostream& log) {
     for (const fs::path& p : files) {
       const std::string rel = p.lexically_relative(work).generic_string();
       if (rel == "run.json") continue;
-      const std::string bytes = read_file(p);
+      const std::string bytes = read_file_bytes(p.string(), p.string());
       const auto it = deterministic_file.find(rel);
       artifacts[rel] = {{"sha256", sha256_hex(bytes)}, {"bytes", bytes.size()}, {"deterministic", it == deterministic_file.end() ? true : it->second}};
     }

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "io/file_bytes.h"
 #include "io/printf_string.h"
 #include "report/usage_figures.h"
 #include "spectrum/hf_config.h"
@@ -39,37 +40,22 @@ constexpr long long kContentDistance = 16;
 // bound the false-positive rate below 0.0075 at 95%); about 0.1 s each.
 constexpr int kNullRepeats = 50;
 
-// The toy Table 2's two summary tables (not the per-seed raw numbers), headings one level down.
-std::string table2_summary(const std::string& text) {
-  const size_t raw = text.find("## Per-seed");
-  std::istringstream in(text.substr(0, raw));
-  std::string line, out;
-  while (std::getline(in, line)) {
-    if (line.rfind("# ", 0) == 0) continue;
-    if (line.rfind("## ", 0) == 0) line = "###" + line;
-    out += line + "\n";
-  }
-  return out;
-}
-
-// A committed Markdown result inside this section: its title dropped, headings two levels down.
-std::string demoted(const std::string& text) {
+// A committed Markdown result inside this section: its title dropped, its headings `levels` down.
+std::string demoted(const std::string& text, int levels) {
   std::istringstream in(text);
   std::string line, out;
   while (std::getline(in, line)) {
     if (line.rfind("# ", 0) == 0) continue;
-    if (line.rfind("#", 0) == 0) line = "##" + line;
+    if (line.rfind("#", 0) == 0) line = std::string(static_cast<size_t>(levels), '#') + line;
     out += line + "\n";
   }
   return out;
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+// The toy Table 2's summary tables (not the per-seed raw numbers).
+std::string table2_summary(const std::string& text) { return demoted(text.substr(0, text.find("## Per-seed")), 3); }
+
+std::string read_text(const fs::path& p) { return read_file_bytes(p.string(), p.string()); }
 
 std::string f3(double v) { return printf_string("%.3f", v); }
 
@@ -277,7 +263,7 @@ SectionResult usage_section(const Context& context) {
     md << "### Band ablations as loss\n\nThe model as trained against each band (fast quarter, middle half, slow quarter) made "
           "position-free or removed, as next-token loss on held-out sets with paired intervals over sequences (`ropecheck.torch."
           "ablation_losses`; `" << kExample << "/" << kAblation << "`, an offline run committed with its command):\n\n"
-       << demoted(read_text(abl)) << "\n";
+       << demoted(read_text(abl), 2) << "\n";
   else
     r.missing.push_back("usage: " + abl.string() + " not found");
   const fs::path t2 = dir / kTable2;

@@ -79,6 +79,7 @@ detail::RowShape make_shape(const RopePlan& plan, std::vector<std::uint8_t>& ele
   // of margin); the binary32 level needs RN32(a) in [2^-60, 2^60].
   const float a32 = static_cast<float>(plan.attention_factor());
   shape.err_scale32 = a32 >= 0x1p-60f && a32 <= 0x1p60f ? a32 * 0x1.2p-22f : std::numeric_limits<float>::quiet_NaN();
+  shape.err_scale16 = a32 * 0x1p-22f;  // ops.h: K16 = RN32(a) 2^-22, exact (a in [2^-64, 2^64))
   shape.layout = plan.layout();
   shape.pair_identity = plan.identity_flags();
   shape.any_identity = plan.any_identity();

@@ -143,11 +143,7 @@ inline void pair(const RowShape& sh, const float* x, float* y, int k, int a, int
   y[a] = oa;
   y[b] = ob;
 }
-// float16 by the binary64 formula and ops.h's float16 test (scalar.cpp's finish16, with builtins).
-inline bool f16_safe(float v) {
-  const std::uint32_t u = bits32(v) & 0x7FFFFFFFu;
-  return u >= 0x38800000u && (u & 0x1FFFu) != 0x1000u;
-}
+// float16 by the binary64 formula and ops.h's float16 threshold test (scalar.cpp's finish16, with builtins).
 inline void pair(const RowShape& sh, const F16Bits* x, F16Bits* y, int k, int a, int b, double c, double s, const SlowPath& sp) {
   const F16Bits ea = x[a], eb = x[b];
   if (sh.pair_identity[k]) {
@@ -155,15 +151,16 @@ inline void pair(const RowShape& sh, const F16Bits* x, F16Bits* y, int k, int a,
     y[b] = eb;
     return;
   }
-  const double xa = widen16(ea), xb = widen16(eb);
+  const float xa32 = widen16(ea), xb32 = widen16(eb);
+  const double xa = xa32, xb = xb32;
   const double ya = __builtin_fma(xa, c, -(xb * s)), yb = __builtin_fma(xb, c, xa * s);
-  const double e = sh.err_scale * __builtin_fmax(__builtin_fabs(xa), __builtin_fabs(xb));
-  const bool finite = __builtin_isfinite(xa) && __builtin_isfinite(xb);
+  const float m = __builtin_fmaxf(__builtin_fabsf(xa32), __builtin_fabsf(xb32));
+  const float t = __builtin_fmaxf(0x1p-14f, sh.err_scale16 * m);
   auto finish = [&](double v, bool second) {
-    if constexpr (kFloor) return round16(static_cast<float>(v), F16Bits{});  // bench only: detail/floor.h
-    const float lo = static_cast<float>(v - e), hi = -static_cast<float>(-v - e);
-    const F16Bits out = round16(lo, F16Bits{});
-    if (finite && (e == 0 || (out.bits == round16(hi, F16Bits{}).bits && f16_safe(lo) && f16_safe(hi)))) return out;
+    const float y32 = static_cast<float>(v);
+    const F16Bits out = round16(y32, F16Bits{});
+    if constexpr (kFloor) return out;  // bench only: detail/floor.h
+    if ((__builtin_fabsf(y32) >= t && (bits32(y32) & 0x1FFFu) != 0x1000u) || (m == 0 && y32 == 0)) return out;
     return retry_16(sh, sp, k, ea, eb, second, c, s);
   };
   const F16Bits oa = finish(ya, false), ob = finish(yb, true);
@@ -224,6 +221,7 @@ inline __m256 rotates8(const std::uint8_t* flags) {
 // ---- float32: binary64 (ops.h), then retry_f32 -------------------------------------------------
 
 inline __m256d abs4(__m256d v) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), v); }
+inline __m256 abs8(__m256 v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
 
 // ops.h's binary64 test for 8 components (two halves of 4 doubles): the lanes that pass, with
 // RN32(lo) in *out, which is RN32(y) wherever the test passes. As avx512.cpp's test16, hi is
@@ -246,31 +244,22 @@ inline int test8(__m256d y0, __m256d y1, __m256d e0, __m256d e1, __m256* out) {
 // ops.h's M = max(|x_a|, |x_b|) (a NaN may be dropped: test8 fails those lanes).
 inline __m256d max_magnitude(__m256d a, __m256d b) { return _mm256_max_pd(abs4(a), abs4(b)); }
 
-// ops.h's float16 test for 8 components (two halves of 4 doubles): lo = RN(y - e) and hi =
-// -RN(-y - e) rounded to binary32 then float16 (VCVTPS2PH imm8 0); the lanes where both float16s
-// agree and neither binary32 value is a float16 midpoint or below 2^-14, or where e = 0 (a zero
-// pair), and lo is not a NaN (an input NaN the maximum dropped: y is NaN); RN16(lo) in *out.
-inline int test8h(__m256d y0, __m256d y1, __m256d e0, __m256d e1, __m128i* out) {
-  if constexpr (kFloor) return *out = _mm256_cvtps_ph(_mm256_set_m128(_mm256_cvtpd_ps(y1), _mm256_cvtpd_ps(y0)), 0), 0xFF;  // bench only
-  const __m256d one = _mm256_set1_pd(1.0);
-  const __m256 lo = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(y1, e1)), _mm256_cvtpd_ps(_mm256_sub_pd(y0, e0)));
-  const __m256 minus_hi = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_fnmsub_pd(y1, one, e1)), _mm256_cvtpd_ps(_mm256_fnmsub_pd(y0, one, e0)));
-  const __m256 hi = _mm256_xor_ps(minus_hi, _mm256_set1_ps(-0.0f));
-  const __m128i hlo = _mm256_cvtps_ph(lo, 0), hhi = _mm256_cvtps_ph(hi, 0);
-  *out = hlo;
-  const int same = _mm_movemask_epi8(_mm_packs_epi16(_mm_cmpeq_epi16(hlo, hhi), _mm_setzero_si128())) & 0xFF;
-  const __m256i magnitude = _mm256_set1_epi32(0x7FFFFFFF), low = _mm256_set1_epi32(0x1FFF), mid = _mm256_set1_epi32(0x1000);
-  const __m256i normal = _mm256_set1_epi32(0x387FFFFF);
-  auto safe = [&](__m256 v) {
-    const __m256i u = _mm256_and_si256(_mm256_castps_si256(v), magnitude);
-    return _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(u, low), mid), _mm256_cmpgt_epi32(u, normal));
-  };
-  const int safe_both = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(safe(lo), safe(hi))));
-  const __m256d zero = _mm256_setzero_pd();
-  const int zero_pair = _mm256_movemask_pd(_mm256_cmp_pd(e0, zero, _CMP_EQ_OQ)) | (_mm256_movemask_pd(_mm256_cmp_pd(e1, zero, _CMP_EQ_OQ)) << 4);
-  const int ordered = _mm256_movemask_ps(_mm256_cmp_ps(lo, lo, _CMP_ORD_Q));
-  return ordered & ((same & safe_both) | zero_pair);
+// ops.h's float16 threshold test for 8 components (two halves of 4 doubles): y32 = RN32(y); the
+// lanes where |y32| >= t (t = max(2^-14, RN32(K16 M)), NaN when M is: the ordered compare fails)
+// and y32's 13 low bits are not 0x1000, or where M = 0 and y32 = 0 (a zero pair); RN16(y32) in *out.
+inline int test8h(__m256d y0, __m256d y1, __m256 t, __m256 m, __m128i* out) {
+  const __m256 y32 = _mm256_set_m128(_mm256_cvtpd_ps(y1), _mm256_cvtpd_ps(y0));
+  *out = _mm256_cvtps_ph(y32, 0);
+  if constexpr (kFloor) return 0xFF;  // bench only: detail/floor.h
+  const __m256 zero = _mm256_setzero_ps();
+  const __m256 large = _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), y32), t, _CMP_GE_OQ);
+  const __m256i midpoint = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(y32), _mm256_set1_epi32(0x1FFF)), _mm256_set1_epi32(0x1000));
+  const __m256 zero_pair = _mm256_and_ps(_mm256_cmp_ps(m, zero, _CMP_EQ_OQ), _mm256_cmp_ps(y32, zero, _CMP_EQ_OQ));
+  return _mm256_movemask_ps(_mm256_or_ps(_mm256_andnot_ps(_mm256_castsi256_ps(midpoint), large), zero_pair));
 }
+// t and M of ops.h's float16 test for 8 lanes from their M (binary32, exact): max(2^-14, K16 M)
+// with the product second, so that a NaN M gives a NaN t.
+inline __m256 threshold8(__m256 k16, __m256 m) { return _mm256_max_ps(_mm256_set1_ps(0x1p-14f), _mm256_mul_ps(k16, m)); }
 
 template <bool kIdentity>
 inline void put8(float* p, __m256 v, __m256 in, __m256 rot) {
@@ -298,16 +287,34 @@ void rotate64_layout(const RowShape& sh, const double* c, const double* s, const
     if constexpr (kF32) return _mm256_loadu_ps(p);
     else return _mm256_cvtph_ps(*raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   };
+  // The per-pair part of the test for 8 lanes of inputs (x, its pairs' other elements): float32's
+  // e = K M in binary64 (two halves), float16's t and M in binary32 (ops.h).
+  struct Bound {
+    __m256d e0, e1;
+    __m256 t, m;
+  };
+  const __m256 k16 = _mm256_set1_ps(sh.err_scale16);
+  auto bound = [&](__m256d x0, __m256d x1, __m256d o0, __m256d o1, __m256 xf, __m256 of) {
+    Bound b{};
+    if constexpr (kF32) {
+      b.e0 = _mm256_mul_pd(k_err, max_magnitude(x0, o0));
+      b.e1 = _mm256_mul_pd(k_err, max_magnitude(x1, o1));
+    } else {
+      b.m = _mm256_max_ps(abs8(xf), abs8(of));
+      b.t = threshold8(k16, b.m);
+    }
+    return b;
+  };
   // Tests 8 components and stores them at p (identity lanes from the input): the lanes that pass.
-  auto test_put = [](E* p, __m256d y0, __m256d y1, __m256d e0, __m256d e1, __m256 xf, __m128i raw, __m256 rot) {
+  auto test_put = [](E* p, __m256d y0, __m256d y1, const Bound& b, __m256 xf, __m128i raw, __m256 rot) {
     if constexpr (kF32) {
       __m256 o;
-      const int pass = test8(y0, y1, e0, e1, &o);
+      const int pass = test8(y0, y1, b.e0, b.e1, &o);
       put8<kIdentity>(p, o, xf, rot);
       return pass;
     } else {
       __m128i o;
-      const int pass = test8h(y0, y1, e0, e1, &o);
+      const int pass = test8h(y0, y1, b.t, b.m, &o);
       put8<kIdentity>(p, _mm256_cvtepu16_epi32(o), raw, rot);
       return pass;
     }
@@ -331,10 +338,9 @@ void rotate64_layout(const RowShape& sh, const double* c, const double* s, const
       const __m256d xls = _mm256_permute_pd(xl, 0x5), xhs = _mm256_permute_pd(xh, 0x5);
       const __m256d yl = _mm256_fmadd_pd(xl, _mm256_loadu_pd(cd + i), _mm256_mul_pd(xls, _mm256_loadu_pd(sd + i)));
       const __m256d yh = _mm256_fmadd_pd(xh, _mm256_loadu_pd(cd + i + 4), _mm256_mul_pd(xhs, _mm256_loadu_pd(sd + i + 4)));
-      const __m256d el = _mm256_mul_pd(k_err, max_magnitude(xl, xls));
-      const __m256d eh = _mm256_mul_pd(k_err, max_magnitude(xh, xhs));
+      const Bound b = bound(xl, xh, xls, xhs, xf, _mm256_permute_ps(xf, 0xB1));
       const __m256 rot = kIdentity ? rotates8(sh.element_rotates + i) : __m256();
-      const int pass = test_put(y + i, yl, yh, el, eh, xf, raw, rot);
+      const int pass = test_put(y + i, yl, yh, b, xf, raw, rot);
       return static_cast<std::uint32_t>(~pass & (kIdentity ? _mm256_movemask_ps(rot) : 0xFF));
     };
     auto tail = [&](const E* x, E* y) {
@@ -351,11 +357,10 @@ void rotate64_layout(const RowShape& sh, const double* c, const double* s, const
     const __m256d xb0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xbf)), xb1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xbf, 1));
     const __m256d c0 = _mm256_loadu_pd(c + k), c1 = _mm256_loadu_pd(c + k + 4);
     const __m256d s0 = _mm256_loadu_pd(s + k), s1 = _mm256_loadu_pd(s + k + 4);
-    const __m256d e0 = _mm256_mul_pd(k_err, max_magnitude(xa0, xb0));
-    const __m256d e1 = _mm256_mul_pd(k_err, max_magnitude(xa1, xb1));
+    const Bound b = bound(xa0, xa1, xb0, xb1, xaf, xbf);
     const __m256 rot = kIdentity ? rotates8(sh.element_rotates + k) : __m256();
-    const int pa = test_put(y + k, _mm256_fmsub_pd(xa0, c0, _mm256_mul_pd(xb0, s0)), _mm256_fmsub_pd(xa1, c1, _mm256_mul_pd(xb1, s1)), e0, e1, xaf, raw_a, rot);
-    const int pb = test_put(y + r + k, _mm256_fmadd_pd(xb0, c0, _mm256_mul_pd(xa0, s0)), _mm256_fmadd_pd(xb1, c1, _mm256_mul_pd(xa1, s1)), e0, e1, xbf, raw_b, rot);
+    const int pa = test_put(y + k, _mm256_fmsub_pd(xa0, c0, _mm256_mul_pd(xb0, s0)), _mm256_fmsub_pd(xa1, c1, _mm256_mul_pd(xb1, s1)), b, xaf, raw_a, rot);
+    const int pb = test_put(y + r + k, _mm256_fmadd_pd(xb0, c0, _mm256_mul_pd(xa0, s0)), _mm256_fmadd_pd(xb1, c1, _mm256_mul_pd(xa1, s1)), b, xbf, raw_b, rot);
     const int rb = kIdentity ? _mm256_movemask_ps(rot) : 0xFF;
     return static_cast<std::uint32_t>((~pa & rb) | ((~pb & rb) << 8));
   };
@@ -375,7 +380,6 @@ inline __m256i lanes16(__m256 v, Bf16Bits) {
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
   return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16);
 }
-inline __m256 abs8(__m256 v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
 // The lanes whose e lies in [2^-100, 2^100] (its bits as a signed integer: a NaN or -0 fails).
 inline __m256i in_range8(__m256 e) {
   const __m256i u = _mm256_castps_si256(e);

@@ -130,32 +130,27 @@ inline __mmask16 test16(__m512d y0, __m512d y1, __m512d e0, __m512d e1, __mmask1
   const __m512i hi = _mm512_xor_si512(_mm512_castps_si512(minus_hi), _mm512_set1_epi32(static_cast<int>(0x80000000u)));
   return _mm512_mask_cmpeq_epi32_mask(finite, _mm512_castps_si512(lo), hi);
 }
-// ops.h's float16 test for 16 components (two halves of 8 doubles) whose inputs are finite in
-// `finite`: lo = RN(y - e) and hi = -RN(-y - e) rounded to binary32 then float16 (VCVTPS2PH imm8
-// 0); the lanes where both float16s agree and neither binary32 value is a float16 midpoint or below
-// 2^-14, or where e = 0 (a zero pair); RN16(lo) in *out.
-inline __mmask16 test16h(__m512d y0, __m512d y1, __m512d e0, __m512d e1, __mmask16 finite, __m256i* out) {
-  auto narrow = [](__m512d a, __m512d b) { return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(a)), _mm512_cvtpd_ps(b), 1); };
-  if constexpr (kFloor) return *out = _mm512_cvtps_ph(narrow(y0, y1), 0), __mmask16(0xFFFF);  // bench only: detail/floor.h
-  const __m512d one = _mm512_set1_pd(1.0);
-  const __m512 lo = narrow(_mm512_sub_pd(y0, e0), _mm512_sub_pd(y1, e1));
-  const __m512 hi = _mm512_castsi512_ps(_mm512_xor_si512(
-      _mm512_castps_si512(narrow(_mm512_fnmsub_pd(y0, one, e0), _mm512_fnmsub_pd(y1, one, e1))), _mm512_set1_epi32(static_cast<int>(0x80000000u))));
-  const __m256i hlo = _mm512_cvtps_ph(lo, 0), hhi = _mm512_cvtps_ph(hi, 0);
-  *out = hlo;
-  auto safe = [](__m512 v) {
-    const __m512i u = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7FFFFFFF));
-    return _kand_mask16(_mm512_cmpge_epu32_mask(u, _mm512_set1_epi32(0x38800000)),
-                        _mm512_cmpneq_epi32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x1FFF)), _mm512_set1_epi32(0x1000)));
-  };
-  const __mmask16 agree = _kand_mask16(_mm256_cmpeq_epi16_mask(hlo, hhi), _kand_mask16(safe(lo), safe(hi)));
-  const __m512d zero = _mm512_setzero_pd();
-  const __mmask16 zero_pair = static_cast<__mmask16>(_mm512_cmp_pd_mask(e0, zero, _CMP_EQ_OQ) | (_mm512_cmp_pd_mask(e1, zero, _CMP_EQ_OQ) << 8));
-  return _kand_mask16(finite, _kor_mask16(agree, zero_pair));
+// ops.h's float16 threshold test for 16 components (two halves of 8 doubles): y32 = RN32(y); the
+// lanes where |y32| >= t (t = max(2^-14, RN32(K16 M)), NaN when M is: the ordered compare fails)
+// and y32's 13 low bits are not 0x1000, or where M = 0 and y32 = 0 (a zero pair); RN16(y32) in *out.
+inline __mmask16 test16h(__m512d y0, __m512d y1, __m512 t, __m512 m, __m256i* out) {
+  const __m512 y32 = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(y0)), _mm512_cvtpd_ps(y1), 1);
+  *out = _mm512_cvtps_ph(y32, 0);
+  if constexpr (kFloor) return __mmask16(0xFFFF);  // bench only: detail/floor.h
+  const __m512 zero = _mm512_setzero_ps();
+  const __mmask16 large = _mm512_cmp_ps_mask(_mm512_abs_ps(y32), t, _CMP_GE_OQ);
+  const __mmask16 off_midpoint = _mm512_mask_cmpneq_epi32_mask(large, _mm512_and_si512(_mm512_castps_si512(y32), _mm512_set1_epi32(0x1FFF)),
+                                                              _mm512_set1_epi32(0x1000));
+  const __mmask16 zero_pair = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(m, zero, _CMP_EQ_OQ), y32, zero, _CMP_EQ_OQ);
+  return _kor_mask16(off_midpoint, zero_pair);
 }
+// t of ops.h's float16 test for 16 lanes from their M (binary32, exact): max(2^-14, K16 M), the
+// product second so that a NaN M gives a NaN t.
+inline __m512 threshold16(__m512 k16, __m512 m) { return _mm512_max_ps(_mm512_set1_ps(0x1p-14f), _mm512_mul_ps(k16, m)); }
 // ops.h's M = max(|a|, |b|): VRANGEPD, larger magnitude with the sign cleared (it may drop a NaN:
 // the finite masks fail those lanes).
 inline __m512d max_magnitude(__m512d a, __m512d b) { return _mm512_range_pd(a, b, 0x0B); }
+inline __m512 max_magnitude(__m512 a, __m512 b) { return _mm512_range_ps(a, b, 0x0B); }
 // The lanes of 16 floats that are finite: VFPCLASSPS for QNaN, SNaN, +inf and -inf, negated.
 inline __mmask16 finite16(__m512 x) { return static_cast<__mmask16>(~_mm512_fpclass_ps_mask(x, 0x99)); }
 // 8 floats widened to binary64 (the load and the conversion are one instruction).
@@ -188,11 +183,33 @@ struct Wide {
     if constexpr (kF32) return full ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p);
     else return _mm512_cvtph_ps(*raw = load16(p, m, full));
   }
+  // The per-pair part of the test for 16 lanes of inputs x0|x1 = x (binary64 halves, binary32) and
+  // their pairs' other elements o: float32's e = K M in binary64 and the finite lanes (`finite`,
+  // from the caller), float16's t and M in binary32 (ops.h).
+  struct Bound {
+    __m512d e0, e1;
+    __mmask16 finite;
+    __m512 t, m;
+  };
+  __attribute__((always_inline)) static inline Bound bound(const RowShape& sh, __m512d x0, __m512d x1, __m512d o0, __m512d o1, __m512 x,
+                                                          __m512 o, __mmask16 finite) {
+    Bound b{};
+    if constexpr (kF32) {
+      const __m512d k_err = _mm512_set1_pd(sh.err_scale);
+      b.e0 = _mm512_mul_pd(k_err, max_magnitude(x0, o0));
+      b.e1 = _mm512_mul_pd(k_err, max_magnitude(x1, o1));
+      b.finite = finite;
+    } else {
+      b.m = max_magnitude(x, o);
+      b.t = threshold16(_mm512_set1_ps(sh.err_scale16), b.m);
+    }
+    return b;
+  }
   // Tests 16 components and stores them at p (identity lanes from the input): the lanes that pass.
   // Always inlined: GCC 12 at -O2 with ASan/UBSan, where it stayed out of line, produced wrong
   // identity lanes through this call (six vector arguments); inlined, as -O3 does, it is right.
   template <bool kIdentity>
-  __attribute__((always_inline)) static inline __mmask16 test_put(E* p, __m512d y0, __m512d y1, __m512d e0, __m512d e1, __mmask16 finite, __m512 x, __m256i raw,
+  __attribute__((always_inline)) static inline __mmask16 test_put(E* p, __m512d y0, __m512d y1, const Bound& b, __m512 x, __m256i raw,
                             __mmask16 rot, __mmask16 m, bool full);
 };
 
@@ -201,16 +218,16 @@ inline void put16(float* p, __m512 v, __m512 in, __mmask16 rot, __mmask16 m, boo
 
 template <typename E>
 template <bool kIdentity>
-__attribute__((always_inline)) inline __mmask16 Wide<E>::test_put(E* p, __m512d y0, __m512d y1, __m512d e0, __m512d e1, __mmask16 finite, __m512 x, __m256i raw,
+__attribute__((always_inline)) inline __mmask16 Wide<E>::test_put(E* p, __m512d y0, __m512d y1, const Bound& b, __m512 x, __m256i raw,
                             __mmask16 rot, __mmask16 m, bool full) {
   if constexpr (kF32) {
     __m512 o;
-    const __mmask16 pass = test16(y0, y1, e0, e1, finite, &o);
+    const __mmask16 pass = test16(y0, y1, b.e0, b.e1, b.finite, &o);
     put16<kIdentity>(p, o, x, rot, m, full);
     return pass;
   } else {
     __m256i o;
-    const __mmask16 pass = test16h(y0, y1, e0, e1, finite, &o);
+    const __mmask16 pass = test16h(y0, y1, b.t, b.m, &o);
     put16<kIdentity>(p, o, raw, rot, m, full);
     return pass;
   }
@@ -228,7 +245,6 @@ void rotate_interleaved_64(const RowShape& sh, const double* c, const double* s,
     sd[2 * k] = -s[k];
     sd[2 * k + 1] = s[k];
   }
-  const __m512d k_err = _mm512_set1_pd(sh.err_scale);
   auto step = [&](const E* x, E* y, int i, auto full, __mmask16 m) -> std::uint32_t {
     constexpr bool kFull = decltype(full)::value;
     const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
@@ -243,13 +259,12 @@ void rotate_interleaved_64(const RowShape& sh, const double* c, const double* s,
     const __m512d sh8 = kFull ? _mm512_load_pd(sd + i + 8) : _mm512_maskz_loadu_pd(mh, sd + i + 8);
     const __m512d yl = _mm512_fmadd_pd(xl, cl, _mm512_mul_pd(xls, sl));
     const __m512d yh = _mm512_fmadd_pd(xh, ch, _mm512_mul_pd(xhs, sh8));
-    const __m512d el = _mm512_mul_pd(k_err, max_magnitude(xl, xls));
-    const __m512d eh = _mm512_mul_pd(k_err, max_magnitude(xh, xhs));
-    // A lane's pair is finite when both its elements are (lanes 2j and 2j + 1).
-    const unsigned f = finite16(xin), both = f & (f >> 1) & 0x5555u;
+    // A lane's pair is finite when both its elements are (lanes 2j and 2j + 1; float32 only).
+    const unsigned f = Wide<E>::kF32 ? finite16(xin) : 0u, both = f & (f >> 1) & 0x5555u;
+    const typename Wide<E>::Bound b =
+        Wide<E>::bound(sh, xl, xh, xls, xhs, xin, _mm512_permute_ps(xin, 0xB1), static_cast<__mmask16>(both | (both << 1)));
     const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + i) : __mmask16(0xFFFF);
-    const __mmask16 pass =
-        Wide<E>::template test_put<kIdentity>(y + i, yl, yh, el, eh, static_cast<__mmask16>(both | (both << 1)), xin, raw, rot, m, kFull);
+    const __mmask16 pass = Wide<E>::template test_put<kIdentity>(y + i, yl, yh, b, xin, raw, rot, m, kFull);
     return static_cast<std::uint32_t>(~pass & rot & m) & 0xFFFFu;
   };
   auto retry = [&](int k, E a, E b, bool second, double ck, double sk) {
@@ -264,7 +279,6 @@ template <typename E, bool kIdentity>
 void rotate_half_64(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
                     std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
   const int r = sh.block;
-  const __m512d k_err = _mm512_set1_pd(sh.err_scale);
   auto step = [&](const E* x, E* y, int k, auto full, __mmask16 m) -> std::uint32_t {
     constexpr bool kFull = decltype(full)::value;
     const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
@@ -282,13 +296,13 @@ void rotate_half_64(const RowShape& sh, const double* c, const double* s, const 
     const __m512d c1 = kFull ? _mm512_loadu_pd(c + k + 8) : _mm512_maskz_loadu_pd(mh, c + k + 8);
     const __m512d s0 = kFull ? _mm512_loadu_pd(s + k) : _mm512_maskz_loadu_pd(ml, s + k);
     const __m512d s1 = kFull ? _mm512_loadu_pd(s + k + 8) : _mm512_maskz_loadu_pd(mh, s + k + 8);
-    const __m512d e0 = _mm512_mul_pd(k_err, max_magnitude(xa0, xb0)), e1 = _mm512_mul_pd(k_err, max_magnitude(xa1, xb1));
-    const __mmask16 finite = finite16(xa) & finite16(xb);
+    const typename Wide<E>::Bound b =
+        Wide<E>::bound(sh, xa0, xa1, xb0, xb1, xa, xb, Wide<E>::kF32 ? __mmask16(finite16(xa) & finite16(xb)) : __mmask16(0));
     const __m512d ya0 = _mm512_fmsub_pd(xa0, c0, _mm512_mul_pd(xb0, s0)), ya1 = _mm512_fmsub_pd(xa1, c1, _mm512_mul_pd(xb1, s1));
     const __m512d yb0 = _mm512_fmadd_pd(xb0, c0, _mm512_mul_pd(xa0, s0)), yb1 = _mm512_fmadd_pd(xb1, c1, _mm512_mul_pd(xa1, s1));
     const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + k) : __mmask16(0xFFFF);
-    const __mmask16 pa = Wide<E>::template test_put<kIdentity>(y + k, ya0, ya1, e0, e1, finite, xa, raw_a, rot, m, kFull);
-    const __mmask16 pb = Wide<E>::template test_put<kIdentity>(y + r + k, yb0, yb1, e0, e1, finite, xb, raw_b, rot, m, kFull);
+    const __mmask16 pa = Wide<E>::template test_put<kIdentity>(y + k, ya0, ya1, b, xa, raw_a, rot, m, kFull);
+    const __mmask16 pb = Wide<E>::template test_put<kIdentity>(y + r + k, yb0, yb1, b, xb, raw_b, rot, m, kFull);
     return (static_cast<std::uint32_t>(~pa & rot & m) & 0xFFFFu) | ((static_cast<std::uint32_t>(~pb & rot & m) & 0xFFFFu) << 16);
   };
   auto retry = [&](int k, E a, E b, bool second, double ck, double sk) {

@@ -13,13 +13,13 @@
 //               binary32 test below, output RN16(lo) (RN16: RN_bf16, the format's rounding of a
 //               binary32 value); a lane that fails takes level 2, the binary64 formula and its
 //               16-bit test (retry_16), output RN16(y).
-//  rotate_f16   (F16Bits) level 1: rotate_f32's binary64 formula and error bound, then the float16
-//               test below, output RN_f16(RN32(lo)); a lane that fails takes level 2 (retry_16:
-//               the same y with a test rounding binary64 straight to float16). float16 keeps 11
-//               bits, so bfloat16's binary32 level would fail ~0.6% of its outputs (measured on
-//               uniform inputs, against 0.08% for bfloat16) and their scalar retries cost 3-4x the
-//               arithmetic; the binary64 level fails ~2^-12 of them (RN32(lo) or RN32(hi) landing on
-//               a float16 midpoint).
+//  rotate_f16   (F16Bits) level 1: rotate_f32's binary64 formula, y32 = RN32(y) and the float16
+//               threshold test below, output RN_f16(y32) (the one conversion the floor does too); a
+//               lane that fails takes level 2 (retry_16: the same y with the binary64 lo/hi test
+//               rounding straight to float16). The test costs a compare against a threshold and a
+//               look at y32's low bits, no second rounding of lo and hi; it fails ~2^-13 of
+//               ordinary outputs (y32 landing on the float16 midpoint pattern), all outputs below
+//               2^-14 (float16's subnormals) and near-cancellations (|y| < a M 2^-22).
 //  All: a lane that fails its last fast test takes level 3, ExactRotation (slow_*), the only
 //  outputs KernelStats counts as "slow". Identity pairs and pass-through elements are copied bit
 //  for bit. The SIMD paths store every output of a head as computed, note the lanes whose test
@@ -52,19 +52,35 @@
 //   float16 (level 2): RN_f16(lo) == RN_f16(hi) by f16_from_double (one correct rounding of each
 //     binary64 end, small_floats.h) proves RN_f16(y_exact) is that value (monotone, lo <= y_exact
 //     <= hi); as for float32, an equal pair of signed zeros or infinities is that value too.
-//   float16 (level 1, SIMD-friendly: there is no binary64 -> binary16 instruction before AVX512-FP16):
-//     lo32 = RN32(lo), hi32 = RN32(hi) (hi as -RN(-y - e)); it passes when RN_f16(lo32) ==
-//     RN_f16(hi32) (VCVTPS2PH imm8 0, or f16_from_float) and neither lo32 nor hi32 is below 2^-14
-//     or has its 13 low bits equal to 0x1000 (every float16 midpoint from 2^-14 on, 65520 the
-//     overflow threshold included, has them; some larger values too, which only fail more), or for
-//     a zero pair (e = 0). Proof: every float16 midpoint m >= 2^-14 is a binary32 value; if m lay in
-//     [lo, hi], then lo32 <= m <= hi32 (RN32 monotone), so lo32 < m < hi32 (neither equals m), so
-//     RN_f16(lo32) < RN_f16(hi32); hence no midpoint lies in [lo, hi] (none below 2^-14 either: lo32,
-//     hi32 >= 2^-14 in magnitude, of one sign since their float16 roundings are equal and nonzero),
-//     RN_f16 is constant on [lo, hi], which holds y_exact, and equals RN_f16(lo32) (no midpoint lies
-//     between lo and lo32 = RN32(lo): it would be a binary32 value nearer lo). Inputs that are not
-//     finite fail (the float32 argument above: lo is NaN, or lo32 and hi32 are infinities of
-//     opposite signs; the SIMD paths test lo for NaN, the scalar path the inputs).
+//   float16 (level 1, SIMD-friendly: one binary64 -> binary32 rounding, the floor's own). With
+//     y32 = RN32(y), T = max(RN32(K16 M), 2^-14), K16 = RN32(a_d) 2^-22 (exact scaling; in
+//     [2^-86, 2^42] since a is in [2^-64, 2^64)) and M in binary32 (exact), it passes when
+//       |y32| >= T and y32's 13 low bits are not 0x1000,  or  M = 0 and y32 = 0 (a zero pair);
+//     output RN_f16(y32) (VCVTPS2PH imm8 0, or f16_from_float). Proof. (1) Every float16 rounding
+//     boundary (a midpoint of two adjacent float16 values, subnormal ones (2j+1) 2^-25 included, and
+//     the overflow threshold 65520) is a binary32 value, and each of magnitude >= 2^-14 has the 13
+//     low bits 0x1000 (2^e (1 + (2j+1) 2^-11) for e in [-14, 15]: significand bit 12 set, bits 0-11
+//     clear; 65520 = 2^15 (1 + 2047 2^-11)). So a passing y32 is not a boundary: of magnitude
+//     >= 2^-14 it lacks the pattern, and the smaller boundaries lie below it. (2) Only y32 among
+//     binary32 values lies within |y| 2^-25 of y: y lies between two adjacent binary32 values of its
+//     binade [2^q, 2^(q+1)), spaced 2^(q-23); y32 is the nearer and every other is >= 2^(q-24) >
+//     |y| 2^-25 away, or y = 2^q is itself binary32 (y32 = y) with its nearest other 2^(q-25) =
+//     |y| 2^-25 away. (3) |y - y_exact| < |y| 2^-25: T and K16 are normal (K16 M >= 2^-86 2^-24),
+//     so T >= K16 M (1 - 2^-24) >= a M 2^-22 (1 - 2^-22.9); |y32 - y| <= 2^(q-24) <= |y| 2^-24 gives
+//     |y| >= |y32| / (1 + 2^-24) >= a M 2^-22 (1 - 2^-22), so |y| 2^-25 >= a M 2^-47 (1 - 2^-22),
+//     while |y - y_exact| <= a S 2^-49.41 <= a M 2^-48.41 (above; S <= 2M): 2^1.41 to spare.
+//     (4) Let m be a boundary in the closed interval between y_exact and y32. That interval lies in
+//     [y_exact, y] u [y, y32] (in whichever order they come). In [y, y32] the only binary32 value is
+//     y32 (y32 = RN32(y)); in [y_exact, y] every point is within |y - y_exact| < |y| 2^-25 of y, so
+//     by (2) m = y32, which (1) excludes. So RN_f16 is constant on the interval: RN_f16(y_exact) =
+//     RN_f16(y32). A zero pair is y = +-0 exactly (the binary64 formula on zeros), passing with the
+//     zero's own sign as before. Non-finite inputs: M is +inf or the lane's y is NaN (an input NaN
+//     reaches both components; a maximum that drops it is harmless, since NaN fails both
+//     conditions), and for finite inputs |y| <= a 2M (1 + 2^-49) < 2^81, so y32 = +-inf exactly when
+//     an input is infinite; then T = +inf and the lane passes only with y32 = +-inf, whose output
+//     +-inf is the IEEE value of the formula that slow_16 would keep (slow_16 counts no non-finite
+//     input, so KernelStats is unchanged). Every path computes the same predicate, so the same
+//     lanes reach levels 2 and 3 everywhere.
 //   Both fail when x_a or x_b is not finite (inf or NaN; tested on the inputs, since a maximum may
 //   drop a NaN, or on lo as avx2.cpp's test8 argues). A zero pair (e = 0, the exact value 0)
 //   passes: its output is the zero IEEE arithmetic of the formula gives, with that sign (the
@@ -90,7 +106,7 @@
 // bf16 of magnitude >= 2^-100, unequal to any rounding of the first.
 // Failure rates: a test fails when a rounding boundary of the output format lies within e of y:
 // for outputs of ordinary size (|y| ~ S), about 2^-24 (binary64, float32 outputs), 2^-13 (binary32,
-// bfloat16 outputs), 2^-12 (binary64 via binary32, float16: the midpoint exclusion) and 2^-39 or
+// bfloat16 outputs), 2^-13 (float16's threshold test: the midpoint pattern) and 2^-39 or
 // 2^-36 (binary64, level 2);
 // near-cancellation outputs (|y| << S) fail far more often. The slow_* functions keep the fast result
 // for non-finite or all-zero inputs (IEEE arithmetic of the binary64 formula, NaN canonical) and
@@ -121,6 +137,7 @@ struct RowShape {
   double err_scale = 0x1p-48;  // K = RN(a) 2^-48, the binary64 test's scale (above)
   float err_scale32 = 0x1.2p-22f;  // K' = RN32(RN32(a) 4.5 2^-24), the bfloat16 binary32 test's scale (above);
                                  // NaN when RN32(a) is outside [2^-60, 2^60]: every lane retries
+  float err_scale16 = 0x1p-22f;  // K16 = RN32(a) 2^-22, the float16 threshold test's scale (above)
 };
 
 // The accurate path of one token: its position, the plan's exact rotation, and the caller's counts

@@ -65,19 +65,16 @@ inline bool finish(double y, double e, bool finite, float* out) {
   *out = canonical(static_cast<float>(y));
   return (std::bit_cast<std::uint32_t>(lo) == std::bit_cast<std::uint32_t>(hi) || e == 0) && finite;
 }
-// ops.h's float16 test: the binary64 lo = RN(y - e), hi = -RN(-y - e) rounded to binary32, then to
-// float16; it passes for finite inputs when both round to the same float16 and neither binary32 value
-// is a float16 midpoint (or the overflow threshold) or below 2^-14, or for a zero pair (e = 0).
-// On success *out = RN16(RN32(lo)), which is then RN16 of the exact value.
-inline bool f16_safe(float v) {
-  const std::uint32_t u = std::bit_cast<std::uint32_t>(v) & 0x7FFFFFFFu;
-  return u >= 0x38800000u && (u & 0x1FFFu) != 0x1000u;
-}
-inline bool finish16(double y, double e, bool finite, F16Bits* out) {
-  if constexpr (kFloor) return *out = f16_from_float(static_cast<float>(y)), true;  // bench only: detail/floor.h
-  const float lo = static_cast<float>(y - e), hi = -static_cast<float>(-y - e);
-  *out = f16_from_float(lo);
-  return finite && (e == 0 || (*out == f16_from_float(hi) && f16_safe(lo) && f16_safe(hi)));
+// ops.h's float16 threshold test: y32 = RN32(y) passes when |y32| >= t = max(RN32(K16 M), 2^-14)
+// and its 13 low bits are not 0x1000 (the float16 midpoint pattern), or for a zero pair (M = 0 and
+// y32 = 0); *out = RN16(y32), which is then RN16 of the exact value.
+inline float f16_threshold(float k16, float m) { return std::fmax(0x1p-14f, k16 * m); }
+inline bool finish16(double y, float t, float m, F16Bits* out) {
+  const float y32 = static_cast<float>(y);
+  *out = f16_from_float(y32);
+  if constexpr (kFloor) return true;  // bench only: detail/floor.h
+  const bool off_midpoint = (std::bit_cast<std::uint32_t>(y32) & 0x1FFFu) != 0x1000u;
+  return (std::fabs(y32) >= t && off_midpoint) || (m == 0 && y32 == 0);
 }
 // RN_bf16: a binary32 value rounded to bfloat16 (small_floats.h).
 inline Bf16Bits round16(float v, Bf16Bits) { return bf16_from_float(v); }
@@ -115,14 +112,14 @@ void rotate(const RowShape& shape, const double* c, const double* s, const E* in
         if (!finish(ya, e, finite, &oa)) oa = slow_f32(sp, k, ea, eb, false, oa);
         if (!finish(yb, e, finite, &ob)) ob = slow_f32(sp, k, ea, eb, true, ob);
       } else if constexpr (std::is_same_v<E, F16Bits>) {
-        // float16: float32's binary64 formula and bound, then ops.h's float16 test; level 2 and 3 on failure.
+        // float16: float32's binary64 formula, then ops.h's float16 threshold test; levels 2 and 3 on failure.
         const double xa = to_double(ea), xb = to_double(eb);
         const double ya = std::fma(xa, c[k], -(xb * s[k]));
         const double yb = std::fma(xb, c[k], xa * s[k]);
-        const bool finite = std::isfinite(xa) && std::isfinite(xb);
-        const double e = shape.err_scale * std::fmax(std::fabs(xa), std::fabs(xb));
-        if (!finish16(ya, e, finite, &oa)) oa = retry_16(shape, sp, k, ea, eb, false, c[k], s[k]);
-        if (!finish16(yb, e, finite, &ob)) ob = retry_16(shape, sp, k, ea, eb, true, c[k], s[k]);
+        const float m = std::fmax(std::fabs(to_float(ea)), std::fabs(to_float(eb)));
+        const float t = f16_threshold(shape.err_scale16, m);
+        if (!finish16(ya, t, m, &oa)) oa = retry_16(shape, sp, k, ea, eb, false, c[k], s[k]);
+        if (!finish16(yb, t, m, &ob)) ob = retry_16(shape, sp, k, ea, eb, true, c[k], s[k]);
       } else {
         // Binary32 from the rounded table entries (ops.h, level 1), then levels 2 and 3.
         const float c32 = static_cast<float>(c[k]), s32 = static_cast<float>(s[k]);

@@ -11,6 +11,7 @@
 
 #include "kernel/detail/lane_fixes.h"
 #include "kernel/detail/ops.h"
+#include "kernel/detail/retry.h"
 
 namespace ropecheck::kernel::detail {
 namespace {
@@ -398,6 +399,43 @@ inline int level1(__m256 y, __m256 e, __m256i range, __m256i zero, __m256i* out)
 inline __m256i zero_pair8(__m256 e, __m256 sum) {
   return _mm256_cmpeq_epi32(_mm256_or_si256(_mm256_castps_si256(e), _mm256_castps_si256(sum)), _mm256_setzero_si256());
 }
+// bfloat16's level 2 in SIMD (avx512.cpp's level2_bf16, 4 lanes): the lanes whose inputs are finite
+// (`finite`, bits 0-3) and whose lo = y - e, hi = y + e have one sign, magnitudes >= 2^-126 and
+// one bf16_magnitude; sign | magnitude in the low 16 bits of each 64-bit lane of *out. Its passing
+// lanes are retry_16's with the same output; the others go to retry_16.
+inline int level2_bf16(__m256d y, __m256d e, int finite, __m256i* out) {
+  const __m256d lo = _mm256_sub_pd(y, e), hi = _mm256_add_pd(y, e);
+  const __m256i sign = _mm256_set1_epi64x(static_cast<long long>(0x8000000000000000ull));
+  const __m256i blo = _mm256_castpd_si256(lo), bhi = _mm256_castpd_si256(hi);
+  const __m256i ulo = _mm256_andnot_si256(sign, blo), uhi = _mm256_andnot_si256(sign, bhi);
+  const __m256i below = _mm256_set1_epi64x(0x380FFFFFFFFFFFFF);  // the largest binary64 below 2^-126
+  auto magnitude = [](__m256i u) {
+    const __m256i key = _mm256_srli_epi64(_mm256_add_epi64(u, _mm256_set1_epi64x(std::int64_t{1} << 44)), 45);
+    const __m256i m = _mm256_sub_epi64(key, _mm256_set1_epi64x(static_cast<long long>(kBf16KeyBias)));
+    const __m256i top = _mm256_set1_epi64x(0x7F80);
+    return _mm256_blendv_epi8(m, top, _mm256_cmpgt_epi64(m, top));  // m >= 0 where the lane is kept
+  };
+  const __m256i mlo = magnitude(ulo);
+  const __m256i ok = _mm256_and_si256(_mm256_and_si256(_mm256_cmpgt_epi64(ulo, below), _mm256_cmpgt_epi64(uhi, below)),
+                                      _mm256_cmpeq_epi64(mlo, magnitude(uhi)));
+  const int one_sign = ~_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_xor_si256(blo, bhi))) & 0xF;
+  *out = _mm256_or_si256(mlo, _mm256_srli_epi64(_mm256_and_si256(blo, sign), 48));
+  return _mm256_movemask_pd(_mm256_castsi256_pd(ok)) & one_sign & finite;
+}
+// Writes the lanes of `bits` from two level2_bf16 halves (lanes 0-3, 4-7) as 16-bit values.
+template <typename E>
+inline void put_lanes(E* p, __m256i lo, __m256i hi, int bits) {
+  const __m256i low32 = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+  const __m128i v = _mm_packus_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(lo, low32)),
+                                     _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(hi, low32)));  // <= 0xFFFF
+  alignas(16) std::uint16_t lanes[8];
+  _mm_store_si128(reinterpret_cast<__m128i*>(lanes), v);
+  for (int j = 0; j < 8; ++j)
+    if ((bits >> j) & 1) p[j] = E{lanes[j]};
+}
+// The lanes of 8 floats that are finite.
+inline int finite8(__m256 x) { return _mm256_movemask_ps(_mm256_cmp_ps(abs8(x), _mm256_set1_ps(__builtin_inff()), _CMP_LT_OQ)); }
+
 template <bool kIdentity, typename E>
 inline void put8(E* p, __m256i lanes, __m128i in, __m256 rot) {
   __m128i v = _mm_packus_epi32(_mm256_castsi256_si128(lanes), _mm256_extracti128_si256(lanes, 1));  // <= 0xFFFF
@@ -439,7 +477,25 @@ void rotate16_layout(const RowShape& sh, const double* c, const double* s, const
     auto tail = [&](const E* x, E* y) {
       for (int k = full / 2; k < r; ++k) pair(sh, x, y, k, 2 * k, 2 * k + 1, c[k], s[k], sp);
     };
-    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_interleaved<8, E>(c, s, retry), tail);
+    const auto per_lane = fix_interleaved<8, E>(c, s, retry);
+    // Level 2 of a failed step (level2_bf16): lanes i .. i + 7 are pairs i/2 .. i/2 + 3 (full steps
+    // only), binary64 tables C = (c0, c0, c1, c1, ...), S = (-s0, s0, ...) as in rotate64_layout.
+    const __m256d k64 = _mm256_set1_pd(sh.err_scale), even_sign = _mm256_setr_pd(-0.0, 0.0, -0.0, 0.0);
+    auto fix = [&](const E* x, E* y, int i, std::uint32_t bits) {
+      const __m256 xv = widen8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)), E{});
+      const __m256d x0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xv)), x1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xv, 1));
+      const __m256d o0 = _mm256_permute_pd(x0, 0x5), o1 = _mm256_permute_pd(x1, 0x5);
+      const __m256d c4 = _mm256_loadu_pd(c + i / 2), s4 = _mm256_loadu_pd(s + i / 2);
+      const __m256d y0 = _mm256_fmadd_pd(x0, _mm256_permute4x64_pd(c4, 0x50), _mm256_mul_pd(o0, _mm256_xor_pd(_mm256_permute4x64_pd(s4, 0x50), even_sign)));
+      const __m256d y1 = _mm256_fmadd_pd(x1, _mm256_permute4x64_pd(c4, 0xFA), _mm256_mul_pd(o1, _mm256_xor_pd(_mm256_permute4x64_pd(s4, 0xFA), even_sign)));
+      const int f = finite8(xv), both = f & (f >> 1) & 0x55, fin = both | (both << 1);
+      __m256i r0, r1;
+      const int pass = level2_bf16(y0, _mm256_mul_pd(k64, max_magnitude(x0, o0)), fin & 0xF, &r0) |
+                       (level2_bf16(y1, _mm256_mul_pd(k64, max_magnitude(x1, o1)), fin >> 4, &r1) << 4);
+      put_lanes(y + i, r0, r1, static_cast<int>(bits) & pass);
+      if (const std::uint32_t left = bits & ~static_cast<std::uint32_t>(pass); left != 0) per_lane(x, y, i, left);
+    };
+    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix, tail);
     return;
   }
   const int full = r - r % 8;
@@ -466,7 +522,28 @@ void rotate16_layout(const RowShape& sh, const double* c, const double* s, const
   auto tail = [&](const E* x, E* y) {
     for (int k = full; k < r; ++k) pair(sh, x, y, k, k, k + r, c[k], s[k], sp);
   };
-  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_half<8, E>(r, c, s, retry), tail);
+  const auto per_lane = fix_half<8, E>(r, c, s, retry);
+  // Level 2 of a failed step (level2_bf16): pairs k .. k + 7 (full steps only), bits 0-7 the first
+  // components, 8-15 the second, the formula of rotate64_layout.
+  const __m256d k64 = _mm256_set1_pd(sh.err_scale);
+  auto fix = [&](const E* x, E* y, int k, std::uint32_t bits) {
+    const __m256 xa = widen8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + k)), E{});
+    const __m256 xb = widen8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + r + k)), E{});
+    const __m256d xa0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xa)), xa1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xa, 1));
+    const __m256d xb0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xb)), xb1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xb, 1));
+    const __m256d c0 = _mm256_loadu_pd(c + k), c1 = _mm256_loadu_pd(c + k + 4), s0 = _mm256_loadu_pd(s + k), s1 = _mm256_loadu_pd(s + k + 4);
+    const __m256d e0 = _mm256_mul_pd(k64, max_magnitude(xa0, xb0)), e1 = _mm256_mul_pd(k64, max_magnitude(xa1, xb1));
+    const int fin = finite8(xa) & finite8(xb);
+    __m256i ra0, ra1, rb0, rb1;
+    const int pa = level2_bf16(_mm256_fmsub_pd(xa0, c0, _mm256_mul_pd(xb0, s0)), e0, fin & 0xF, &ra0) |
+                   (level2_bf16(_mm256_fmsub_pd(xa1, c1, _mm256_mul_pd(xb1, s1)), e1, fin >> 4, &ra1) << 4);
+    const int pb = level2_bf16(_mm256_fmadd_pd(xb0, c0, _mm256_mul_pd(xa0, s0)), e0, fin & 0xF, &rb0) |
+                   (level2_bf16(_mm256_fmadd_pd(xb1, c1, _mm256_mul_pd(xa1, s1)), e1, fin >> 4, &rb1) << 4);
+    put_lanes(y + k, ra0, ra1, static_cast<int>(bits) & pa);
+    put_lanes(y + r + k, rb0, rb1, static_cast<int>(bits >> 8) & pb);
+    if (const std::uint32_t left = bits & ~static_cast<std::uint32_t>(pa | (pb << 8)); left != 0) per_lane(x, y, k, left);
+  };
+  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix, tail);
 }
 
 void rotate_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs, float* out,

@@ -12,6 +12,7 @@
 
 #include "kernel/detail/lane_fixes.h"
 #include "kernel/detail/ops.h"
+#include "kernel/detail/retry.h"
 
 namespace ropecheck::kernel::detail {
 namespace {
@@ -365,6 +366,35 @@ inline __mmask16 in_range(__m512 e) {
   return _mm512_cmple_epu32_mask(u, _mm512_set1_epi32(0x71800000 - 0x0D800000));              // 2^100
 }
 
+// bfloat16's level 2 in SIMD (retry.h): a step with a failed lane is redone whole in binary64. For 8
+// components y with e = K M (binary64) and `finite` the lanes whose inputs are: the lanes whose lo =
+// y - e and hi = y + e have one sign, magnitudes >= 2^-126 and one bf16_magnitude (by the bits:
+// floor((|v| bits + 2^44) / 2^45) - kBf16KeyBias, at most 0x7F80), with sign | magnitude in the
+// low 16 bits of each 64-bit lane of *out. retry_16 passes each such lane with the same output; the
+// others (subnormal ends, mixed signs, a midpoint within e) go to retry_16, which redoes level 2 and
+// then level 3, so the same lanes reach level 3 as on every other path.
+inline __mmask8 level2_bf16(__m512d y, __m512d e, __mmask8 finite, __m512i* out) {
+  const __m512d lo = _mm512_sub_pd(y, e), hi = _mm512_add_pd(y, e);
+  const __m512i sign = _mm512_set1_epi64(static_cast<long long>(0x8000000000000000ull));
+  const __m512i blo = _mm512_castpd_si512(lo), bhi = _mm512_castpd_si512(hi);
+  const __m512i ulo = _mm512_andnot_si512(sign, blo), uhi = _mm512_andnot_si512(sign, bhi);
+  const __m512i smallest = _mm512_set1_epi64(0x3810000000000000);  // 2^-126
+  __mmask8 pass = _mm512_mask_cmpge_epu64_mask(finite, ulo, smallest);
+  pass = _mm512_mask_cmpge_epu64_mask(pass, uhi, smallest);
+  pass = _mm512_mask_testn_epi64_mask(pass, _mm512_xor_si512(blo, bhi), sign);  // one sign
+  auto magnitude = [](__m512i u) {
+    const __m512i key = _mm512_srli_epi64(_mm512_add_epi64(u, _mm512_set1_epi64(std::int64_t{1} << 44)), 45);
+    return _mm512_min_epu64(_mm512_sub_epi64(key, _mm512_set1_epi64(static_cast<long long>(kBf16KeyBias))), _mm512_set1_epi64(0x7F80));
+  };
+  const __m512i mlo = magnitude(ulo);
+  pass = _mm512_mask_cmpeq_epi64_mask(pass, mlo, magnitude(uhi));
+  *out = _mm512_or_si512(mlo, _mm512_srli_epi64(_mm512_and_si512(blo, sign), 48));
+  return pass;
+}
+inline __mmask8 tail8(int left) { return left >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << left) - 1); }
+// 16 lanes of two level2_bf16 halves as 16-bit lanes.
+inline __m256i lanes16_of(__m512i lo, __m512i hi) { return _mm256_set_m128i(_mm512_cvtepi64_epi16(hi), _mm512_cvtepi64_epi16(lo)); }
+
 // The binary32 table entries RN32(c~), RN32(s~) of n pairs into c32, s32.
 inline void narrow_row(int n, const double* c, const double* s, float* c32, float* s32) {
   for (int k = 0; k < n; k += 8) {
@@ -404,7 +434,31 @@ void rotate_interleaved_16(const RowShape& sh, const double* c, const double* s,
     return static_cast<std::uint32_t>(~pass & rot & m) & 0xFFFFu;
   };
   auto retry = [&](int k, E a, E b, bool second, double ck, double sk) { return retry_16(sh, sp, k, a, b, second, ck, sk); };
-  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix_interleaved<16, E>(c, s, retry));
+  const auto per_lane = fix_interleaved<16, E>(c, s, retry);
+  // Level 2 of a failed step (level2_bf16): lanes i .. i + 15 are pairs i/2 .. i/2 + 7, with the
+  // binary64 tables C = (c0, c0, c1, c1, ...), S = (-s0, s0, ...) as in rotate_interleaved_64.
+  const __m512d k64 = _mm512_set1_pd(sh.err_scale);
+  const __m512i first_four = _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0), last_four = _mm512_set_epi64(7, 7, 6, 6, 5, 5, 4, 4);
+  const __m512i even_sign = _mm512_set_epi64(0, static_cast<long long>(0x8000000000000000ull), 0, static_cast<long long>(0x8000000000000000ull), 0,
+                                             static_cast<long long>(0x8000000000000000ull), 0, static_cast<long long>(0x8000000000000000ull));
+  auto fix = [&](const E* x, E* y, int i, std::uint32_t bits) {
+    const __m512 xv = F::widen(_mm256_maskz_loadu_epi16(tail16(n - i), x + i));
+    const __m512d x0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xv)), x1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xv, 1));
+    const __m512d o0 = _mm512_permute_pd(x0, 0x55), o1 = _mm512_permute_pd(x1, 0x55);
+    const __mmask8 pairs = tail8(sh.block - i / 2);
+    const __m512d c8 = _mm512_maskz_loadu_pd(pairs, c + i / 2), s8 = _mm512_maskz_loadu_pd(pairs, s + i / 2);
+    auto signed_s = [&](__m512i idx) { return _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(_mm512_permutexvar_pd(idx, s8)), even_sign)); };
+    const __m512d y0 = _mm512_fmadd_pd(x0, _mm512_permutexvar_pd(first_four, c8), _mm512_mul_pd(o0, signed_s(first_four)));
+    const __m512d y1 = _mm512_fmadd_pd(x1, _mm512_permutexvar_pd(last_four, c8), _mm512_mul_pd(o1, signed_s(last_four)));
+    const unsigned f = finite16(xv), both = f & (f >> 1) & 0x5555u, fin = both | (both << 1);
+    __m512i r0, r1;
+    const __mmask8 p0 = level2_bf16(y0, _mm512_mul_pd(k64, max_magnitude(x0, o0)), static_cast<__mmask8>(fin), &r0);
+    const __mmask8 p1 = level2_bf16(y1, _mm512_mul_pd(k64, max_magnitude(x1, o1)), static_cast<__mmask8>(fin >> 8), &r1);
+    const std::uint32_t pass = p0 | (static_cast<std::uint32_t>(p1) << 8);
+    _mm256_mask_storeu_epi16(y + i, static_cast<__mmask16>(bits & pass), lanes16_of(r0, r1));
+    if (const std::uint32_t left = bits & ~pass; left != 0) per_lane(x, y, i, left);
+  };
+  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix);
 }
 
 // Half: 16 pairs per step in binary32.
@@ -434,7 +488,32 @@ void rotate_half_16(const RowShape& sh, const double* c, const double* s, const 
     return (static_cast<std::uint32_t>(~pa & rot & m) & 0xFFFFu) | ((static_cast<std::uint32_t>(~pb & rot & m) & 0xFFFFu) << 16);
   };
   auto retry = [&](int k, E a, E b, bool second, double ck, double sk) { return retry_16(sh, sp, k, a, b, second, ck, sk); };
-  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<16, E>(r, c, s, retry));
+  const auto per_lane = fix_half<16, E>(r, c, s, retry);
+  // Level 2 of a failed step (level2_bf16): pairs k .. k + 15, bits 0-15 the first components,
+  // 16-31 the second, the formula of rotate_half_64.
+  const __m512d k64 = _mm512_set1_pd(sh.err_scale);
+  auto fix = [&](const E* x, E* y, int k, std::uint32_t bits) {
+    const __mmask16 valid = tail16(r - k);
+    const __mmask8 v0 = static_cast<__mmask8>(valid), v1 = static_cast<__mmask8>(valid >> 8);
+    const __m512 xa = F::widen(_mm256_maskz_loadu_epi16(valid, x + k)), xb = F::widen(_mm256_maskz_loadu_epi16(valid, x + r + k));
+    const __m512d xa0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xa)), xa1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xa, 1));
+    const __m512d xb0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xb)), xb1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xb, 1));
+    const __m512d c0 = _mm512_maskz_loadu_pd(v0, c + k), c1 = _mm512_maskz_loadu_pd(v1, c + k + 8);
+    const __m512d s0 = _mm512_maskz_loadu_pd(v0, s + k), s1 = _mm512_maskz_loadu_pd(v1, s + k + 8);
+    const __m512d e0 = _mm512_mul_pd(k64, max_magnitude(xa0, xb0)), e1 = _mm512_mul_pd(k64, max_magnitude(xa1, xb1));
+    const unsigned fin = finite16(xa) & finite16(xb);
+    __m512i ra0, ra1, rb0, rb1;
+    const std::uint32_t pa = level2_bf16(_mm512_fmsub_pd(xa0, c0, _mm512_mul_pd(xb0, s0)), e0, static_cast<__mmask8>(fin), &ra0) |
+                             (static_cast<std::uint32_t>(level2_bf16(_mm512_fmsub_pd(xa1, c1, _mm512_mul_pd(xb1, s1)), e1,
+                                                                      static_cast<__mmask8>(fin >> 8), &ra1)) << 8);
+    const std::uint32_t pb = level2_bf16(_mm512_fmadd_pd(xb0, c0, _mm512_mul_pd(xa0, s0)), e0, static_cast<__mmask8>(fin), &rb0) |
+                             (static_cast<std::uint32_t>(level2_bf16(_mm512_fmadd_pd(xb1, c1, _mm512_mul_pd(xa1, s1)), e1,
+                                                                      static_cast<__mmask8>(fin >> 8), &rb1)) << 8);
+    _mm256_mask_storeu_epi16(y + k, static_cast<__mmask16>(bits & pa), lanes16_of(ra0, ra1));
+    _mm256_mask_storeu_epi16(y + r + k, static_cast<__mmask16>((bits >> 16) & pb), lanes16_of(rb0, rb1));
+    if (const std::uint32_t left = bits & ~(pa | (pb << 16)); left != 0) per_lane(x, y, k, left);
+  };
+  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix);
 }
 
 template <typename E>

@@ -12,7 +12,9 @@
 //               level 1: the same formula in binary32 from c' = RN32(c~), s' = RN32(s~), then the
 //               binary32 test below, output RN16(lo) (RN16: RN_bf16, the format's rounding of a
 //               binary32 value); a lane that fails takes level 2, the binary64 formula and its
-//               16-bit test (retry_16), output RN16(y).
+//               16-bit test (retry_16, detail/retry.h), output RN16(y). The SIMD paths redo a step
+//               with a failed lane whole in binary64 (level2_bf16), the same test on its normal
+//               range, and send only what that leaves to retry_16.
 //  rotate_f16   (F16Bits) level 1: rotate_f32's binary64 formula, y32 = RN32(y) and the float16
 //               threshold test below, output RN_f16(y32) (the one conversion the floor does too); a
 //               lane that fails takes level 2 (retry_16: the same y with the binary64 lo/hi test
@@ -156,14 +158,6 @@ float slow_f32(const SlowPath& slow, int k, float x_a, float x_b, bool second, f
 Bf16Bits slow_16(const SlowPath& slow, int k, Bf16Bits x_a, Bf16Bits x_b, bool second, Bf16Bits fast);
 F16Bits slow_16(const SlowPath& slow, int k, F16Bits x_a, F16Bits x_b, bool second, F16Bits fast);
 
-// Levels 2 and 3 of a 16-bit component whose binary32 test failed: the binary64 formula and test
-// above from the table entries c = c~[k], s = s~[k], then slow_16 if that test fails too. One
-// definition (slow_path.cpp) for every path.
-Bf16Bits retry_16(const RowShape& shape, const SlowPath& slow, int k, Bf16Bits x_a, Bf16Bits x_b, bool second, double c,
-                  double s);
-F16Bits retry_16(const RowShape& shape, const SlowPath& slow, int k, F16Bits x_a, F16Bits x_b, bool second, double c,
-                 double s);
-
 // Copies the pass-through elements [0, o) and [o + 2R, dim) of one head vector (nothing in place).
 void copy_passthrough(const RowShape& shape, const float* in, float* out);
 void copy_passthrough(const RowShape& shape, const Bf16Bits* in, Bf16Bits* out);
@@ -172,10 +166,6 @@ void copy_passthrough(const RowShape& shape, const F16Bits* in, F16Bits* out);
 // Multiplies a table row by the attention factor (c[k] = RN(a c[k]), the same for s); nothing when
 // a == 1. One plain multiply per entry, the same on every path (called outside the path files).
 void scale_row(double a, int n, double* c, double* s);
-
-// A float32 component whose binary64 test failed: slow_f32 with `fast` = canonical(RN32(y)), y
-// recomputed by the formula above from c = c~[k], s = s~[k] (the bits the vector lane had).
-float retry_f32(const SlowPath& slow, int k, float x_a, float x_b, bool second, double c, double s);
 
 // A worker's memory for the rotations of one token (apply_rope.cpp allocates it once per worker).
 struct Scratch {

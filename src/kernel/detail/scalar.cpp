@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "kernel/detail/ops.h"
+#include "kernel/detail/retry.h"
 
 namespace ropecheck::kernel::detail {
 namespace {

@@ -30,7 +30,8 @@
 //   rope/PATH/DTYPE/LAYOUT/threads:1/precomputed/tokens:L   the default path only, L = 4096 and
 //       32768 (and internal at 32768): apply_rope(table, in, out) with a SinCosTable built
 //       beforehand (outside the timing)
-// then the naive baselines (scalar, f32 and f64 angles), the input rows, and the sin/cos rows
+// then the naive baselines (scalar, f32 and f64 angles), the input rows, the second-core controls
+// (control/second_core/{compute,memcpy}: BM_SecondCore says what they show) and the sin/cos rows
 // alone. Each row's label is its path and the CPU's model name (also in the context: cpu_model).
 // The input rows, rope_inputs/DTYPE/half/INPUT/tokens:256 (default path, in cache, no memcpy
 // pairing: what an input costs, not the memory system), time the kernel on
@@ -58,6 +59,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -65,6 +67,7 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "accuracy/baselines.h"
@@ -271,6 +274,63 @@ void register_inputs() {
   inputs("rope_inputs/f16/half/cancelling", BM_Inputs<f16, Input::cancelling>);
 }
 
+// The control of the threads:2 rows: was the second core free, and is it a core of its own? Each
+// pair runs the same per-thread work once on 1 thread and once on 2 threads at the same time
+// (std::thread per run, as cpu::split_tokens starts its workers), in a seeded order; the counter
+// efficiency is the median over the pairs of t(1 thread) / t(2 threads): 1 when the two threads ran
+// on two free, independent cores, about 0.5 when they shared one (SMT siblings under a hypervisor,
+// or the other core busy). compute: 8 independent multiply-add chains, no memory traffic (what a
+// kernel bound by arithmetic can gain); memcpy: 64 MiB per thread between the thread's own buffers
+// (what a kernel bound by memory can gain).
+void BM_SecondCore(benchmark::State& state, bool memory) {
+  constexpr std::size_t kBytes = std::size_t{64} << 20;
+  std::vector<std::unique_ptr<accuracy::MemcpyBaseline>> copies;
+  if (memory)
+    for (int t = 0; t < 2; ++t) copies.push_back(std::make_unique<accuracy::MemcpyBaseline>(kBytes, 1));
+  auto work = [&](int t) {
+    if (memory) {
+      copies[static_cast<size_t>(t)]->run();
+      return;
+    }
+    double x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    for (int i = 0; i < (1 << 22); ++i)
+      for (double& v : x) v = v * 0.999999 + 1e-6;
+    benchmark::DoNotOptimize(x);
+  };
+  auto seconds = [](auto&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  accuracy::PairOrders orders(accuracy::SplitMix64(g_seed + bench::g_runs++).next());
+  std::vector<double> one, two, efficiency;
+  for (auto _ : state) {
+    auto single = [&] { work(0); };
+    auto both = [&] {
+      std::thread other(work, 1);
+      work(0);
+      other.join();
+    };
+    double t1 = 0, t2 = 0;
+    if (orders.next() == accuracy::PairOrder::memcpy_first) {
+      t1 = seconds(single);
+      t2 = seconds(both);
+    } else {
+      t2 = seconds(both);
+      t1 = seconds(single);
+    }
+    one.push_back(t1);
+    two.push_back(t2);
+    efficiency.push_back(t1 / t2);
+    state.SetIterationTime(t2);
+  }
+  if (efficiency.empty()) return;
+  state.counters["one_thread_ms"] = 1e3 * accuracy::median(one);
+  state.counters["two_threads_ms"] = 1e3 * accuracy::median(two);
+  state.counters["efficiency"] = accuracy::median(efficiency);
+  state.SetLabel(bench::cpu_model());
+}
+
 // The sin/cos rows alone (tokens x d/2 evaluations) on each path: the part of a call that does
 // not scale with the number of heads.
 void BM_SinCosTable(benchmark::State& state) {
@@ -318,6 +378,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("default_path", ropecheck::cpu::path_name(ropecheck::cpu::default_path()));
   register_all();
   register_inputs();
+  benchmark::RegisterBenchmark("control/second_core/compute", BM_SecondCore, false)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
+  benchmark::RegisterBenchmark("control/second_core/memcpy", BM_SecondCore, true)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
   benchmark::RegisterBenchmark("sincos_table/tokens:4096/d:128", BM_SinCosTable)
       ->DenseRange(0, static_cast<int>(ropecheck::cpu::available_paths().size()) - 1)
       ->Unit(benchmark::kMicrosecond);

@@ -144,31 +144,6 @@ inline void pair(const RowShape& sh, const float* x, float* y, int k, int a, int
   y[a] = oa;
   y[b] = ob;
 }
-// float16 by the binary64 formula and ops.h's float16 threshold test (scalar.cpp's finish16, with builtins).
-inline void pair(const RowShape& sh, const F16Bits* x, F16Bits* y, int k, int a, int b, double c, double s, const SlowPath& sp) {
-  const F16Bits ea = x[a], eb = x[b];
-  if (sh.pair_identity[k]) {
-    y[a] = ea;
-    y[b] = eb;
-    return;
-  }
-  const float xa32 = widen16(ea), xb32 = widen16(eb);
-  const double xa = xa32, xb = xb32;
-  const double ya = __builtin_fma(xa, c, -(xb * s)), yb = __builtin_fma(xb, c, xa * s);
-  const float m = __builtin_fmaxf(__builtin_fabsf(xa32), __builtin_fabsf(xb32));
-  const float t = __builtin_fmaxf(0x1p-14f, sh.err_scale16 * m);
-  auto finish = [&](double v, bool second) {
-    const float y32 = static_cast<float>(v);
-    const F16Bits out = round16(y32, F16Bits{});
-    if constexpr (kFloor) return out;  // bench only: detail/floor.h
-    if ((__builtin_fabsf(y32) >= t && (bits32(y32) & 0x1FFFu) != 0x1000u) || (m == 0 && y32 == 0)) return out;
-    return retry_16(sh, sp, k, ea, eb, second, c, s);
-  };
-  const F16Bits oa = finish(ya, false), ob = finish(yb, true);
-  y[a] = oa;
-  y[b] = ob;
-}
-
 template <typename E>
 inline void pair(const RowShape& sh, const E* x, E* y, int k, int a, int b, double c, double s, const SlowPath& sp) {
   const E ea = x[a], eb = x[b];
@@ -376,6 +351,8 @@ void rotate64_layout(const RowShape& sh, const double* c, const double* s, const
 // 8 elements widened exactly, and RN16 of 8 floats as 32-bit lanes: bfloat16 by bits (exact for
 // normal values, the lanes level 1 keeps). (float16 takes the binary64 formula: rotate64_layout.)
 inline __m256 widen8(__m128i raw, Bf16Bits) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16)); }
+inline __m256 widen8(__m128i raw, F16Bits) { return _mm256_cvtph_ps(raw); }
+inline __m256i lanes16(__m256 v, F16Bits) { return _mm256_cvtepu16_epi32(_mm256_cvtps_ph(v, 0)); }
 inline __m256i lanes16(__m256 v, Bf16Bits) {
   const __m256i u = _mm256_castps_si256(v);
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
@@ -422,16 +399,21 @@ inline int level2_bf16(__m256d y, __m256d e, int finite, __m256i* out) {
   *out = _mm256_or_si256(mlo, _mm256_srli_epi64(_mm256_and_si256(blo, sign), 48));
   return _mm256_movemask_pd(_mm256_castsi256_pd(ok)) & one_sign & finite;
 }
-// Writes the lanes of `bits` from two level2_bf16 halves (lanes 0-3, 4-7) as 16-bit values.
+// Writes the lanes of `bits` of 8 16-bit values.
 template <typename E>
-inline void put_lanes(E* p, __m256i lo, __m256i hi, int bits) {
-  const __m256i low32 = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-  const __m128i v = _mm_packus_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(lo, low32)),
-                                     _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(hi, low32)));  // <= 0xFFFF
+inline void put_lanes(E* p, __m128i v, int bits) {
   alignas(16) std::uint16_t lanes[8];
   _mm_store_si128(reinterpret_cast<__m128i*>(lanes), v);
   for (int j = 0; j < 8; ++j)
     if ((bits >> j) & 1) p[j] = E{lanes[j]};
+}
+// The same from two level2_bf16 halves (lanes 0-3, 4-7: 16-bit values in 64-bit lanes).
+template <typename E>
+inline void put_lanes(E* p, __m256i lo, __m256i hi, int bits) {
+  const __m256i low32 = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+  put_lanes(p, _mm_packus_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(lo, low32)),
+                                _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(hi, low32))),  // <= 0xFFFF
+            bits);
 }
 // The lanes of 8 floats that are finite.
 inline int finite8(__m256 x) { return _mm256_movemask_ps(_mm256_cmp_ps(abs8(x), _mm256_set1_ps(__builtin_inff()), _CMP_LT_OQ)); }
@@ -481,6 +463,7 @@ void rotate16_layout(const RowShape& sh, const double* c, const double* s, const
     // Level 2 of a failed step (level2_bf16): lanes i .. i + 7 are pairs i/2 .. i/2 + 3 (full steps
     // only), binary64 tables C = (c0, c0, c1, c1, ...), S = (-s0, s0, ...) as in rotate64_layout.
     const __m256d k64 = _mm256_set1_pd(sh.err_scale), even_sign = _mm256_setr_pd(-0.0, 0.0, -0.0, 0.0);
+    const __m256 k16 = _mm256_set1_ps(sh.err_scale16);
     auto fix = [&](const E* x, E* y, int i, std::uint32_t bits) {
       const __m256 xv = widen8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)), E{});
       const __m256d x0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xv)), x1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xv, 1));
@@ -488,11 +471,19 @@ void rotate16_layout(const RowShape& sh, const double* c, const double* s, const
       const __m256d c4 = _mm256_loadu_pd(c + i / 2), s4 = _mm256_loadu_pd(s + i / 2);
       const __m256d y0 = _mm256_fmadd_pd(x0, _mm256_permute4x64_pd(c4, 0x50), _mm256_mul_pd(o0, _mm256_xor_pd(_mm256_permute4x64_pd(s4, 0x50), even_sign)));
       const __m256d y1 = _mm256_fmadd_pd(x1, _mm256_permute4x64_pd(c4, 0xFA), _mm256_mul_pd(o1, _mm256_xor_pd(_mm256_permute4x64_pd(s4, 0xFA), even_sign)));
-      const int f = finite8(xv), both = f & (f >> 1) & 0x55, fin = both | (both << 1);
-      __m256i r0, r1;
-      const int pass = level2_bf16(y0, _mm256_mul_pd(k64, max_magnitude(x0, o0)), fin & 0xF, &r0) |
-                       (level2_bf16(y1, _mm256_mul_pd(k64, max_magnitude(x1, o1)), fin >> 4, &r1) << 4);
-      put_lanes(y + i, r0, r1, static_cast<int>(bits) & pass);
+      int pass;
+      if constexpr (std::is_same_v<E, Bf16Bits>) {
+        const int f = finite8(xv), both = f & (f >> 1) & 0x55, fin = both | (both << 1);
+        __m256i r0, r1;
+        pass = level2_bf16(y0, _mm256_mul_pd(k64, max_magnitude(x0, o0)), fin & 0xF, &r0) |
+               (level2_bf16(y1, _mm256_mul_pd(k64, max_magnitude(x1, o1)), fin >> 4, &r1) << 4);
+        put_lanes(y + i, r0, r1, static_cast<int>(bits) & pass);
+      } else {  // float16: ops.h's threshold test on y32 = RN32(y)
+        const __m256 m = _mm256_max_ps(abs8(xv), abs8(_mm256_permute_ps(xv, 0xB1)));
+        __m128i o;
+        pass = test8h(y0, y1, threshold8(k16, m), m, &o);
+        put_lanes(y + i, o, static_cast<int>(bits) & pass);
+      }
       if (const std::uint32_t left = bits & ~static_cast<std::uint32_t>(pass); left != 0) per_lane(x, y, i, left);
     };
     for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix, tail);
@@ -526,21 +517,32 @@ void rotate16_layout(const RowShape& sh, const double* c, const double* s, const
   // Level 2 of a failed step (level2_bf16): pairs k .. k + 7 (full steps only), bits 0-7 the first
   // components, 8-15 the second, the formula of rotate64_layout.
   const __m256d k64 = _mm256_set1_pd(sh.err_scale);
+  const __m256 k16 = _mm256_set1_ps(sh.err_scale16);
   auto fix = [&](const E* x, E* y, int k, std::uint32_t bits) {
     const __m256 xa = widen8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + k)), E{});
     const __m256 xb = widen8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + r + k)), E{});
     const __m256d xa0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xa)), xa1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xa, 1));
     const __m256d xb0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xb)), xb1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xb, 1));
     const __m256d c0 = _mm256_loadu_pd(c + k), c1 = _mm256_loadu_pd(c + k + 4), s0 = _mm256_loadu_pd(s + k), s1 = _mm256_loadu_pd(s + k + 4);
-    const __m256d e0 = _mm256_mul_pd(k64, max_magnitude(xa0, xb0)), e1 = _mm256_mul_pd(k64, max_magnitude(xa1, xb1));
-    const int fin = finite8(xa) & finite8(xb);
-    __m256i ra0, ra1, rb0, rb1;
-    const int pa = level2_bf16(_mm256_fmsub_pd(xa0, c0, _mm256_mul_pd(xb0, s0)), e0, fin & 0xF, &ra0) |
-                   (level2_bf16(_mm256_fmsub_pd(xa1, c1, _mm256_mul_pd(xb1, s1)), e1, fin >> 4, &ra1) << 4);
-    const int pb = level2_bf16(_mm256_fmadd_pd(xb0, c0, _mm256_mul_pd(xa0, s0)), e0, fin & 0xF, &rb0) |
-                   (level2_bf16(_mm256_fmadd_pd(xb1, c1, _mm256_mul_pd(xa1, s1)), e1, fin >> 4, &rb1) << 4);
-    put_lanes(y + k, ra0, ra1, static_cast<int>(bits) & pa);
-    put_lanes(y + r + k, rb0, rb1, static_cast<int>(bits >> 8) & pb);
+    const __m256d ya0 = _mm256_fmsub_pd(xa0, c0, _mm256_mul_pd(xb0, s0)), ya1 = _mm256_fmsub_pd(xa1, c1, _mm256_mul_pd(xb1, s1));
+    const __m256d yb0 = _mm256_fmadd_pd(xb0, c0, _mm256_mul_pd(xa0, s0)), yb1 = _mm256_fmadd_pd(xb1, c1, _mm256_mul_pd(xa1, s1));
+    int pa, pb;
+    if constexpr (std::is_same_v<E, Bf16Bits>) {
+      const __m256d e0 = _mm256_mul_pd(k64, max_magnitude(xa0, xb0)), e1 = _mm256_mul_pd(k64, max_magnitude(xa1, xb1));
+      const int fin = finite8(xa) & finite8(xb);
+      __m256i ra0, ra1, rb0, rb1;
+      pa = level2_bf16(ya0, e0, fin & 0xF, &ra0) | (level2_bf16(ya1, e1, fin >> 4, &ra1) << 4);
+      pb = level2_bf16(yb0, e0, fin & 0xF, &rb0) | (level2_bf16(yb1, e1, fin >> 4, &rb1) << 4);
+      put_lanes(y + k, ra0, ra1, static_cast<int>(bits) & pa);
+      put_lanes(y + r + k, rb0, rb1, static_cast<int>(bits >> 8) & pb);
+    } else {  // float16: ops.h's threshold test on y32 = RN32(y)
+      const __m256 m = _mm256_max_ps(abs8(xa), abs8(xb)), t = threshold8(k16, m);
+      __m128i oa, ob;
+      pa = test8h(ya0, ya1, t, m, &oa);
+      pb = test8h(yb0, yb1, t, m, &ob);
+      put_lanes(y + k, oa, static_cast<int>(bits) & pa);
+      put_lanes(y + r + k, ob, static_cast<int>(bits >> 8) & pb);
+    }
     if (const std::uint32_t left = bits & ~static_cast<std::uint32_t>(pa | (pb << 8)); left != 0) per_lane(x, y, k, left);
   };
   for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix, tail);
@@ -550,11 +552,6 @@ void rotate_f32(const RowShape& sh, const double* c, const double* s, const floa
                 std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
   if (sh.any_identity) rotate64_layout<float, true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
   else rotate64_layout<float, false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
-}
-void rotate_f16(const RowShape& sh, const double* c, const double* s, const F16Bits* in, std::int64_t in_hs, F16Bits* out,
-                std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
-  if (sh.any_identity) rotate64_layout<F16Bits, true>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
-  else rotate64_layout<F16Bits, false>(sh, c, s, in, in_hs, out, out_hs, heads, scratch, sp);
 }
 template <typename E>
 void rotate16(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
@@ -566,7 +563,7 @@ void rotate16(const RowShape& sh, const double* c, const double* s, const E* in,
 }  // namespace
 
 const PathOps& avx2_ops() {
-  static const PathOps ops{&sincos_row, &rotate_f32, &rotate16<Bf16Bits>, &rotate_f16};
+  static const PathOps ops{&sincos_row, &rotate_f32, &rotate16<Bf16Bits>, &rotate16<F16Bits>};
   return ops;
 }
 

@@ -344,6 +344,13 @@ struct Bf16Native {
   static __m512 widen(__m256i raw) { return Bf16Bitwise::widen(raw); }
   static __m256i round(__m512 v) { return (__m256i)_mm512_cvtneps_pbh(v); }
 };
+// float16 by F16C (AVX-512 F): VCVTPH2PS (exact), VCVTPS2PH imm8 0 (RN_f16 of the binary32 value,
+// subnormals included).
+struct F16Convert {
+  using E = F16Bits;
+  static __m512 widen(__m256i raw) { return _mm512_cvtph_ps(raw); }
+  static __m256i round(__m512 v) { return _mm512_cvtps_ph(v, 0); }
+};
 
 // ops.h's binary32 test for 16 components y, error scales e (`range`: the lanes with e in
 // [2^-100, 2^100]; `zero`: the lanes with e = S = 0): the lanes that pass, RN16(lo) in *out.
@@ -435,9 +442,10 @@ void rotate_interleaved_16(const RowShape& sh, const double* c, const double* s,
   };
   auto retry = [&](int k, E a, E b, bool second, double ck, double sk) { return retry_16(sh, sp, k, a, b, second, ck, sk); };
   const auto per_lane = fix_interleaved<16, E>(c, s, retry);
-  // Level 2 of a failed step (level2_bf16): lanes i .. i + 15 are pairs i/2 .. i/2 + 7, with the
-  // binary64 tables C = (c0, c0, c1, c1, ...), S = (-s0, s0, ...) as in rotate_interleaved_64.
+  // Level 2 of a failed step (level2_bf16, or test16h for float16): lanes i .. i + 15 are pairs
+  // i/2 .. i/2 + 7, with the binary64 tables C = (c0, c0, c1, c1, ...), S = (-s0, s0, ...) as in rotate_interleaved_64.
   const __m512d k64 = _mm512_set1_pd(sh.err_scale);
+  const __m512 k16 = _mm512_set1_ps(sh.err_scale16);
   const __m512i first_four = _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0), last_four = _mm512_set_epi64(7, 7, 6, 6, 5, 5, 4, 4);
   const __m512i even_sign = _mm512_set_epi64(0, static_cast<long long>(0x8000000000000000ull), 0, static_cast<long long>(0x8000000000000000ull), 0,
                                              static_cast<long long>(0x8000000000000000ull), 0, static_cast<long long>(0x8000000000000000ull));
@@ -450,12 +458,20 @@ void rotate_interleaved_16(const RowShape& sh, const double* c, const double* s,
     auto signed_s = [&](__m512i idx) { return _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(_mm512_permutexvar_pd(idx, s8)), even_sign)); };
     const __m512d y0 = _mm512_fmadd_pd(x0, _mm512_permutexvar_pd(first_four, c8), _mm512_mul_pd(o0, signed_s(first_four)));
     const __m512d y1 = _mm512_fmadd_pd(x1, _mm512_permutexvar_pd(last_four, c8), _mm512_mul_pd(o1, signed_s(last_four)));
-    const unsigned f = finite16(xv), both = f & (f >> 1) & 0x5555u, fin = both | (both << 1);
-    __m512i r0, r1;
-    const __mmask8 p0 = level2_bf16(y0, _mm512_mul_pd(k64, max_magnitude(x0, o0)), static_cast<__mmask8>(fin), &r0);
-    const __mmask8 p1 = level2_bf16(y1, _mm512_mul_pd(k64, max_magnitude(x1, o1)), static_cast<__mmask8>(fin >> 8), &r1);
-    const std::uint32_t pass = p0 | (static_cast<std::uint32_t>(p1) << 8);
-    _mm256_mask_storeu_epi16(y + i, static_cast<__mmask16>(bits & pass), lanes16_of(r0, r1));
+    std::uint32_t pass;
+    __m256i o;
+    if constexpr (std::is_same_v<E, Bf16Bits>) {
+      const unsigned f = finite16(xv), both = f & (f >> 1) & 0x5555u, fin = both | (both << 1);
+      __m512i r0, r1;
+      const __mmask8 p0 = level2_bf16(y0, _mm512_mul_pd(k64, max_magnitude(x0, o0)), static_cast<__mmask8>(fin), &r0);
+      const __mmask8 p1 = level2_bf16(y1, _mm512_mul_pd(k64, max_magnitude(x1, o1)), static_cast<__mmask8>(fin >> 8), &r1);
+      pass = p0 | (static_cast<std::uint32_t>(p1) << 8);
+      o = lanes16_of(r0, r1);
+    } else {  // float16: ops.h's threshold test on y32 = RN32(y)
+      const __m512 m = max_magnitude(xv, _mm512_permute_ps(xv, 0xB1));
+      pass = test16h(y0, y1, threshold16(k16, m), m, &o);
+    }
+    _mm256_mask_storeu_epi16(y + i, static_cast<__mmask16>(bits & pass), o);
     if (const std::uint32_t left = bits & ~pass; left != 0) per_lane(x, y, i, left);
   };
   for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix);
@@ -489,9 +505,10 @@ void rotate_half_16(const RowShape& sh, const double* c, const double* s, const 
   };
   auto retry = [&](int k, E a, E b, bool second, double ck, double sk) { return retry_16(sh, sp, k, a, b, second, ck, sk); };
   const auto per_lane = fix_half<16, E>(r, c, s, retry);
-  // Level 2 of a failed step (level2_bf16): pairs k .. k + 15, bits 0-15 the first components,
-  // 16-31 the second, the formula of rotate_half_64.
+  // Level 2 of a failed step (level2_bf16, or test16h for float16): pairs k .. k + 15, bits 0-15
+  // the first components, 16-31 the second, the formula of rotate_half_64.
   const __m512d k64 = _mm512_set1_pd(sh.err_scale);
+  const __m512 k16 = _mm512_set1_ps(sh.err_scale16);
   auto fix = [&](const E* x, E* y, int k, std::uint32_t bits) {
     const __mmask16 valid = tail16(r - k);
     const __mmask8 v0 = static_cast<__mmask8>(valid), v1 = static_cast<__mmask8>(valid >> 8);
@@ -500,17 +517,27 @@ void rotate_half_16(const RowShape& sh, const double* c, const double* s, const 
     const __m512d xb0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xb)), xb1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xb, 1));
     const __m512d c0 = _mm512_maskz_loadu_pd(v0, c + k), c1 = _mm512_maskz_loadu_pd(v1, c + k + 8);
     const __m512d s0 = _mm512_maskz_loadu_pd(v0, s + k), s1 = _mm512_maskz_loadu_pd(v1, s + k + 8);
-    const __m512d e0 = _mm512_mul_pd(k64, max_magnitude(xa0, xb0)), e1 = _mm512_mul_pd(k64, max_magnitude(xa1, xb1));
-    const unsigned fin = finite16(xa) & finite16(xb);
-    __m512i ra0, ra1, rb0, rb1;
-    const std::uint32_t pa = level2_bf16(_mm512_fmsub_pd(xa0, c0, _mm512_mul_pd(xb0, s0)), e0, static_cast<__mmask8>(fin), &ra0) |
-                             (static_cast<std::uint32_t>(level2_bf16(_mm512_fmsub_pd(xa1, c1, _mm512_mul_pd(xb1, s1)), e1,
-                                                                      static_cast<__mmask8>(fin >> 8), &ra1)) << 8);
-    const std::uint32_t pb = level2_bf16(_mm512_fmadd_pd(xb0, c0, _mm512_mul_pd(xa0, s0)), e0, static_cast<__mmask8>(fin), &rb0) |
-                             (static_cast<std::uint32_t>(level2_bf16(_mm512_fmadd_pd(xb1, c1, _mm512_mul_pd(xa1, s1)), e1,
-                                                                      static_cast<__mmask8>(fin >> 8), &rb1)) << 8);
-    _mm256_mask_storeu_epi16(y + k, static_cast<__mmask16>(bits & pa), lanes16_of(ra0, ra1));
-    _mm256_mask_storeu_epi16(y + r + k, static_cast<__mmask16>((bits >> 16) & pb), lanes16_of(rb0, rb1));
+    const __m512d ya0 = _mm512_fmsub_pd(xa0, c0, _mm512_mul_pd(xb0, s0)), ya1 = _mm512_fmsub_pd(xa1, c1, _mm512_mul_pd(xb1, s1));
+    const __m512d yb0 = _mm512_fmadd_pd(xb0, c0, _mm512_mul_pd(xa0, s0)), yb1 = _mm512_fmadd_pd(xb1, c1, _mm512_mul_pd(xa1, s1));
+    std::uint32_t pa, pb;
+    __m256i oa, ob;
+    if constexpr (std::is_same_v<E, Bf16Bits>) {
+      const __m512d e0 = _mm512_mul_pd(k64, max_magnitude(xa0, xb0)), e1 = _mm512_mul_pd(k64, max_magnitude(xa1, xb1));
+      const unsigned fin = finite16(xa) & finite16(xb);
+      __m512i ra0, ra1, rb0, rb1;
+      pa = level2_bf16(ya0, e0, static_cast<__mmask8>(fin), &ra0) |
+           (static_cast<std::uint32_t>(level2_bf16(ya1, e1, static_cast<__mmask8>(fin >> 8), &ra1)) << 8);
+      pb = level2_bf16(yb0, e0, static_cast<__mmask8>(fin), &rb0) |
+           (static_cast<std::uint32_t>(level2_bf16(yb1, e1, static_cast<__mmask8>(fin >> 8), &rb1)) << 8);
+      oa = lanes16_of(ra0, ra1);
+      ob = lanes16_of(rb0, rb1);
+    } else {  // float16: ops.h's threshold test on y32 = RN32(y)
+      const __m512 m = max_magnitude(xa, xb), t = threshold16(k16, m);
+      pa = test16h(ya0, ya1, t, m, &oa);
+      pb = test16h(yb0, yb1, t, m, &ob);
+    }
+    _mm256_mask_storeu_epi16(y + k, static_cast<__mmask16>(bits & pa), oa);
+    _mm256_mask_storeu_epi16(y + r + k, static_cast<__mmask16>((bits >> 16) & pb), ob);
     if (const std::uint32_t left = bits & ~(pa | (pb << 16)); left != 0) per_lane(x, y, k, left);
   };
   for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix);
@@ -542,12 +569,12 @@ void rotate16(const RowShape& sh, const double* c, const double* s, const E* in,
 }  // namespace
 
 const PathOps& avx512_ops() {
-  static const PathOps ops{&sincos_row, &rotate64<float>, &rotate16<Bf16Bitwise>, &rotate64<F16Bits>};
+  static const PathOps ops{&sincos_row, &rotate64<float>, &rotate16<Bf16Bitwise>, &rotate16<F16Convert>};
   return ops;
 }
 
 const PathOps& avx512_bf16_ops() {
-  static const PathOps ops{&sincos_row, &rotate64<float>, &rotate16<Bf16Native>, &rotate64<F16Bits>};
+  static const PathOps ops{&sincos_row, &rotate64<float>, &rotate16<Bf16Native>, &rotate16<F16Convert>};
   return ops;
 }
 

@@ -8,20 +8,20 @@
 //               c~ = RN(RN(a) cos~), s~ = RN(RN(a) sin~) (a the attention factor, sincos_table.h):
 //                   y_a = fma(x_a, c~, -(x_b * s~)),   y_b = fma(x_b, c~, x_a * s~),
 //               then the binary64 test below; the output is RN32(y).
-//  rotate_bf16  (numeric/small_floats.h's Bf16Bits)
+//  rotate_bf16, rotate_f16  (numeric/small_floats.h's Bf16Bits, F16Bits)
 //               level 1: the same formula in binary32 from c' = RN32(c~), s' = RN32(s~), then the
-//               binary32 test below, output RN16(lo) (RN16: RN_bf16, the format's rounding of a
-//               binary32 value); a lane that fails takes level 2, the binary64 formula and its
-//               16-bit test (retry_16, detail/retry.h), output RN16(y). The SIMD paths redo a step
-//               with a failed lane whole in binary64 (level2_bf16), the same test on its normal
-//               range, and send only what that leaves to retry_16.
-//  rotate_f16   (F16Bits) level 1: rotate_f32's binary64 formula, y32 = RN32(y) and the float16
-//               threshold test below, output RN_f16(y32) (the one conversion the floor does too); a
-//               lane that fails takes level 2 (retry_16: the same y with the binary64 lo/hi test
-//               rounding straight to float16). The test costs a compare against a threshold and a
-//               look at y32's low bits, no second rounding of lo and hi; it fails ~2^-13 of
-//               ordinary outputs (y32 landing on the float16 midpoint pattern), all outputs below
-//               2^-14 (float16's subnormals) and near-cancellations (|y| < a M 2^-22).
+//               binary32 test below, output RN16(lo) (RN16: RN_bf16 or RN_f16, the format's
+//               rounding of a binary32 value; VCVTPS2PH imm8 0 for float16); a lane that fails
+//               takes level 2, the binary64 formula and its 16-bit test (retry_16, detail/retry.h),
+//               output RN16(y). The SIMD paths first redo a step with a failed lane whole in
+//               binary64 (a step: 8 or 16 lanes, the vector's width): bfloat16 by retry_16's test on
+//               its normal range (level2_bf16), float16 by the threshold test below (test8h,
+//               test16h); each passes a subset of retry_16's lanes with retry_16's outputs, and
+//               only the lanes it leaves go to retry_16, so the lanes that reach level 3 are the
+//               same on every path. Level 1 fails about 2^-13 of bfloat16's ordinary outputs and
+//               2^-10 of float16's (float16 keeps 11 bits: measured ~0.6% on uniform inputs); with
+//               the redo in SIMD, float16's binary32 level (16 lanes per AVX-512 vector against 8
+//               in binary64) is the faster one.
 //  All: a lane that fails its last fast test takes level 3, ExactRotation (slow_*), the only
 //  outputs KernelStats counts as "slow". Identity pairs and pass-through elements are copied bit
 //  for bit. The SIMD paths store every output of a head as computed, note the lanes whose test
@@ -54,9 +54,10 @@
 //   float16 (level 2): RN_f16(lo) == RN_f16(hi) by f16_from_double (one correct rounding of each
 //     binary64 end, small_floats.h) proves RN_f16(y_exact) is that value (monotone, lo <= y_exact
 //     <= hi); as for float32, an equal pair of signed zeros or infinities is that value too.
-//   float16 (level 1, SIMD-friendly: one binary64 -> binary32 rounding, the floor's own). With
-//     y32 = RN32(y), T = max(RN32(K16 M), 2^-14), K16 = RN32(a_d) 2^-22 (exact scaling; in
-//     [2^-86, 2^42] since a is in [2^-64, 2^64)) and M in binary32 (exact), it passes when
+//   float16 (the SIMD paths' level 2 on whole steps; a binary64 test that needs only the one
+//     binary64 -> binary32 rounding the hardware has, no binary64 -> binary16 instruction before
+//     AVX512-FP16). With y32 = RN32(y), T = max(RN32(K16 M), 2^-14), K16 = RN32(a_d) 2^-22 (exact
+//     scaling; in [2^-86, 2^42] since a is in [2^-64, 2^64)) and M in binary32 (exact), it passes when
 //       |y32| >= T and y32's 13 low bits are not 0x1000,  or  M = 0 and y32 = 0 (a zero pair);
 //     output RN_f16(y32) (VCVTPS2PH imm8 0, or f16_from_float). Proof. (1) Every float16 rounding
 //     boundary (a midpoint of two adjacent float16 values, subnormal ones (2j+1) 2^-25 included, and
@@ -76,25 +77,26 @@
 //     y32 (y32 = RN32(y)); in [y_exact, y] every point is within |y - y_exact| < |y| 2^-25 of y, so
 //     by (2) m = y32, which (1) excludes. So RN_f16 is constant on the interval: RN_f16(y_exact) =
 //     RN_f16(y32). A zero pair is y = +-0 exactly (the binary64 formula on zeros), passing with the
-//     zero's own sign as before. Non-finite inputs: M is +inf or the lane's y is NaN (an input NaN
-//     reaches both components; a maximum that drops it is harmless, since NaN fails both
-//     conditions), and for finite inputs |y| <= a 2M (1 + 2^-49) < 2^81, so y32 = +-inf exactly when
+//     zero's own sign. A subset of retry_16's lanes: retry_16's lo and hi lie within e (1 + 2^-52) +
+//     2^-53 |y| < |y| 2^-25 of y (e = a_d M 2^-48 <= |y| 2^-26 (1 + 2^-21) here), where by (2) and
+//     (1) no boundary lies, so they round alike, to RN_f16(y_exact). Non-finite inputs: M is +inf
+//     or the lane's y is NaN (an input NaN reaches both components; a maximum that drops it is
+//     harmless, since NaN fails both//     conditions), and for finite inputs |y| <= a 2M (1 + 2^-49) < 2^81, so y32 = +-inf exactly when
 //     an input is infinite; then T = +inf and the lane passes only with y32 = +-inf, whose output
-//     +-inf is the IEEE value of the formula that slow_16 would keep (slow_16 counts no non-finite
-//     input, so KernelStats is unchanged). Every path computes the same predicate, so the same
-//     lanes reach levels 2 and 3 everywhere.
+//     +-inf is the IEEE value of the formula that retry_16 hands slow_16, which keeps it without
+//     counting it (KernelStats is the same on every path).
 //   Both fail when x_a or x_b is not finite (inf or NaN; tested on the inputs, since a maximum may
 //   drop a NaN, or on lo as avx2.cpp's test8 argues). A zero pair (e = 0, the exact value 0)
 //   passes: its output is the zero IEEE arithmetic of the formula gives, with that sign (the
 //   float32 SIMD paths compute hi as -RN(-y - e), the same value, so that y = -0 passes too).
-// Binary32 error (bfloat16, level 1; only when RN32(a) is in [2^-60, 2^60], else K' is NaN and
-// every lane goes to level 2). A table entry c~ is 0 or at least a_d 2^-61.4 (a reduced angle is 0
+// Binary32 error (bfloat16 and float16, level 1; only when RN32(a) is in [2^-60, 2^60], else K'
+// is NaN and every lane goes to level 2). A table entry c~ is 0 or at least a_d 2^-61.4 (a reduced angle is 0
 // or >= 2pi 2^-64), so c' is normal: |c' - a cos| <= 2^-24 |c~| + a 2^-49.68 <= 2^-24 a |cos| +
 // a 2^-49.6, and |c'|, |s'| <= a (1 + 2^-23). Each binary32 rounding adds 2^-24 of its result (and
 // at most 2^-150 if it underflows): |u - x_b s'| <= 2^-24 a |x_b| (1 + 2^-23) for u = RN32(x_b s'),
 // the fma 2^-24 a S (1 + 2^-22), the table 2^-24 a (|x_a cos| + |x_b sin|) + a S 2^-49.6, so
 // |y - y_exact| <= 3 * 2^-24 a S (1 + 2^-21) + 2^-149.
-// Binary32 test (bfloat16). e = RN32(K' RN32(S)) with K' = RN32(RN32(a) 4.5 2^-24). It passes when 2^-100 <=
+// Binary32 test (bfloat16 and float16). e = RN32(K' RN32(S)) with K' = RN32(RN32(a) 4.5 2^-24). It passes when 2^-100 <=
 // e <= 2^100 and RN_bf16(lo) == RN_bf16(hi) for lo = RN32(y - e), hi = RN32(y + e), and for a
 // zero pair (e = S = 0: y is the binary64 formula's zero, the same operations on zeros of the same
 // signs, since c' and c~ are zero together and share their sign), output RN_bf16(lo). With e in that
@@ -102,13 +104,15 @@
 // 4.5 * 2^-24 a S; a S >= 2^-78.1, so 2^-149 < 2^-46 * 2^-24 a S; a S <= 2^121.9, so nothing
 // overflows. Then e - |y - y_exact| >= 1.49 * 2^-24 a S, more than lo's or hi's own rounding
 // (2^-24 (|y| + e) + 2^-150 <= 1.001 * 2^-24 a S): lo <= y_exact <= hi, and RN_bf16 (monotone)
-// gives RN_bf16(y_exact) = RN_bf16(lo). RN_bf16 is bf16.h's rounding of a binary32 value;
+// gives RN16(y_exact) = RN16(lo) (float16: RN_f16 by VCVTPS2PH, subnormals and overflow to
+// infinity included, is monotone too). RN_bf16 is bf16.h's rounding of a binary32 value;
 // VCVTNEPS2BF16 differs from it only on subnormal and NaN inputs, where the test fails either way:
 // hi - lo >= 2e (1 - 2^-22) > 2^-99.1, so if one end is zero or subnormal the other rounds to a
 // bf16 of magnitude >= 2^-100, unequal to any rounding of the first.
 // Failure rates: a test fails when a rounding boundary of the output format lies within e of y:
 // for outputs of ordinary size (|y| ~ S), about 2^-24 (binary64, float32 outputs), 2^-13 (binary32,
-// bfloat16 outputs), 2^-13 (float16's threshold test: the midpoint pattern) and 2^-39 or
+// bfloat16 outputs), 2^-10 (binary32, float16 outputs), 2^-13 (float16's threshold test: the
+// midpoint pattern) and 2^-39 or
 // 2^-36 (binary64, level 2);
 // near-cancellation outputs (|y| << S) fail far more often. The slow_* functions keep the fast result
 // for non-finite or all-zero inputs (IEEE arithmetic of the binary64 formula, NaN canonical) and
@@ -139,7 +143,7 @@ struct RowShape {
   double err_scale = 0x1p-48;  // K = RN(a) 2^-48, the binary64 test's scale (above)
   float err_scale32 = 0x1.2p-22f;  // K' = RN32(RN32(a) 4.5 2^-24), the bfloat16 binary32 test's scale (above);
                                  // NaN when RN32(a) is outside [2^-60, 2^60]: every lane retries
-  float err_scale16 = 0x1p-22f;  // K16 = RN32(a) 2^-22, the float16 threshold test's scale (above)
+  float err_scale16 = 0x1p-22f;  // K16 = RN32(a) 2^-22, the float16 threshold test's scale (above; SIMD level 2)
 };
 
 // The accurate path of one token: its position, the plan's exact rotation, and the caller's counts

@@ -66,19 +66,9 @@ inline bool finish(double y, double e, bool finite, float* out) {
   *out = canonical(static_cast<float>(y));
   return (std::bit_cast<std::uint32_t>(lo) == std::bit_cast<std::uint32_t>(hi) || e == 0) && finite;
 }
-// ops.h's float16 threshold test: y32 = RN32(y) passes when |y32| >= t = max(RN32(K16 M), 2^-14)
-// and its 13 low bits are not 0x1000 (the float16 midpoint pattern), or for a zero pair (M = 0 and
-// y32 = 0); *out = RN16(y32), which is then RN16 of the exact value.
-inline float f16_threshold(float k16, float m) { return std::fmax(0x1p-14f, k16 * m); }
-inline bool finish16(double y, float t, float m, F16Bits* out) {
-  const float y32 = static_cast<float>(y);
-  *out = f16_from_float(y32);
-  if constexpr (kFloor) return true;  // bench only: detail/floor.h
-  const bool off_midpoint = (std::bit_cast<std::uint32_t>(y32) & 0x1FFFu) != 0x1000u;
-  return (std::fabs(y32) >= t && off_midpoint) || (m == 0 && y32 == 0);
-}
-// RN_bf16: a binary32 value rounded to bfloat16 (small_floats.h).
+// RN16 of a binary32 value (small_floats.h): RN_bf16, and RN_f16 (VCVTPS2PH's rounding).
 inline Bf16Bits round16(float v, Bf16Bits) { return bf16_from_float(v); }
+inline F16Bits round16(float v, F16Bits) { return f16_from_float(v); }
 // ops.h's binary32 test (16-bit formats, level 1) for one component y with error scale e; on
 // success *out = RN16(lo), which is then RN16 of the exact value.
 template <typename E>
@@ -112,17 +102,10 @@ void rotate(const RowShape& shape, const double* c, const double* s, const E* in
         const double e = shape.err_scale * std::fmax(std::fabs(xa), std::fabs(xb));
         if (!finish(ya, e, finite, &oa)) oa = slow_f32(sp, k, ea, eb, false, oa);
         if (!finish(yb, e, finite, &ob)) ob = slow_f32(sp, k, ea, eb, true, ob);
-      } else if constexpr (std::is_same_v<E, F16Bits>) {
-        // float16: float32's binary64 formula, then ops.h's float16 threshold test; levels 2 and 3 on failure.
-        const double xa = to_double(ea), xb = to_double(eb);
-        const double ya = std::fma(xa, c[k], -(xb * s[k]));
-        const double yb = std::fma(xb, c[k], xa * s[k]);
-        const float m = std::fmax(std::fabs(to_float(ea)), std::fabs(to_float(eb)));
-        const float t = f16_threshold(shape.err_scale16, m);
-        if (!finish16(ya, t, m, &oa)) oa = retry_16(shape, sp, k, ea, eb, false, c[k], s[k]);
-        if (!finish16(yb, t, m, &ob)) ob = retry_16(shape, sp, k, ea, eb, true, c[k], s[k]);
       } else {
-        // Binary32 from the rounded table entries (ops.h, level 1), then levels 2 and 3.
+        // bfloat16 and float16: binary32 from the rounded table entries (ops.h, level 1), then
+        // retry_16 (level 2; the SIMD paths' level 2 on whole steps passes a subset of its lanes
+        // with the same outputs, ops.h) and level 3.
         const float c32 = static_cast<float>(c[k]), s32 = static_cast<float>(s[k]);
         const float xa = to_float(ea), xb = to_float(eb);
         const float ya = std::fma(xa, c32, -(xb * s32));

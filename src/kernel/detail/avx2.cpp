@@ -246,54 +246,21 @@ inline void put8(float* p, __m256 v, __m256 in, __m256 rot) {
 template <bool kIdentity, typename E>
 inline void put8(E* p, __m256i lanes, __m128i in, __m256 rot);
 
-// float32 and float16 (E): the binary64 formula; the float16 test (test8h) and 16-bit loads and
-// stores for float16.
+// float32 (E = float; a template for for_heads' lambdas): the binary64 formula and test8.
 template <typename E, bool kIdentity>
 void rotate64_layout(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
                      std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
-  constexpr bool kF32 = std::is_same_v<E, float>;
+  static_assert(std::is_same_v<E, float>);
   const int r = sh.block;
   const __m256d k_err = _mm256_set1_pd(sh.err_scale);
-  auto retry = [&](int k, E a, E b, bool second, double ck, double sk) {
-    if constexpr (kF32) return retry_f32(sp, k, a, b, second, ck, sk);
-    else return retry_16(sh, sp, k, a, b, second, ck, sk);
-  };
-  // 8 elements as floats (float16 widened exactly), and the raw 16-bit lanes for float16's stores.
-  auto load = [](const E* p, __m128i* raw) {
-    if constexpr (kF32) return _mm256_loadu_ps(p);
-    else return _mm256_cvtph_ps(*raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  };
-  // The per-pair part of the test for 8 lanes of inputs (x, its pairs' other elements): float32's
-  // e = K M in binary64 (two halves), float16's t and M in binary32 (ops.h).
-  struct Bound {
-    __m256d e0, e1;
-    __m256 t, m;
-  };
-  const __m256 k16 = _mm256_set1_ps(sh.err_scale16);
-  auto bound = [&](__m256d x0, __m256d x1, __m256d o0, __m256d o1, __m256 xf, __m256 of) {
-    Bound b{};
-    if constexpr (kF32) {
-      b.e0 = _mm256_mul_pd(k_err, max_magnitude(x0, o0));
-      b.e1 = _mm256_mul_pd(k_err, max_magnitude(x1, o1));
-    } else {
-      b.m = _mm256_max_ps(abs8(xf), abs8(of));
-      b.t = threshold8(k16, b.m);
-    }
-    return b;
-  };
-  // Tests 8 components and stores them at p (identity lanes from the input): the lanes that pass.
-  auto test_put = [](E* p, __m256d y0, __m256d y1, const Bound& b, __m256 xf, __m128i raw, __m256 rot) {
-    if constexpr (kF32) {
-      __m256 o;
-      const int pass = test8(y0, y1, b.e0, b.e1, &o);
-      put8<kIdentity>(p, o, xf, rot);
-      return pass;
-    } else {
-      __m128i o;
-      const int pass = test8h(y0, y1, b.t, b.m, &o);
-      put8<kIdentity>(p, _mm256_cvtepu16_epi32(o), raw, rot);
-      return pass;
-    }
+  auto retry = [&](int k, E a, E b, bool second, double ck, double sk) { return retry_f32(sp, k, a, b, second, ck, sk); };
+  // Tests 8 components with e = K M (two halves) and stores them at p (identity lanes from the
+  // input): the lanes that pass.
+  auto test_put = [](E* p, __m256d y0, __m256d y1, __m256d e0, __m256d e1, __m256 xf, __m256 rot) {
+    __m256 o;
+    const int pass = test8(y0, y1, e0, e1, &o);
+    put8<kIdentity>(p, o, xf, rot);
+    return pass;
   };
   if (sh.layout == Layout::interleaved) {
     // Per-lane tables C = (c0, c0, c1, c1, ...), S = (-s0, s0, -s1, s1, ...): the pair swap times S
@@ -308,15 +275,15 @@ void rotate64_layout(const RowShape& sh, const double* c, const double* s, const
       sd[2 * k + 1] = s[k];
     }
     auto step = [&](const E* x, E* y, int i) -> std::uint32_t {
-      __m128i raw{};
-      const __m256 xf = load(x + i, &raw);
+      const __m256 xf = _mm256_loadu_ps(x + i);
       const __m256d xl = _mm256_cvtps_pd(_mm256_castps256_ps128(xf)), xh = _mm256_cvtps_pd(_mm256_extractf128_ps(xf, 1));
       const __m256d xls = _mm256_permute_pd(xl, 0x5), xhs = _mm256_permute_pd(xh, 0x5);
       const __m256d yl = _mm256_fmadd_pd(xl, _mm256_loadu_pd(cd + i), _mm256_mul_pd(xls, _mm256_loadu_pd(sd + i)));
       const __m256d yh = _mm256_fmadd_pd(xh, _mm256_loadu_pd(cd + i + 4), _mm256_mul_pd(xhs, _mm256_loadu_pd(sd + i + 4)));
-      const Bound b = bound(xl, xh, xls, xhs, xf, _mm256_permute_ps(xf, 0xB1));
+      const __m256d el = _mm256_mul_pd(k_err, max_magnitude(xl, xls));
+      const __m256d eh = _mm256_mul_pd(k_err, max_magnitude(xh, xhs));
       const __m256 rot = kIdentity ? rotates8(sh.element_rotates + i) : __m256();
-      const int pass = test_put(y + i, yl, yh, b, xf, raw, rot);
+      const int pass = test_put(y + i, yl, yh, el, eh, xf, rot);
       return static_cast<std::uint32_t>(~pass & (kIdentity ? _mm256_movemask_ps(rot) : 0xFF));
     };
     auto tail = [&](const E* x, E* y) {
@@ -327,16 +294,16 @@ void rotate64_layout(const RowShape& sh, const double* c, const double* s, const
   }
   const int full = r - r % 8;
   auto step = [&](const E* x, E* y, int k) -> std::uint32_t {
-    __m128i raw_a{}, raw_b{};
-    const __m256 xaf = load(x + k, &raw_a), xbf = load(x + r + k, &raw_b);
+    const __m256 xaf = _mm256_loadu_ps(x + k), xbf = _mm256_loadu_ps(x + r + k);
     const __m256d xa0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xaf)), xa1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xaf, 1));
     const __m256d xb0 = _mm256_cvtps_pd(_mm256_castps256_ps128(xbf)), xb1 = _mm256_cvtps_pd(_mm256_extractf128_ps(xbf, 1));
     const __m256d c0 = _mm256_loadu_pd(c + k), c1 = _mm256_loadu_pd(c + k + 4);
     const __m256d s0 = _mm256_loadu_pd(s + k), s1 = _mm256_loadu_pd(s + k + 4);
-    const Bound b = bound(xa0, xa1, xb0, xb1, xaf, xbf);
+    const __m256d e0 = _mm256_mul_pd(k_err, max_magnitude(xa0, xb0));
+    const __m256d e1 = _mm256_mul_pd(k_err, max_magnitude(xa1, xb1));
     const __m256 rot = kIdentity ? rotates8(sh.element_rotates + k) : __m256();
-    const int pa = test_put(y + k, _mm256_fmsub_pd(xa0, c0, _mm256_mul_pd(xb0, s0)), _mm256_fmsub_pd(xa1, c1, _mm256_mul_pd(xb1, s1)), b, xaf, raw_a, rot);
-    const int pb = test_put(y + r + k, _mm256_fmadd_pd(xb0, c0, _mm256_mul_pd(xa0, s0)), _mm256_fmadd_pd(xb1, c1, _mm256_mul_pd(xa1, s1)), b, xbf, raw_b, rot);
+    const int pa = test_put(y + k, _mm256_fmsub_pd(xa0, c0, _mm256_mul_pd(xb0, s0)), _mm256_fmsub_pd(xa1, c1, _mm256_mul_pd(xb1, s1)), e0, e1, xaf, rot);
+    const int pb = test_put(y + r + k, _mm256_fmadd_pd(xb0, c0, _mm256_mul_pd(xa0, s0)), _mm256_fmadd_pd(xb1, c1, _mm256_mul_pd(xa1, s1)), e0, e1, xbf, rot);
     const int rb = kIdentity ? _mm256_movemask_ps(rot) : 0xFF;
     return static_cast<std::uint32_t>((~pa & rb) | ((~pb & rb) << 8));
   };

@@ -158,8 +158,10 @@ inline __mmask16 finite16(__m512 x) { return static_cast<__mmask16>(~_mm512_fpcl
 inline __m512d load8d(const float* p, __mmask8 m, bool full) { return _mm512_cvtps_pd(full ? _mm256_loadu_ps(p) : _mm256_maskz_loadu_ps(m, p)); }
 
 inline __m512 load16(const float* p, __mmask16 m, bool full) { return full ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p); }
+// Always inlined, like every helper taking several vectors: GCC 12 at -O2 with ASan/UBSan once
+// produced wrong identity lanes through such a call left out of line (inlined, as -O3 does, right).
 template <bool kIdentity>
-inline void put16(float* p, __m512 v, __m512 in, __mmask16 rot, __mmask16 m, bool full) {
+__attribute__((always_inline)) inline void put16(float* p, __m512 v, __m512 in, __mmask16 rot, __mmask16 m, bool full) {
   if constexpr (kIdentity) v = _mm512_mask_blend_ps(rot, in, v);  // identity lanes keep the input
   if (full) _mm512_storeu_ps(p, v);
   else _mm512_mask_storeu_ps(p, m, v);
@@ -168,75 +170,11 @@ inline void put16(float* p, __m512 v, __m512 in, __mmask16 rot, __mmask16 m, boo
 // Interleaved: 16 elements (8 pairs) per step, as two vectors of 4 pairs in binary64 with per-lane
 // tables C = (c0, c0, c1, c1, ...), S = (-s0, s0, -s1, s1, ...): the pair swap times S is
 // (-(x_b s), x_a s) exactly, so y = fma(x, C, swap(x) S) is scalar's formula lane by lane.
-// 16-bit loads and stores, and float16's widening (below, with the 16-bit formats' code).
-template <typename E>
-inline __m256i load16(const E* p, __mmask16 m, bool full);
-template <bool kIdentity, typename E>
-inline void put16(E* p, __m256i v, __m256i in, __mmask16 rot, __mmask16 m, bool full);
-
-// float32 and float16 (E) share the binary64 formula; float16 loads 16-bit lanes, widens them
-// (VCVTPH2PS), tests with test16h and stores 16-bit lanes.
-template <typename E>
-struct Wide {
-  static constexpr bool kF32 = std::is_same_v<E, float>;
-  // 16 elements as floats; raw: the 16-bit lanes (float16).
-  static __m512 load(const E* p, __mmask16 m, bool full, __m256i* raw) {
-    if constexpr (kF32) return full ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p);
-    else return _mm512_cvtph_ps(*raw = load16(p, m, full));
-  }
-  // The per-pair part of the test for 16 lanes of inputs x0|x1 = x (binary64 halves, binary32) and
-  // their pairs' other elements o: float32's e = K M in binary64 and the finite lanes (`finite`,
-  // from the caller), float16's t and M in binary32 (ops.h).
-  struct Bound {
-    __m512d e0, e1;
-    __mmask16 finite;
-    __m512 t, m;
-  };
-  __attribute__((always_inline)) static inline Bound bound(const RowShape& sh, __m512d x0, __m512d x1, __m512d o0, __m512d o1, __m512 x,
-                                                          __m512 o, __mmask16 finite) {
-    Bound b{};
-    if constexpr (kF32) {
-      const __m512d k_err = _mm512_set1_pd(sh.err_scale);
-      b.e0 = _mm512_mul_pd(k_err, max_magnitude(x0, o0));
-      b.e1 = _mm512_mul_pd(k_err, max_magnitude(x1, o1));
-      b.finite = finite;
-    } else {
-      b.m = max_magnitude(x, o);
-      b.t = threshold16(_mm512_set1_ps(sh.err_scale16), b.m);
-    }
-    return b;
-  }
-  // Tests 16 components and stores them at p (identity lanes from the input): the lanes that pass.
-  // Always inlined: GCC 12 at -O2 with ASan/UBSan, where it stayed out of line, produced wrong
-  // identity lanes through this call (six vector arguments); inlined, as -O3 does, it is right.
-  template <bool kIdentity>
-  __attribute__((always_inline)) static inline __mmask16 test_put(E* p, __m512d y0, __m512d y1, const Bound& b, __m512 x, __m256i raw,
-                            __mmask16 rot, __mmask16 m, bool full);
-};
-
-template <bool kIdentity>
-inline void put16(float* p, __m512 v, __m512 in, __mmask16 rot, __mmask16 m, bool full);
-
-template <typename E>
-template <bool kIdentity>
-__attribute__((always_inline)) inline __mmask16 Wide<E>::test_put(E* p, __m512d y0, __m512d y1, const Bound& b, __m512 x, __m256i raw,
-                            __mmask16 rot, __mmask16 m, bool full) {
-  if constexpr (kF32) {
-    __m512 o;
-    const __mmask16 pass = test16(y0, y1, b.e0, b.e1, b.finite, &o);
-    put16<kIdentity>(p, o, x, rot, m, full);
-    return pass;
-  } else {
-    __m256i o;
-    const __mmask16 pass = test16h(y0, y1, b.t, b.m, &o);
-    put16<kIdentity>(p, o, raw, rot, m, full);
-    return pass;
-  }
-}
-
+// (float32 only; E = float keeps for_heads' lambdas generic.)
 template <typename E, bool kIdentity>
 void rotate_interleaved_64(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
                            std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+  static_assert(std::is_same_v<E, float>);
   const int n = 2 * sh.block;
   double* cd = scratch.table;                 // 64-byte aligned (ops.h)
   double* sd = cd + (n + 15) / 8 * 8;         // 64-byte aligned too: aligned loads in the hot loop
@@ -246,11 +184,11 @@ void rotate_interleaved_64(const RowShape& sh, const double* c, const double* s,
     sd[2 * k] = -s[k];
     sd[2 * k + 1] = s[k];
   }
+  const __m512d k_err = _mm512_set1_pd(sh.err_scale);
   auto step = [&](const E* x, E* y, int i, auto full, __mmask16 m) -> std::uint32_t {
     constexpr bool kFull = decltype(full)::value;
     const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
-    __m256i raw{};
-    const __m512 xin = Wide<E>::load(x + i, m, kFull, &raw);
+    const __m512 xin = load16(x + i, m, kFull);
     const __m512d xl = _mm512_cvtps_pd(_mm512_castps512_ps256(xin));
     const __m512d xh = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xin, 1));
     const __m512d xls = _mm512_permute_pd(xl, 0x55), xhs = _mm512_permute_pd(xh, 0x55);
@@ -260,56 +198,49 @@ void rotate_interleaved_64(const RowShape& sh, const double* c, const double* s,
     const __m512d sh8 = kFull ? _mm512_load_pd(sd + i + 8) : _mm512_maskz_loadu_pd(mh, sd + i + 8);
     const __m512d yl = _mm512_fmadd_pd(xl, cl, _mm512_mul_pd(xls, sl));
     const __m512d yh = _mm512_fmadd_pd(xh, ch, _mm512_mul_pd(xhs, sh8));
-    // A lane's pair is finite when both its elements are (lanes 2j and 2j + 1; float32 only).
-    const unsigned f = Wide<E>::kF32 ? finite16(xin) : 0u, both = f & (f >> 1) & 0x5555u;
-    const typename Wide<E>::Bound b =
-        Wide<E>::bound(sh, xl, xh, xls, xhs, xin, _mm512_permute_ps(xin, 0xB1), static_cast<__mmask16>(both | (both << 1)));
+    const __m512d el = _mm512_mul_pd(k_err, max_magnitude(xl, xls));
+    const __m512d eh = _mm512_mul_pd(k_err, max_magnitude(xh, xhs));
+    // A lane's pair is finite when both its elements are (lanes 2j and 2j + 1).
+    const unsigned f = finite16(xin), both = f & (f >> 1) & 0x5555u;
     const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + i) : __mmask16(0xFFFF);
-    const __mmask16 pass = Wide<E>::template test_put<kIdentity>(y + i, yl, yh, b, xin, raw, rot, m, kFull);
+    __m512 o;
+    const __mmask16 pass = test16(yl, yh, el, eh, static_cast<__mmask16>(both | (both << 1)), &o);
+    put16<kIdentity>(y + i, o, xin, rot, m, kFull);
     return static_cast<std::uint32_t>(~pass & rot & m) & 0xFFFFu;
   };
-  auto retry = [&](int k, E a, E b, bool second, double ck, double sk) {
-    if constexpr (Wide<E>::kF32) return retry_f32(sp, k, a, b, second, ck, sk);
-    else return retry_16(sh, sp, k, a, b, second, ck, sk);
-  };
+  auto retry = [&](int k, E a, E b, bool second, double ck, double sk) { return retry_f32(sp, k, a, b, second, ck, sk); };
   for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix_interleaved<16, E>(c, s, retry));
 }
 
-// Half: 16 pairs per step, (x[k..k+16), x[R+k..R+k+16)) in binary64.
+// Half: 16 pairs per step, (x[k..k+16), x[R+k..R+k+16)) in binary64 (float32 only).
 template <typename E, bool kIdentity>
 void rotate_half_64(const RowShape& sh, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
                     std::int64_t out_hs, std::int64_t heads, const Scratch& scratch, const SlowPath& sp) {
+  static_assert(std::is_same_v<E, float>);
   const int r = sh.block;
+  const __m512d k_err = _mm512_set1_pd(sh.err_scale);
   auto step = [&](const E* x, E* y, int k, auto full, __mmask16 m) -> std::uint32_t {
     constexpr bool kFull = decltype(full)::value;
     const __mmask8 ml = static_cast<__mmask8>(m), mh = static_cast<__mmask8>(m >> 8);
-    __m256i raw_a{}, raw_b{};
-    const __m512 xa = Wide<E>::load(x + k, m, kFull, &raw_a), xb = Wide<E>::load(x + r + k, m, kFull, &raw_b);
-    __m512d xa0, xa1, xb0, xb1;
-    if constexpr (Wide<E>::kF32) {
-      xa0 = load8d(x + k, ml, kFull), xa1 = load8d(x + k + 8, mh, kFull);
-      xb0 = load8d(x + r + k, ml, kFull), xb1 = load8d(x + r + k + 8, mh, kFull);
-    } else {
-      xa0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xa)), xa1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xa, 1));
-      xb0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xb)), xb1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(xb, 1));
-    }
+    const __m512 xa = load16(x + k, m, kFull), xb = load16(x + r + k, m, kFull);
+    const __m512d xa0 = load8d(x + k, ml, kFull), xa1 = load8d(x + k + 8, mh, kFull);
+    const __m512d xb0 = load8d(x + r + k, ml, kFull), xb1 = load8d(x + r + k + 8, mh, kFull);
     const __m512d c0 = kFull ? _mm512_loadu_pd(c + k) : _mm512_maskz_loadu_pd(ml, c + k);
     const __m512d c1 = kFull ? _mm512_loadu_pd(c + k + 8) : _mm512_maskz_loadu_pd(mh, c + k + 8);
     const __m512d s0 = kFull ? _mm512_loadu_pd(s + k) : _mm512_maskz_loadu_pd(ml, s + k);
     const __m512d s1 = kFull ? _mm512_loadu_pd(s + k + 8) : _mm512_maskz_loadu_pd(mh, s + k + 8);
-    const typename Wide<E>::Bound b =
-        Wide<E>::bound(sh, xa0, xa1, xb0, xb1, xa, xb, Wide<E>::kF32 ? __mmask16(finite16(xa) & finite16(xb)) : __mmask16(0));
+    const __m512d e0 = _mm512_mul_pd(k_err, max_magnitude(xa0, xb0)), e1 = _mm512_mul_pd(k_err, max_magnitude(xa1, xb1));
+    const __mmask16 finite = finite16(xa) & finite16(xb);
     const __m512d ya0 = _mm512_fmsub_pd(xa0, c0, _mm512_mul_pd(xb0, s0)), ya1 = _mm512_fmsub_pd(xa1, c1, _mm512_mul_pd(xb1, s1));
     const __m512d yb0 = _mm512_fmadd_pd(xb0, c0, _mm512_mul_pd(xa0, s0)), yb1 = _mm512_fmadd_pd(xb1, c1, _mm512_mul_pd(xa1, s1));
     const __mmask16 rot = kIdentity ? rotates16(sh.element_rotates + k) : __mmask16(0xFFFF);
-    const __mmask16 pa = Wide<E>::template test_put<kIdentity>(y + k, ya0, ya1, b, xa, raw_a, rot, m, kFull);
-    const __mmask16 pb = Wide<E>::template test_put<kIdentity>(y + r + k, yb0, yb1, b, xb, raw_b, rot, m, kFull);
+    __m512 oa, ob;
+    const __mmask16 pa = test16(ya0, ya1, e0, e1, finite, &oa), pb = test16(yb0, yb1, e0, e1, finite, &ob);
+    put16<kIdentity>(y + k, oa, xa, rot, m, kFull);
+    put16<kIdentity>(y + r + k, ob, xb, rot, m, kFull);
     return (static_cast<std::uint32_t>(~pa & rot & m) & 0xFFFFu) | ((static_cast<std::uint32_t>(~pb & rot & m) & 0xFFFFu) << 16);
   };
-  auto retry = [&](int k, E a, E b, bool second, double ck, double sk) {
-    if constexpr (Wide<E>::kF32) return retry_f32(sp, k, a, b, second, ck, sk);
-    else return retry_16(sh, sp, k, a, b, second, ck, sk);
-  };
+  auto retry = [&](int k, E a, E b, bool second, double ck, double sk) { return retry_f32(sp, k, a, b, second, ck, sk); };
   for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<16, E>(r, c, s, retry));
 }
 
@@ -320,7 +251,7 @@ inline __m256i load16(const E* p, __mmask16 m, bool full) {
   return full ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)) : _mm256_maskz_loadu_epi16(m, p);
 }
 template <bool kIdentity, typename E>
-inline void put16(E* p, __m256i v, __m256i in, __mmask16 rot, __mmask16 m, bool full) {
+__attribute__((always_inline)) inline void put16(E* p, __m256i v, __m256i in, __mmask16 rot, __mmask16 m, bool full) {
   if constexpr (kIdentity) v = _mm256_mask_blend_epi16(rot, in, v);  // identity lanes keep the input
   if (full) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
   else _mm256_mask_storeu_epi16(p, m, v);

@@ -44,10 +44,6 @@ SectionResult real_model_section(const Context& context) {
                            "` (`" + kDir + "/`: real-model.json holds every number); `ropecheck report` includes it as committed, "
                            "it does not rerun the model.*\n";
   text = first == std::string::npos ? text + note : text.substr(0, first + 1) + note + text.substr(first + 1);
-  // The head-kind rule against chance (issue 42) rerun on the same capture, until the next full run
-  // writes it into real-model.md (examples/real_model/chance_summary.py says how it is made).
-  const fs::path chance = dir / "against-chance.md";
-  if (fs::exists(chance)) text += "\n" + read_file_bytes(chance.string(), chance.string());
   r.markdown = text + "\n";
   if (fs::is_directory(dir / "figures"))
     for (const auto& e : fs::directory_iterator(dir / "figures"))

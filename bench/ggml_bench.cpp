@@ -23,8 +23,6 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -172,23 +170,11 @@ void register_rows() {
 
 int main(int argc, char** argv) {
   using namespace ropecheck::kernel::bench;
-  // --seed=N is ours (kernel_bench.cpp's flag): taken out before Google Benchmark reads the rest.
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (i > 0 && std::strncmp(argv[i], "--seed=", 7) == 0) {
-      char* end = nullptr;
-      g_seed = std::strtoull(argv[i] + 7, &end, 0);
-      if (end == argv[i] + 7 || *end != '\0') {
-        std::fprintf(stderr, "--seed wants an unsigned integer, got '%s'\n", argv[i] + 7);
-        return 2;
-      }
-    } else {
-      args.push_back(argv[i]);
-    }
-  }
-  int n = static_cast<int>(args.size());
-  benchmark::Initialize(&n, args.data());
-  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  std::optional<std::vector<char*>> args = take_seed_flag(argc, argv);  // --seed=N, as kernel_bench's
+  if (!args) return 2;
+  int n = static_cast<int>(args->size());
+  benchmark::Initialize(&n, args->data());
+  if (benchmark::ReportUnrecognizedArguments(n, args->data())) return 1;
   ggml_cpu_init();
 #ifndef ROPECHECK_GGML_COMMIT
 #define ROPECHECK_GGML_COMMIT ""

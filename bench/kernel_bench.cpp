@@ -354,21 +354,9 @@ void BM_SinCosTable(benchmark::State& state) {
 
 int main(int argc, char** argv) {
   using namespace ropecheck::kernel;
-  // --seed=N is ours: taken out before Google Benchmark reads the rest.
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (i > 0 && std::strncmp(argv[i], "--seed=", 7) == 0) {
-      char* end = nullptr;
-      g_seed = std::strtoull(argv[i] + 7, &end, 0);
-      if (end == argv[i] + 7 || *end != '\0') {
-        std::fprintf(stderr, "--seed wants an unsigned integer, got '%s'\n", argv[i] + 7);
-        return 2;
-      }
-    } else {
-      args.push_back(argv[i]);
-    }
-  }
-  int n = static_cast<int>(args.size());
+  std::optional<std::vector<char*>> args = bench::take_seed_flag(argc, argv);  // --seed=N is ours
+  if (!args) return 2;
+  int n = static_cast<int>(args->size());
   benchmark::AddCustomContext("pair_order_seed", std::to_string(g_seed));
   benchmark::AddCustomContext("pair_order", "each pair's order drawn from SplitMix64; run i seeded with SplitMix64(seed + i)");
   benchmark::AddCustomContext("cpu_model", bench::cpu_model());
@@ -383,8 +371,8 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("sincos_table/tokens:4096/d:128", BM_SinCosTable)
       ->DenseRange(0, static_cast<int>(ropecheck::cpu::available_paths().size()) - 1)
       ->Unit(benchmark::kMicrosecond);
-  benchmark::Initialize(&n, args.data());
-  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  benchmark::Initialize(&n, args->data());
+  if (benchmark::ReportUnrecognizedArguments(n, args->data())) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

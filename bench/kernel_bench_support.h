@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -192,6 +193,25 @@ inline void time_pairs(benchmark::State& state, accuracy::MemcpyBaseline& baseli
   state.counters["memcpy_GBps"] = accuracy::gb_per_s(moved, summary.median_memcpy_seconds);
   state.counters["ratio_to_memcpy"] = summary.ratio_to_memcpy;
   state.counters["memcpy_threads"] = baseline.threads();
+}
+
+// Takes our --seed=N out of argv into g_seed and returns the rest for Google Benchmark; nullopt,
+// after one line on stderr, for a value that is not an unsigned integer.
+inline std::optional<std::vector<char*>> take_seed_flag(int argc, char** argv) {
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && std::strncmp(argv[i], "--seed=", 7) == 0) {
+      char* end = nullptr;
+      g_seed = std::strtoull(argv[i] + 7, &end, 0);
+      if (end == argv[i] + 7 || *end != '\0') {
+        std::fprintf(stderr, "--seed wants an unsigned integer, got '%s'\n", argv[i] + 7);
+        return std::nullopt;
+      }
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  return rest;
 }
 
 // The CPU's model name (/proc/cpuinfo), for the context and the labels; "" when unknown.

@@ -28,8 +28,9 @@
 //  failed, and redo those after the head (retry_*; in place from a copy of the head's inputs): no
 //  branch in the hot loop.
 // Adding a 16-bit format: its widening and RN16 in each path file (a scalar twin and the SIMD
-// conversions), its retry and slow overloads below, a rotate_* entry in PathOps; the proofs below
-// hold for any format whose precision is at most 12 bits and whose normals start at or above 2^-126.
+// conversions), its retry_16 (retry.h) and slow_16 (below) overloads, a rotate_* entry in PathOps;
+// the proofs below hold for any format whose precision is at most 12 bits and whose normals start
+// at or above 2^-126.
 //
 // Binary64 error (the proof behind every "correctly rounded" figure). With |cos~ - cos| <=
 // 2^-50 (sincos_table.h) and a_d = RN(a): |c~ - a cos| <= a_d 2^-50 + |a_d - a| + 2^-53 a_d <=

@@ -13,5 +13,5 @@ set grid
 set logscale x 2
 set offsets graph 0.04, graph 0.04, 0, 0
 set key top left
-plot 'real-ablation-loss.csv' using 1:2:3 with yerrorlines title 'model as trained', 'real-ablation-loss.csv' using 1:4:5 with yerrorlines title 'slow quarter position-free (p-RoPE 0.75)', 'real-ablation-loss.csv' using 1:6:7 with yerrorlines title 'fast quarter removed'
+plot 'real-ablation-loss.csv' using 1:2:3 with yerrorlines title 'model as trained', 'real-ablation-loss.csv' using 1:4:5 with yerrorlines title 'fast quarter position-free', 'real-ablation-loss.csv' using 1:6:7 with yerrorlines title 'fast quarter removed', 'real-ablation-loss.csv' using 1:8:9 with yerrorlines title 'middle half position-free', 'real-ablation-loss.csv' using 1:10:11 with yerrorlines title 'middle half removed', 'real-ablation-loss.csv' using 1:12:13 with yerrorlines title 'slow quarter position-free', 'real-ablation-loss.csv' using 1:14:15 with yerrorlines title 'slow quarter removed'
 unset output

@@ -11,5 +11,5 @@ set xlabel 'pair (fastest first)' noenhanced
 set ylabel 'mean chunk norm' noenhanced
 set grid
 set key top left
-plot 'real-domains.csv' using 1:2 with linespoints title 'arithmetic', 'real-domains.csv' using 1:3 with linespoints title 'english', 'real-domains.csv' using 1:4 with linespoints title 'italian', 'real-domains.csv' using 1:5 with linespoints title 'python'
+plot 'real-domains.csv' using 1:2 with linespoints title 'english', 'real-domains.csv' using 1:3 with linespoints title 'python', 'real-domains.csv' using 1:4 with linespoints title 'arithmetic', 'real-domains.csv' using 1:5 with linespoints title 'italian'
 unset output

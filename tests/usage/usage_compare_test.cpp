@@ -11,8 +11,8 @@ namespace {
 
 std::vector<LayerNorms> pattern(double scale, bool swap_layers = false) {
   // Two layers of four pairs: layer 0 fast-heavy, layer 1 slow-heavy.
-  std::vector<LayerNorms> l = {{{4 * scale, 3 * scale, 1 * scale, 1 * scale}, {2, 2, 1, 1}},
-                               {{1 * scale, 1 * scale, 3 * scale, 5 * scale}, {1, 1, 2, 3}}};
+  std::vector<LayerNorms> l = {{{4 * scale, 3 * scale, 1 * scale, 1 * scale}, {2, 2, 1, 1}, {}},
+                               {{1 * scale, 1 * scale, 3 * scale, 5 * scale}, {1, 1, 2, 3}, {}}};
   if (swap_layers) std::swap(l[0], l[1]);
   return l;
 }

@@ -222,9 +222,13 @@ TEST(Usage, ContentHeadsGetCertifiedBreaks) {
     const ContentBreak& b = h.breaks[i];
     EXPECT_GE(b.key_distance, 8);
     EXPECT_GE(b.weight, 0.05);
-    if (i > 0) EXPECT_LE(b.weight, h.breaks[i - 1].weight);  // strongest first
+    if (i > 0) {
+      EXPECT_LE(b.weight, h.breaks[i - 1].weight);  // strongest first
+    }
     EXPECT_NE(b.outcome, "undecided") << b.method;
-    if (b.outcome == "found") EXPECT_GT(b.distance, b.key_distance);  // it wins where it is
+    if (b.outcome == "found") {
+      EXPECT_GT(b.distance, b.key_distance);  // it wins where it is
+    }
     EXPECT_EQ(b.span, 256);
   }
   EXPECT_TRUE(r.layers[0].heads[0].breaks.empty());  // positional heads are not asked

@@ -22,7 +22,6 @@
 // --benchmark_repetitions=5 --benchmark_report_aggregates_only=true and read the medians.
 #include <benchmark/benchmark.h>
 
-#include <chrono>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -118,24 +117,11 @@ void bm_pair(benchmark::State& state, Layout layout, int threads, std::int64_t t
     apply_rope(plan, positions, dense_view(reinterpret_cast<const E*>(in.data()), tokens, kHeads, kDim),
                dense_view(reinterpret_cast<E*>(out.data()), tokens, kHeads, kDim), options);
   };
-  auto seconds = [](auto&& f) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   accuracy::PairOrders orders(accuracy::SplitMix64(g_seed + g_runs++).next());
   std::vector<double> ggml_s, ropecheck_s, ratios;
   for (auto _ : state) {
-    double g = 0, r = 0;
-    if (orders.next() == accuracy::PairOrder::memcpy_first) {  // "memcpy" stands for ggml here
-      g = seconds([&] { ggml.run(); });
-      ggml.pause();
-      r = seconds(ropecheck_run);
-    } else {
-      r = seconds(ropecheck_run);
-      g = seconds([&] { ggml.run(); });
-      ggml.pause();
-    }
+    // ggml first when the order says "memcpy first"; its threadpool paused, untimed, right after it.
+    const auto [g, r] = time_two(orders.next(), [&] { ggml.run(); }, ropecheck_run, [&] { ggml.pause(); });
     ggml_s.push_back(g);
     ropecheck_s.push_back(r);
     ratios.push_back(g / r);

@@ -59,7 +59,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -297,28 +296,14 @@ void BM_SecondCore(benchmark::State& state, bool memory) {
       for (double& v : x) v = v * 0.999999 + 1e-6;
     benchmark::DoNotOptimize(x);
   };
-  auto seconds = [](auto&& f) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   accuracy::PairOrders orders(accuracy::SplitMix64(g_seed + bench::g_runs++).next());
   std::vector<double> one, two, efficiency;
   for (auto _ : state) {
-    auto single = [&] { work(0); };
-    auto both = [&] {
+    const auto [t1, t2] = bench::time_two(orders.next(), [&] { work(0); }, [&] {
       std::thread other(work, 1);
       work(0);
       other.join();
-    };
-    double t1 = 0, t2 = 0;
-    if (orders.next() == accuracy::PairOrder::memcpy_first) {
-      t1 = seconds(single);
-      t2 = seconds(both);
-    } else {
-      t2 = seconds(both);
-      t1 = seconds(single);
-    }
+    });
     one.push_back(t1);
     two.push_back(t2);
     efficiency.push_back(t1 / t2);

@@ -6,6 +6,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "accuracy/memory_speed.h"
@@ -193,6 +195,29 @@ inline void time_pairs(benchmark::State& state, accuracy::MemcpyBaseline& baseli
   state.counters["memcpy_GBps"] = accuracy::gb_per_s(moved, summary.median_memcpy_seconds);
   state.counters["ratio_to_memcpy"] = summary.ratio_to_memcpy;
   state.counters["memcpy_threads"] = baseline.threads();
+}
+
+// Two runs timed alone (std::chrono::steady_clock) in a seeded order, for rows that pair two
+// implementations instead of one against memcpy: a first when `order` is memcpy_first, else b
+// first; `after_a` (optional) runs untimed right after a. Returns (a's seconds, b's seconds).
+inline std::pair<double, double> time_two(accuracy::PairOrder order, const std::function<void()>& a, const std::function<void()>& b,
+                                          const std::function<void()>& after_a = {}) {
+  auto seconds = [](const std::function<void()>& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  double ta = 0, tb = 0;
+  if (order == accuracy::PairOrder::memcpy_first) {
+    ta = seconds(a);
+    if (after_a) after_a();
+    tb = seconds(b);
+  } else {
+    tb = seconds(b);
+    ta = seconds(a);
+    if (after_a) after_a();
+  }
+  return {ta, tb};
 }
 
 // Takes our --seed=N out of argv into g_seed and returns the rest for Google Benchmark; nullopt,

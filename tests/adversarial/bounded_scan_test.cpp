@@ -179,13 +179,20 @@ TEST(BoundedScan, MpfiPrefixThenBinary64AgreesWithMpfi) {
       const std::string where = "seed " + std::to_string(seed) + (bos ? " bos" : "") + ": alone " + outcome_name(alone.outcome) + " at " +
                                 std::to_string(alone.context) + ", with prefix " + outcome_name(b.outcome) + " at " + std::to_string(b.context) +
                                 ", MPFI " + decision_name(m.none_shorter) + " " + std::to_string(m.first_break);
-      if (b.outcome == BoundedScan::Outcome::none) EXPECT_EQ(m.none_shorter, Decision::yes) << where;
-      if (b.outcome == BoundedScan::Outcome::found) EXPECT_TRUE(m.none_shorter == Decision::no && m.first_break == b.context) << where;
+      if (b.outcome == BoundedScan::Outcome::none) {
+        EXPECT_EQ(m.none_shorter, Decision::yes) << where;
+      }
+      if (b.outcome == BoundedScan::Outcome::found) {
+        EXPECT_TRUE(m.none_shorter == Decision::no && m.first_break == b.context) << where;
+      }
       // The resumed pass alone (contexts from 4097, as after an MPFI prefix) never contradicts MPFI.
       const BoundedScan resumed = bounded_scan(h, 8000, kMpfiPrefixContexts + 1);
-      if (m.none_shorter == Decision::yes) EXPECT_NE(resumed.outcome, BoundedScan::Outcome::found) << where;
-      if (m.none_shorter == Decision::no && m.first_break > kMpfiPrefixContexts && resumed.outcome == BoundedScan::Outcome::found)
+      if (m.none_shorter == Decision::yes) {
+        EXPECT_NE(resumed.outcome, BoundedScan::Outcome::found) << where;
+      }
+      if (m.none_shorter == Decision::no && m.first_break > kMpfiPrefixContexts && resumed.outcome == BoundedScan::Outcome::found) {
         EXPECT_EQ(resumed.context, m.first_break) << where;
+      }
     }
   }
 }

@@ -57,7 +57,9 @@ TEST(LowestPairs, AreCertifiedLowestForEveryVariantScalingAndZooModel) {
       const std::set<int> set(chosen.begin(), chosen.end());
       for (int c : chosen)
         for (int r = 0; r < s.pairs(); ++r)
-          if (s.rotated(r) && !set.count(r)) EXPECT_FALSE(certainly_less(g[static_cast<size_t>(r)], g[static_cast<size_t>(c)])) << r << " vs " << c;
+          if (s.rotated(r) && !set.count(r)) {
+            EXPECT_FALSE(certainly_less(g[static_cast<size_t>(r)], g[static_cast<size_t>(c)])) << r << " vs " << c;
+          }
     }
   }
   // LongRoPE's per-pair factors need not follow the exponent: pair 0 divided by 2000 is the lowest.

@@ -1,7 +1,6 @@
 #include "accuracy/kernel_candidates.h"
 
 #include <algorithm>
-#include <bit>
 #include <limits>
 
 #include "io/input_error.h"
@@ -58,8 +57,6 @@ void convergents(u128 n, std::vector<std::int64_t>& out) {
     out.push_back(static_cast<std::int64_t>(q));
   }
 }
-
-std::uint32_t f32_bits(float x) { return std::bit_cast<std::uint32_t>(x); }
 
 }  // namespace
 

@@ -46,10 +46,10 @@ TEST(ChannelsCommand, NoBreakUpToTheSearchIsCertifiedNotAssumed) {
 TEST(ChannelsCommand, BadInputIsOneLineExitTwoNothingWritten) {
   const ropecheck::test::TempDir dir("channels_bad");
   const fs::path json = dir.path / "rows.json";
-  for (const std::string& args : {"channels --model llama-3.1-8b --max-context 0", "channels --model llama-3.1-8b --max-context 3000000000",
+  for (const char* args : {"channels --model llama-3.1-8b --max-context 0", "channels --model llama-3.1-8b --max-context 3000000000",
                                   "channels --model no-such-model", "channels --model llama-3.1-8b --layer-type nope",
                                   "channels --layer-type all"}) {
-    const CliStreams r = run_cli_streams(args + " --json " + json.string());
+    const CliStreams r = run_cli_streams(std::string(args) + " --json " + json.string());
     EXPECT_EQ(r.status, 2) << args << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
     EXPECT_FALSE(fs::exists(json)) << args;

@@ -156,9 +156,8 @@ inline void pair(const RowShape& sh, const E* x, E* y, int k, int a, int b, doub
   const float ya = __builtin_fmaf(xa, c32, -(xb * s32)), yb = __builtin_fmaf(xb, c32, xa * s32);
   const float sum = __builtin_fabsf(xa) + __builtin_fabsf(xb), e = sh.err_scale32 * sum;
   auto finish = [&](float v, bool second) {
-    const E lo = round16(v - e, E{});
-    if ((e >= 0x1p-100f && e <= 0x1p100f && lo.bits == round16(v + e, E{}).bits) || (e == 0 && sum == 0)) return lo;
-    return retry_16(sh, sp, k, ea, eb, second, c, s);
+    E out;
+    return level1_16(v, e, sum, &out, [](float w) { return round16(w, E{}); }) ? out : retry_16(sh, sp, k, ea, eb, second, c, s);
   };
   const E oa = finish(ya, false), ob = finish(yb, true);
   y[a] = oa;
@@ -332,11 +331,16 @@ inline __m256i in_range8(__m256 e) {
                              _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x0D800000 - 1)));
 }
 // ops.h's binary32 test for 8 components (`zero`: the lanes with e = S = 0): the lanes that pass,
-// RN16(lo) in 32-bit lanes.
+// RN16(y_exact) in 32-bit lanes: bfloat16 by the half-up keys of lo and hi (its output: lo's key),
+// float16 by RN_f16 of both.
+inline __m256i key8(__m256 v) { return _mm256_srli_epi32(_mm256_add_epi32(_mm256_castps_si256(v), _mm256_set1_epi32(0x8000)), 16); }
 template <typename E>
 inline int level1(__m256 y, __m256 e, __m256i range, __m256i zero, __m256i* out) {
   if constexpr (kFloor) return *out = lanes16(y, E{}), 0xFF;  // bench only: detail/floor.h
-  const __m256i bl = lanes16(_mm256_sub_ps(y, e), E{}), bh = lanes16(_mm256_add_ps(y, e), E{});
+  const __m256 lo = _mm256_sub_ps(y, e), hi = _mm256_add_ps(y, e);
+  __m256i bl, bh;
+  if constexpr (std::is_same_v<E, Bf16Bits>) bl = key8(lo), bh = key8(hi);
+  else bl = lanes16(lo, E{}), bh = lanes16(hi, E{});
   *out = bl;
   return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(zero, _mm256_and_si256(range, _mm256_cmpeq_epi32(bl, bh)))));
 }

@@ -269,11 +269,16 @@ struct Bf16Bitwise {
     const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
     return _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7FFF)), lsb), 16));
   }
+  // Level 1's output for a lane that passes (ops.h): lo's half-up key, narrowed.
+  static __m256i passed(__m512 /*y*/, __m512i key_lo) { return _mm512_cvtepi32_epi16(key_lo); }
 };
 struct Bf16Native {
   using E = Bf16Bits;
   static __m512 widen(__m256i raw) { return Bf16Bitwise::widen(raw); }
   static __m256i round(__m512 v) { return (__m256i)_mm512_cvtneps_pbh(v); }
+  // RN_bf16(y): a lane that passes has y normal and strictly between lo and hi (ops.h), so it is no
+  // midpoint and VCVTNEPS2BF16 (flushing only subnormals) rounds it to the keys' value.
+  static __m256i passed(__m512 y, __m512i /*key_lo*/) { return round(y); }
 };
 // float16 by F16C (AVX-512 F): VCVTPH2PS (exact), VCVTPS2PH imm8 0 (RN_f16 of the binary32 value,
 // subnormals included).
@@ -284,13 +289,23 @@ struct F16Convert {
 };
 
 // ops.h's binary32 test for 16 components y, error scales e (`range`: the lanes with e in
-// [2^-100, 2^100]; `zero`: the lanes with e = S = 0): the lanes that pass, RN16(lo) in *out.
+// [2^-100, 2^100]; `zero`: the lanes with e = S = 0): the lanes that pass, RN16(y_exact) in *out.
+// bfloat16 by the half-up keys of lo and hi (F::passed gives the output), float16 by RN_f16 of both.
 template <typename F>
 inline __mmask16 level1(__m512 y, __m512 e, __mmask16 range, __mmask16 zero, __m256i* out) {
   if constexpr (kFloor) return *out = F::round(y), __mmask16(0xFFFF);  // bench only: detail/floor.h
-  const __m256i bl = F::round(_mm512_sub_ps(y, e)), bh = F::round(_mm512_add_ps(y, e));
-  *out = bl;
-  return _kor_mask16(_mm256_mask_cmpeq_epi16_mask(range, bl, bh), zero);
+  const __m512 lo = _mm512_sub_ps(y, e), hi = _mm512_add_ps(y, e);
+  if constexpr (std::is_same_v<typename F::E, Bf16Bits>) {
+    const __m512i half = _mm512_set1_epi32(0x8000);
+    const __m512i kl = _mm512_srli_epi32(_mm512_add_epi32(_mm512_castps_si512(lo), half), 16);
+    const __m512i kh = _mm512_srli_epi32(_mm512_add_epi32(_mm512_castps_si512(hi), half), 16);
+    *out = F::passed(y, kl);
+    return _kor_mask16(_mm512_mask_cmpeq_epi32_mask(range, kl, kh), zero);
+  } else {
+    const __m256i bl = F::round(lo), bh = F::round(hi);
+    *out = bl;
+    return _kor_mask16(_mm256_mask_cmpeq_epi16_mask(range, bl, bh), zero);
+  }
 }
 // The lanes of a zero pair: e = S = 0 (S the sum |x_a| + |x_b|; e = 0 alone may be an underflow).
 inline __mmask16 zero_pair(__m512 e, __m512 sum) {

@@ -10,8 +10,8 @@
 //               then the binary64 test below; the output is RN32(y).
 //  rotate_bf16, rotate_f16  (numeric/small_floats.h's Bf16Bits, F16Bits)
 //               level 1: the same formula in binary32 from c' = RN32(c~), s' = RN32(s~), then the
-//               binary32 test below, output RN16(lo) (RN16: RN_bf16 or RN_f16, the format's
-//               rounding of a binary32 value; VCVTPS2PH imm8 0 for float16); a lane that fails
+//               binary32 test below (bfloat16: lo and hi by their half-up keys; float16: RN_f16,
+//               VCVTPS2PH imm8 0, of lo and hi), output RN16(y_exact); a lane that fails
 //               takes level 2, the binary64 formula and its 16-bit test (retry_16, detail/retry.h),
 //               output RN16(y). The SIMD paths first redo a step with a failed lane whole in
 //               binary64 (a step: 8 or 16 lanes, the vector's width): bfloat16 by retry_16's test on
@@ -97,19 +97,33 @@
 // at most 2^-150 if it underflows): |u - x_b s'| <= 2^-24 a |x_b| (1 + 2^-23) for u = RN32(x_b s'),
 // the fma 2^-24 a S (1 + 2^-22), the table 2^-24 a (|x_a cos| + |x_b sin|) + a S 2^-49.6, so
 // |y - y_exact| <= 3 * 2^-24 a S (1 + 2^-21) + 2^-149.
-// Binary32 test (bfloat16 and float16). e = RN32(K' RN32(S)) with K' = RN32(RN32(a) 4.5 2^-24). It passes when 2^-100 <=
-// e <= 2^100 and RN_bf16(lo) == RN_bf16(hi) for lo = RN32(y - e), hi = RN32(y + e), and for a
-// zero pair (e = S = 0: y is the binary64 formula's zero, the same operations on zeros of the same
-// signs, since c' and c~ are zero together and share their sign), output RN_bf16(lo). With e in that
-// range: no rounding of e underflows (RN32(S) is exact when subnormal), so e is within 4 * 2^-24 of
-// 4.5 * 2^-24 a S; a S >= 2^-78.1, so 2^-149 < 2^-46 * 2^-24 a S; a S <= 2^121.9, so nothing
-// overflows. Then e - |y - y_exact| >= 1.49 * 2^-24 a S, more than lo's or hi's own rounding
-// (2^-24 (|y| + e) + 2^-150 <= 1.001 * 2^-24 a S): lo <= y_exact <= hi, and RN_bf16 (monotone)
-// gives RN16(y_exact) = RN16(lo) (float16: RN_f16 by VCVTPS2PH, subnormals and overflow to
-// infinity included, is monotone too). RN_bf16 is bf16.h's rounding of a binary32 value;
-// VCVTNEPS2BF16 differs from it only on subnormal and NaN inputs, where the test fails either way:
-// hi - lo >= 2e (1 - 2^-22) > 2^-99.1, so if one end is zero or subnormal the other rounds to a
-// bf16 of magnitude >= 2^-100, unequal to any rounding of the first.
+// Binary32 test (bfloat16 and float16). e = RN32(K' RN32(S)) with K' = RN32(RN32(a) 4.5 2^-24),
+// lo = RN32(y - e), hi = RN32(y + e). With 2^-100 <= e <= 2^100: no rounding of e underflows
+// (RN32(S) is exact when subnormal), so e is within 4 * 2^-24 of 4.5 * 2^-24 a S; a S >= 2^-78.1,
+// so 2^-149 < 2^-46 * 2^-24 a S; a S <= 2^121.9, so nothing overflows (y, lo, hi finite). Then
+// e - |y - y_exact| >= 1.49 * 2^-24 a S, more than lo's or hi's own rounding (2^-24 (|y| + e) +
+// 2^-150 <= 1.001 * 2^-24 a S): lo < y_exact < hi, strictly. Both ends are finite binary32 values,
+// and hi - lo >= 2e (1 - 2^-22) > 2^-99.1.
+//   bfloat16: it passes when e is in that range and key(lo) == key(hi), key(v) = (bits(v) + 2^15)
+//     >> 16 on the signed binary32 pattern: the sign bit, then |v| rounded half up to bfloat16's
+//     grid (bf16 patterns are binary32's with 16 low bits dropped, subnormals included, so the
+//     integer add is that rounding; it cannot carry into the sign for a finite v, and gives 0x7F80,
+//     infinity, from the overflow midpoint 2^128 - 2^119 on). Equal keys: one sign, and |v| -> half
+//     up, non-decreasing and stepping exactly at the bf16 midpoints, is constant on the magnitudes
+//     between the ends, so no midpoint lies in the open interval (lo, hi) that holds y_exact; y_exact
+//     is no midpoint and RN_bf16(y_exact) is that constant: the output is key(lo) as bf16 bits. Two
+//     integer operations per end and one narrowing, where two correct roundings (ties to even: five
+//     operations each without avx512_bf16) would decide nearly the same thing (it differs from
+//     RN_bf16(lo) == RN_bf16(hi) only when an end is exactly a midpoint). Every path tests the keys
+//     (the scalar twin: retry.h's level1_16), so the same lanes pass everywhere. A passing y lies
+//     strictly between lo and hi (e > 1.5 ulp(y)) and is normal (else e > |y| and the signs differ),
+//     so it is no midpoint: avx512-bf16 outputs VCVTNEPS2BF16(y), the same value.
+//   float16: it passes when e is in that range and RN_f16(lo) == RN_f16(hi) (VCVTPS2PH, subnormals
+//     and overflow to infinity included, is monotone), output RN_f16(lo) = RN_f16(y_exact).
+//   A zero pair (e = S = 0: y is the binary64 formula's zero, the same operations on zeros of the
+//   same signs, since c' and c~ are zero together and share their sign) passes, output the
+//   format's zero with lo's sign (lo = y - 0 keeps y's). Non-finite inputs make S (and e) +inf or
+//   NaN, outside the range.
 // Failure rates: a test fails when a rounding boundary of the output format lies within e of y:
 // for outputs of ordinary size (|y| ~ S), about 2^-24 (binary64, float32 outputs), 2^-13 (binary32,
 // bfloat16 outputs), 2^-10 (binary32, float16 outputs), 2^-13 (float16's threshold test: the

@@ -9,6 +9,9 @@
 //              formula from c = c~[k], s = s~[k] (the bits the vector lane had).
 //   retry_16   bfloat16 and float16: the binary64 formula and level-2 test of ops.h from c, s; the
 //              output when it passes, else slow_16 with `fast` the binary64 formula rounded once.
+//   level1_16  bfloat16 and float16: ops.h's binary32 test (level 1) of one component y with error
+//              scale e and sum S (a zero pair: e = S = 0); on success *out = RN16(y_exact). The
+//              scalar twin of the SIMD level 1 (scalar.cpp, and avx2.cpp's pairs past the last step).
 // bf16_magnitude is level 2's bfloat16 rounding by the bits; the SIMD level 2 of bfloat16
 // (avx2.cpp, avx512.cpp: a failed step redone whole in binary64) reproduces it for |v| >= 2^-126
 // and leaves the rest to retry_16.
@@ -17,6 +20,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernel/detail/ops.h"
 
@@ -28,6 +32,27 @@ inline float retry_f32(const SlowPath& slow, int k, float x_a, float x_b, bool s
   const double y = second ? std::fma(b, c, a * s) : std::fma(a, c, -(b * s));
   const float fast = std::isnan(y) ? std::bit_cast<float>(kCanonicalNaNF32) : static_cast<float>(y);
   return slow_f32(slow, k, x_a, x_b, second, fast);
+}
+
+// round16(v) is the path's RN16 of a binary32 value (bf16_from_float's or f16_from_float's
+// rounding, written in each path file so that no inline library function is shared between them).
+inline bool level1_range(float e) { return e >= 0x1p-100f && e <= 0x1p100f; }
+template <typename E, typename Round16>
+inline bool level1_16(float y, float e, float s, E* out, Round16 round16) {
+  if constexpr (kFloor) return *out = round16(y), true;  // bench only: detail/floor.h
+  const float lo = y - e, hi = y + e;
+  bool same;
+  if constexpr (std::is_same_v<E, Bf16Bits>) {
+    // The half-up keys: one sign, and one magnitude rounded half up, by the bits (ops.h).
+    auto key = [](float v) { return (__builtin_bit_cast(std::uint32_t, v) + 0x8000u) >> 16; };
+    const std::uint32_t k = key(lo);
+    *out = Bf16Bits{static_cast<std::uint16_t>(k)};
+    same = k == key(hi);
+  } else {
+    *out = round16(lo);
+    same = *out == round16(hi);
+  }
+  return (level1_range(e) && same) || (e == 0 && s == 0);
 }
 
 // The bf16 bit pattern of |v| rounded half up (infinity from 2^128 - 2^119 on): a non-decreasing

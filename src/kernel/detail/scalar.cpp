@@ -69,14 +69,6 @@ inline bool finish(double y, double e, bool finite, float* out) {
 // RN16 of a binary32 value (small_floats.h): RN_bf16, and RN_f16 (VCVTPS2PH's rounding).
 inline Bf16Bits round16(float v, Bf16Bits) { return bf16_from_float(v); }
 inline F16Bits round16(float v, F16Bits) { return f16_from_float(v); }
-// ops.h's binary32 test (16-bit formats, level 1) for one component y with error scale e; on
-// success *out = RN16(lo), which is then RN16 of the exact value.
-template <typename E>
-inline bool finish32(float y, float e, float s, E* out) {
-  if constexpr (kFloor) return *out = round16(y, E{}), true;  // bench only: detail/floor.h
-  *out = round16(y - e, E{});
-  return (e >= 0x1p-100f && e <= 0x1p100f && *out == round16(y + e, E{})) || (e == 0 && s == 0);
-}
 
 template <typename E>
 void rotate(const RowShape& shape, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
@@ -111,8 +103,9 @@ void rotate(const RowShape& shape, const double* c, const double* s, const E* in
         const float ya = std::fma(xa, c32, -(xb * s32));
         const float yb = std::fma(xb, c32, xa * s32);
         const float sum = std::fabs(xa) + std::fabs(xb), e = shape.err_scale32 * sum;
-        if (!finish32(ya, e, sum, &oa)) oa = retry_16(shape, sp, k, ea, eb, false, c[k], s[k]);
-        if (!finish32(yb, e, sum, &ob)) ob = retry_16(shape, sp, k, ea, eb, true, c[k], s[k]);
+        auto rn16 = [](float v) { return round16(v, E{}); };
+        if (!level1_16(ya, e, sum, &oa, rn16)) oa = retry_16(shape, sp, k, ea, eb, false, c[k], s[k]);
+        if (!level1_16(yb, e, sum, &ob, rn16)) ob = retry_16(shape, sp, k, ea, eb, true, c[k], s[k]);
       }
       y[a] = oa;
       y[b] = ob;

@@ -150,6 +150,20 @@ TEST(ApplyRope, EveryPathThreadCountAndPlacementGivesTheScalarBits) {
       }
 }
 
+// Wide heads (up to kMaxHeadDim's scale): the SIMD paths note each step's failed lanes in a scratch
+// list sized from the head and redo them after the steps, in place from a copy of the inputs; a
+// list too short for the narrowest steps (AVX2's 8 lanes over an interleaved head: R / 4 steps)
+// once overwrote that copy, and only wide in-place heads showed it.
+TEST(ApplyRope, WideHeadsEveryPathAndPlacementGiveTheScalarBits) {
+  for (int dim : {512, 2048, 8192})
+    for (Layout layout : {Layout::interleaved, Layout::half}) {
+      const RopePlan plan(Spectrum(dim, "10000"), layout);
+      expect_paths_agree<float>(plan, 2, 3, 0, 4000 + static_cast<std::uint64_t>(dim));
+      expect_paths_agree<Bf16Bits>(plan, 2, 3, 0, 5000 + static_cast<std::uint64_t>(dim));
+      expect_paths_agree<F16Bits>(plan, 2, 3, 0, 6000 + static_cast<std::uint64_t>(dim));
+    }
+}
+
 // ulp of the exact value y in a format with `digits` significand bits and smallest normal
 // exponent `emin` (float32: 24, -126; bf16: 8, -126; f16: 11, -14).
 Real format_ulp(const Real& y, int digits, int emin) {

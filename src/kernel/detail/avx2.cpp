@@ -164,27 +164,38 @@ inline void pair(const RowShape& sh, const E* x, E* y, int k, int a, int b, doub
   y[b] = ob;
 }
 
-// The head loop (as avx512.cpp's for_heads, 8 lanes per step): step(x, y, i) rotates and stores
-// lanes [i, i + 8) for i < full and returns the lanes whose test failed (bits 8-15: the second
-// component in the half layout); fix(x, y, i, bits) redoes them after the head; tail(x, y) does
-// the pairs past `full` one by one. In place, the head's rotary inputs are first copied.
+// The head loop (as avx512.cpp's for_heads, 8 lanes per step, heads in groups of kGroupHeads):
+// step(x, y, i) rotates and stores lanes [i, i + 8) for i < full and returns the lanes whose test
+// failed (bits 8-15: the second component in the half layout); fix(x, y, i, bits) redoes the
+// group's listed failures after its steps; tail(x, y) does the pairs past `full` one by one. In
+// place, each head's rotary inputs are first copied to the group's `copy`.
 template <typename E, typename Step, typename Fix, typename Tail>
 void for_heads(const RowShape& sh, const E* in, std::int64_t in_hs, E* out, std::int64_t out_hs, std::int64_t heads,
                int full, const Scratch& scratch, Step step, Fix fix, Tail tail) {
   const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
+  const std::size_t row = 2 * static_cast<std::size_t>(sh.block);
   E* copy = static_cast<E*>(scratch.copy);
-  for (std::int64_t h = 0; h < heads; ++h) {
-    const E* x = in + h * in_hs + sh.offset;
-    E* y = out + h * out_hs + sh.offset;
-    if (in_place) x = static_cast<const E*>(__builtin_memcpy(copy, x, sizeof(E) * 2 * static_cast<std::size_t>(sh.block)));
-    std::uint32_t any = 0;
-    int t = 0;
-    for (int i = 0; i < full; i += 8) any |= scratch.fails[t++] = step(x, y, i);
-    if (__builtin_expect(any != 0, 0))
-      for (int u = 0; u < t; ++u)
-        if (scratch.fails[u] != 0) fix(x, y, 8 * u, scratch.fails[u]);
-    tail(x, y);
-    if (sh.pass_through) copy_passthrough(sh, in + h * in_hs, out + h * out_hs);
+  for (std::int64_t h0 = 0; h0 < heads; h0 += kGroupHeads) {
+    const int g = static_cast<int>(heads - h0 < kGroupHeads ? heads - h0 : kGroupHeads);
+    int listed = 0;
+    for (int j = 0; j < g; ++j) {
+      const E* x = in + (h0 + j) * in_hs + sh.offset;
+      E* y = out + (h0 + j) * out_hs + sh.offset;
+      if (in_place) x = static_cast<const E*>(__builtin_memcpy(copy + j * row, x, sizeof(E) * row));
+      for (int i = 0; i < full; i += 8) {
+        const std::uint32_t failed = step(x, y, i);
+        scratch.fails[listed] = failed;
+        scratch.at[listed] = static_cast<std::uint32_t>(j) << 17 | static_cast<std::uint32_t>(i);
+        listed += failed != 0;
+      }
+      tail(x, y);
+      if (sh.pass_through) copy_passthrough(sh, in + (h0 + j) * in_hs, out + (h0 + j) * out_hs);
+    }
+    for (int u = 0; u < listed; ++u) {
+      const int j = static_cast<int>(scratch.at[u] >> 17), i = static_cast<int>(scratch.at[u] & 0x1FFFF);
+      const E* x = in_place ? copy + j * row : in + (h0 + j) * in_hs + sh.offset;
+      fix(x, out + (h0 + j) * out_hs + sh.offset, i, scratch.fails[u]);
+    }
   }
 }
 

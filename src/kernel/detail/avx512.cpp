@@ -92,26 +92,38 @@ inline __mmask16 rotates16(const std::uint8_t* flags) {
 
 // The head loop every rotation shares (ops.h): step(x, y, i, full, m) rotates lanes [i, i + 16)
 // of one head's rotary part (inputs x, outputs y), stores them, and returns the lanes whose test
-// failed (bits 0-15; bits 16-31 for the second component in the half layout). The failed lanes are
-// redone after the head by fix(x, y, i, bits), off the hot loop. In place, the head's rotary
-// inputs are first copied to `copy`, so that the fixes still read inputs.
+// failed (bits 0-15; bits 16-31 for the second component in the half layout). Heads go in groups of
+// kGroupHeads (ops.h's Scratch): every step of the group first, its failed steps listed branch-free,
+// then fix(x, y, i, bits) redoes the list, off the hot loop. In place, each head's rotary inputs are
+// first copied to the group's `copy`, so that the fixes still read inputs.
 template <typename E, typename Step, typename Fix>
 void for_heads(const RowShape& sh, const E* in, std::int64_t in_hs, E* out, std::int64_t out_hs, std::int64_t heads,
                int lanes, const Scratch& scratch, Step step, Fix fix) {
   const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
+  const std::size_t row = 2 * static_cast<std::size_t>(sh.block);
   E* copy = static_cast<E*>(scratch.copy);
-  for (std::int64_t h = 0; h < heads; ++h) {
-    const E* x = in + h * in_hs + sh.offset;
-    E* y = out + h * out_hs + sh.offset;
-    if (in_place) x = static_cast<const E*>(__builtin_memcpy(copy, x, sizeof(E) * 2 * static_cast<std::size_t>(sh.block)));
-    std::uint32_t any = 0;
-    int t = 0, i = 0;
-    for (; i + 16 <= lanes; i += 16) any |= scratch.fails[t++] = step(x, y, i, std::true_type{}, __mmask16(0xFFFF));
-    if (i < lanes) any |= scratch.fails[t++] = step(x, y, i, std::false_type{}, tail16(lanes - i));
-    if (__builtin_expect(any != 0, 0))
-      for (int u = 0; u < t; ++u)
-        if (scratch.fails[u] != 0) fix(x, y, 16 * u, scratch.fails[u]);
-    if (sh.pass_through) copy_passthrough(sh, in + h * in_hs, out + h * out_hs);
+  for (std::int64_t h0 = 0; h0 < heads; h0 += kGroupHeads) {
+    const int g = static_cast<int>(heads - h0 < kGroupHeads ? heads - h0 : kGroupHeads);
+    int listed = 0;
+    for (int j = 0; j < g; ++j) {
+      const E* x = in + (h0 + j) * in_hs + sh.offset;
+      E* y = out + (h0 + j) * out_hs + sh.offset;
+      if (in_place) x = static_cast<const E*>(__builtin_memcpy(copy + j * row, x, sizeof(E) * row));
+      auto note = [&](std::uint32_t failed, int i) {
+        scratch.fails[listed] = failed;
+        scratch.at[listed] = static_cast<std::uint32_t>(j) << 17 | static_cast<std::uint32_t>(i);
+        listed += failed != 0;
+      };
+      int i = 0;
+      for (; i + 16 <= lanes; i += 16) note(step(x, y, i, std::true_type{}, __mmask16(0xFFFF)), i);
+      if (i < lanes) note(step(x, y, i, std::false_type{}, tail16(lanes - i)), i);
+      if (sh.pass_through) copy_passthrough(sh, in + (h0 + j) * in_hs, out + (h0 + j) * out_hs);
+    }
+    for (int u = 0; u < listed; ++u) {
+      const int j = static_cast<int>(scratch.at[u] >> 17), i = static_cast<int>(scratch.at[u] & 0x1FFFF);
+      const E* x = in_place ? copy + j * row : in + (h0 + j) * in_hs + sh.offset;
+      fix(x, out + (h0 + j) * out_hs + sh.offset, i, scratch.fails[u]);
+    }
   }
 }
 

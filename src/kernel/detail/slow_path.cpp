@@ -54,9 +54,15 @@ namespace {
 constexpr std::size_t round64(std::size_t n) { return (n + 63) / 64 * 64; }
 }  // namespace
 
+namespace {
+constexpr std::size_t kGroup = static_cast<std::size_t>(kGroupHeads);
+std::size_t table_bytes(std::size_t r) { return round64(8 * 4 * (r + 16)); }
+std::size_t list_bytes(std::size_t r) { return round64(4 * kGroup * (r / 4 + 1)); }
+}  // namespace
+
 std::size_t Scratch::bytes(int block_pairs) {
   const auto r = static_cast<std::size_t>(block_pairs);
-  return round64(8 * 4 * (r + 16)) + round64(4 * (r / 8 + 2)) + round64(4 * 2 * r);
+  return table_bytes(r) + 2 * list_bytes(r) + round64(4 * kGroup * 2 * r);
 }
 
 Scratch Scratch::carve(void* memory, int block_pairs) {
@@ -64,8 +70,9 @@ Scratch Scratch::carve(void* memory, int block_pairs) {
   auto* base = static_cast<unsigned char*>(memory);
   Scratch s;
   s.table = reinterpret_cast<double*>(base);
-  s.fails = reinterpret_cast<std::uint32_t*>(base + round64(8 * 4 * (r + 16)));
-  s.copy = base + round64(8 * 4 * (r + 16)) + round64(4 * (r / 8 + 2));
+  s.fails = reinterpret_cast<std::uint32_t*>(base + table_bytes(r));
+  s.at = reinterpret_cast<std::uint32_t*>(base + table_bytes(r) + list_bytes(r));
+  s.copy = base + table_bytes(r) + 2 * list_bytes(r);
   return s;
 }
 

@@ -384,10 +384,12 @@ inline int level2_bf16(__m256d y, __m256d e, int finite, __m256i* out) {
 // Writes the lanes of `bits` of 8 16-bit values.
 template <typename E>
 inline void put_lanes(E* p, __m128i v, int bits) {
-  alignas(16) std::uint16_t lanes[8];
-  _mm_store_si128(reinterpret_cast<__m128i*>(lanes), v);
-  for (int j = 0; j < 8; ++j)
-    if ((bits >> j) & 1) p[j] = E{lanes[j]};
+  // Branch-free: the 8 outputs the step stored, blended with v where `bits` is set (a loop with a
+  // branch per lane was mispredicted on most fixes).
+  const __m128i lane_bit = _mm_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m128i take = _mm_cmpeq_epi16(_mm_and_si128(_mm_set1_epi16(static_cast<short>(bits)), lane_bit), lane_bit);
+  const __m128i old = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_blendv_epi8(old, v, take));
 }
 // The same from two level2_bf16 halves (lanes 0-3, 4-7: 16-bit values in 64-bit lanes).
 template <typename E>

@@ -53,7 +53,9 @@
 // Counters, medians over the iterations of one run (summarize_speed): GBps = (read + written
 // bytes) / kernel time; memcpy_GBps the same for memcpy; ratio_to_memcpy = median over the pairs
 // of memcpy time / kernel time (the goals: >= 0.95 with the table inside the call, >= 1.0
-// precomputed, at 2 threads >= 0.95 of a 2-thread memcpy); memcpy_threads. With
+// precomputed, at 2 threads >= 0.95 of a 2-thread memcpy); memcpy_threads; on internal rows
+// redone_share and slow_share (KernelStats: outputs whose first fast test failed; outputs that took
+// the accurate path), counted on one untimed call. With
 // --benchmark_repetitions the _median aggregate is the median of those.
 #include <benchmark/benchmark.h>
 
@@ -149,6 +151,14 @@ void BM_Rope(benchmark::State& state, Row row) {
     if (rc != ROPECHECK_OK) return state.SkipWithError((std::string("C ABI: ") + ropecheck_last_error()).c_str());
   } else {
     bench::time_pairs(state, *b.baseline, bytes, timed);
+  }
+  if (row.entry == Entry::internal) {
+    // How often the first fast test fails on these inputs (KernelStats::redone, the same on every
+    // path), and how often the accurate path runs: what the retries cost is counted, not guessed.
+    KernelStats stats;
+    apply_rope(plan, positions, x, y, {row.path, row.threads, &stats});
+    state.counters["redone_share"] = stats.outputs > 0 ? static_cast<double>(stats.redone) / static_cast<double>(stats.outputs) : 0.0;
+    state.counters["slow_share"] = stats.slow_share();
   }
   state.SetLabel(path_name(row.path) + (row.entry == Entry::floor ? " floor, not correctly rounded" : "") +
                  (bench::cpu_model().empty() ? "" : ", " + bench::cpu_model()));

@@ -116,10 +116,11 @@ void run(const detail::PathOps& ops, const RopePlan& plan, const std::int64_t* p
     if (!buffers.back()) throw std::bad_alloc();
   }
 
-  std::vector<std::int64_t> taken(static_cast<size_t>(n), 0), unresolved(static_cast<size_t>(n), 0);
+  std::vector<std::int64_t> taken(static_cast<size_t>(n), 0), unresolved(static_cast<size_t>(n), 0), redone(static_cast<size_t>(n), 0);
   auto work = [&](std::int64_t t0, std::int64_t t1, std::int64_t worker) {
     detail::MxcsrGuard guard;
-    detail::SlowPath slow{&plan.exact(), 0, &taken[static_cast<size_t>(worker)], &unresolved[static_cast<size_t>(worker)]};
+    const auto w = static_cast<size_t>(worker);
+    detail::SlowPath slow{&plan.exact(), 0, &taken[w], &unresolved[w], &redone[w]};
     double* buffer = buffers[static_cast<size_t>(worker)].get();
     double* c = buffer;
     double* s = c + padded;
@@ -152,6 +153,7 @@ void run(const detail::PathOps& ops, const RopePlan& plan, const std::int64_t* p
     for (std::int64_t i = 0; i < n; ++i) {
       options.stats->slow += taken[static_cast<size_t>(i)];
       options.stats->unresolved += unresolved[static_cast<size_t>(i)];
+      options.stats->redone += redone[static_cast<size_t>(i)];
     }
   }
 }

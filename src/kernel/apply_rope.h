@@ -60,6 +60,8 @@ struct KernelStats {
   std::int64_t slow = 0;        // components the fast tests sent to the accurate path (ops.h level 3)
   std::int64_t unresolved = 0;  // of those, components the accurate path could not decide at its
                                 // cap (exact_rotation.h; rounded from 2048-bit values, never seen)
+  std::int64_t redone = 0;      // components whose first fast test failed, redone by the later
+                                // levels (ops.h; float32: = slow); the same on every path
   double slow_share() const { return outputs > 0 ? static_cast<double>(slow) / static_cast<double>(outputs) : 0.0; }
 };
 

@@ -115,11 +115,16 @@ void expect_paths_agree(const RopePlan& plan, std::int64_t tokens, std::int64_t 
   Buffer<E> in(tokens, heads, plan.dim(), pad);
   fill(in, stream, true);
   Buffer<E> reference(tokens, heads, plan.dim(), pad);
-  apply_rope(plan, pos, in.cview(), reference.view, {cpu::Path::scalar, 1});
+  KernelStats reference_stats;
+  apply_rope(plan, pos, in.cview(), reference.view, {cpu::Path::scalar, 1, &reference_stats});
   for (cpu::Path path : cpu::available_paths())
     for (int threads : {1, 2, 3}) {
       Buffer<E> out(tokens, heads, plan.dim(), pad);
-      apply_rope(plan, pos, in.cview(), out.view, {path, threads});
+      KernelStats stats;
+      apply_rope(plan, pos, in.cview(), out.view, {path, threads, &stats});
+      // The same first test on every path (ops.h): the same outputs redone and sent to level 3.
+      EXPECT_EQ(stats.redone, reference_stats.redone) << plan.describe() << " path " << cpu::path_name(path) << " threads " << threads;
+      EXPECT_EQ(stats.slow, reference_stats.slow) << plan.describe() << " path " << cpu::path_name(path) << " threads " << threads;
       Buffer<E> inplace = in;
       inplace.view.data = inplace.data.data();
       apply_rope(plan, pos, inplace.cview(), inplace.view, {path, threads});

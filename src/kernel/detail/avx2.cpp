@@ -138,6 +138,7 @@ inline void pair(const RowShape& sh, const float* x, float* y, int k, int a, int
   auto finish = [&](double v, bool second) {
     const float lo = static_cast<float>(v - e), hi = static_cast<float>(v + e);
     if ((bits32(lo) == bits32(hi) || e == 0) && finite) return static_cast<float>(v);
+    ++*sp.redone;
     return retry_f32(sp, k, ea, eb, second, c, s);
   };
   const float oa = finish(ya, false), ob = finish(yb, true);
@@ -157,7 +158,9 @@ inline void pair(const RowShape& sh, const E* x, E* y, int k, int a, int b, doub
   const float sum = __builtin_fabsf(xa) + __builtin_fabsf(xb), e = sh.err_scale32 * sum;
   auto finish = [&](float v, bool second) {
     E out;
-    return level1_16(v, e, sum, &out, [](float w) { return round16(w, E{}); }) ? out : retry_16(sh, sp, k, ea, eb, second, c, s);
+    if (level1_16(v, e, sum, &out, [](float w) { return round16(w, E{}); })) return out;
+    ++*sp.redone;
+    return retry_16(sh, sp, k, ea, eb, second, c, s);
   };
   const E oa = finish(ya, false), ob = finish(yb, true);
   y[a] = oa;
@@ -171,7 +174,7 @@ inline void pair(const RowShape& sh, const E* x, E* y, int k, int a, int b, doub
 // place, each head's rotary inputs are first copied to the group's `copy`.
 template <typename E, typename Step, typename Fix, typename Tail>
 void for_heads(const RowShape& sh, const E* in, std::int64_t in_hs, E* out, std::int64_t out_hs, std::int64_t heads,
-               int full, const Scratch& scratch, Step step, Fix fix, Tail tail) {
+               int full, const Scratch& scratch, std::int64_t* redone, Step step, Fix fix, Tail tail) {
   const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
   const std::size_t row = 2 * static_cast<std::size_t>(sh.block);
   E* copy = static_cast<E*>(scratch.copy);
@@ -192,6 +195,7 @@ void for_heads(const RowShape& sh, const E* in, std::int64_t in_hs, E* out, std:
       if (sh.pass_through) copy_passthrough(sh, in + (h0 + j) * in_hs, out + (h0 + j) * out_hs);
     }
     for (int u = 0; u < listed; ++u) {
+      *redone += __builtin_popcount(scratch.fails[u]);
       const int j = static_cast<int>(scratch.at[u] >> 17), i = static_cast<int>(scratch.at[u] & 0x1FFFF);
       const E* x = in_place ? copy + j * row : in + (h0 + j) * in_hs + sh.offset;
       fix(x, out + (h0 + j) * out_hs + sh.offset, i, scratch.fails[u]);
@@ -299,7 +303,7 @@ void rotate64_layout(const RowShape& sh, const double* c, const double* s, const
     auto tail = [&](const E* x, E* y) {
       for (int k = full / 2; k < r; ++k) pair(sh, x, y, k, 2 * k, 2 * k + 1, c[k], s[k], sp);
     };
-    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_interleaved<8, E>(c, s, retry), tail);
+    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, sp.redone, step, fix_interleaved<8, E>(c, s, retry), tail);
     return;
   }
   const int full = r - r % 8;
@@ -320,7 +324,7 @@ void rotate64_layout(const RowShape& sh, const double* c, const double* s, const
   auto tail = [&](const E* x, E* y) {
     for (int k = full; k < r; ++k) pair(sh, x, y, k, k, k + r, c[k], s[k], sp);
   };
-  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix_half<8, E>(r, c, s, retry), tail);
+  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, sp.redone, step, fix_half<8, E>(r, c, s, retry), tail);
 }
 
 // ---- the 16-bit formats: binary32 level 1 (ops.h), then retry_16 -------------------------------
@@ -470,7 +474,7 @@ void rotate16_layout(const RowShape& sh, const double* c, const double* s, const
       }
       if (const std::uint32_t left = bits & ~static_cast<std::uint32_t>(pass); left != 0) per_lane(x, y, i, left);
     };
-    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix, tail);
+    for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, sp.redone, step, fix, tail);
     return;
   }
   const int full = r - r % 8;
@@ -529,7 +533,7 @@ void rotate16_layout(const RowShape& sh, const double* c, const double* s, const
     }
     if (const std::uint32_t left = bits & ~static_cast<std::uint32_t>(pa | (pb << 8)); left != 0) per_lane(x, y, k, left);
   };
-  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, step, fix, tail);
+  for_heads(sh, in, in_hs, out, out_hs, heads, full, scratch, sp.redone, step, fix, tail);
 }
 
 void rotate_f32(const RowShape& sh, const double* c, const double* s, const float* in, std::int64_t in_hs, float* out,

@@ -98,7 +98,7 @@ inline __mmask16 rotates16(const std::uint8_t* flags) {
 // first copied to the group's `copy`, so that the fixes still read inputs.
 template <typename E, typename Step, typename Fix>
 void for_heads(const RowShape& sh, const E* in, std::int64_t in_hs, E* out, std::int64_t out_hs, std::int64_t heads,
-               int lanes, const Scratch& scratch, Step step, Fix fix) {
+               int lanes, const Scratch& scratch, std::int64_t* redone, Step step, Fix fix) {
   const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
   const std::size_t row = 2 * static_cast<std::size_t>(sh.block);
   E* copy = static_cast<E*>(scratch.copy);
@@ -120,6 +120,7 @@ void for_heads(const RowShape& sh, const E* in, std::int64_t in_hs, E* out, std:
       if (sh.pass_through) copy_passthrough(sh, in + (h0 + j) * in_hs, out + (h0 + j) * out_hs);
     }
     for (int u = 0; u < listed; ++u) {
+      *redone += __builtin_popcount(scratch.fails[u]);
       const int j = static_cast<int>(scratch.at[u] >> 17), i = static_cast<int>(scratch.at[u] & 0x1FFFF);
       const E* x = in_place ? copy + j * row : in + (h0 + j) * in_hs + sh.offset;
       fix(x, out + (h0 + j) * out_hs + sh.offset, i, scratch.fails[u]);
@@ -221,7 +222,7 @@ void rotate_interleaved_64(const RowShape& sh, const double* c, const double* s,
     return static_cast<std::uint32_t>(~pass & rot & m) & 0xFFFFu;
   };
   auto retry = [&](int k, E a, E b, bool second, double ck, double sk) { return retry_f32(sp, k, a, b, second, ck, sk); };
-  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix_interleaved<16, E>(c, s, retry));
+  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, sp.redone, step, fix_interleaved<16, E>(c, s, retry));
 }
 
 // Half: 16 pairs per step, (x[k..k+16), x[R+k..R+k+16)) in binary64 (float32 only).
@@ -253,7 +254,7 @@ void rotate_half_64(const RowShape& sh, const double* c, const double* s, const 
     return (static_cast<std::uint32_t>(~pa & rot & m) & 0xFFFFu) | ((static_cast<std::uint32_t>(~pb & rot & m) & 0xFFFFu) << 16);
   };
   auto retry = [&](int k, E a, E b, bool second, double ck, double sk) { return retry_f32(sp, k, a, b, second, ck, sk); };
-  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix_half<16, E>(r, c, s, retry));
+  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, sp.redone, step, fix_half<16, E>(r, c, s, retry));
 }
 
 // ---- the 16-bit formats: binary32 level 1 (ops.h), then retry_16 (levels 2 and 3) -------------
@@ -432,7 +433,7 @@ void rotate_interleaved_16(const RowShape& sh, const double* c, const double* s,
     _mm256_mask_storeu_epi16(y + i, static_cast<__mmask16>(bits & pass), o);
     if (const std::uint32_t left = bits & ~pass; left != 0) per_lane(x, y, i, left);
   };
-  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, step, fix);
+  for_heads(sh, in, in_hs, out, out_hs, heads, n, scratch, sp.redone, step, fix);
 }
 
 // Half: 16 pairs per step in binary32.
@@ -498,7 +499,7 @@ void rotate_half_16(const RowShape& sh, const double* c, const double* s, const 
     _mm256_mask_storeu_epi16(y + r + k, static_cast<__mmask16>((bits >> 16) & pb), ob);
     if (const std::uint32_t left = bits & ~(pa | (pb << 16)); left != 0) per_lane(x, y, k, left);
   };
-  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, step, fix);
+  for_heads(sh, in, in_hs, out, out_hs, heads, r, scratch, sp.redone, step, fix);
 }
 
 template <typename E>

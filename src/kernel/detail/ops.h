@@ -162,12 +162,14 @@ struct RowShape {
 };
 
 // The accurate path of one token: its position, the plan's exact rotation, and the caller's counts
-// (components that took it; components it could not decide, see exact_rotation.h).
+// (components that took it; components it could not decide, see exact_rotation.h; components whose
+// first fast test failed, counted by each path where it redoes them: the same on every path).
 struct SlowPath {
   const ExactRotation* exact = nullptr;
   std::int64_t position = 0;
   std::int64_t* taken = nullptr;
   std::int64_t* unresolved = nullptr;
+  std::int64_t* redone = nullptr;
 };
 
 // The correctly rounded component for a lane whose rounding test failed (block pair k, inputs as

@@ -73,6 +73,7 @@ inline F16Bits round16(float v, F16Bits) { return f16_from_float(v); }
 template <typename E>
 void rotate(const RowShape& shape, const double* c, const double* s, const E* in, std::int64_t in_hs, E* out,
             std::int64_t out_hs, std::int64_t heads, const SlowPath& sp) {
+  std::int64_t redone = 0;  // added to *sp.redone once, after the loop
   for (std::int64_t h = 0; h < heads; ++h) {
     const E* x = in + h * in_hs + shape.offset;
     E* y = out + h * out_hs + shape.offset;
@@ -92,8 +93,8 @@ void rotate(const RowShape& shape, const double* c, const double* s, const E* in
         const double yb = std::fma(xb, c[k], xa * s[k]);
         const bool finite = std::isfinite(xa) && std::isfinite(xb);
         const double e = shape.err_scale * std::fmax(std::fabs(xa), std::fabs(xb));
-        if (!finish(ya, e, finite, &oa)) ++*sp.redone, oa = slow_f32(sp, k, ea, eb, false, oa);
-        if (!finish(yb, e, finite, &ob)) ++*sp.redone, ob = slow_f32(sp, k, ea, eb, true, ob);
+        if (!finish(ya, e, finite, &oa)) ++redone, oa = slow_f32(sp, k, ea, eb, false, oa);
+        if (!finish(yb, e, finite, &ob)) ++redone, ob = slow_f32(sp, k, ea, eb, true, ob);
       } else {
         // bfloat16 and float16: binary32 from the rounded table entries (ops.h, level 1), then
         // retry_16 (level 2; the SIMD paths' level 2 on whole steps passes a subset of its lanes
@@ -104,14 +105,15 @@ void rotate(const RowShape& shape, const double* c, const double* s, const E* in
         const float yb = std::fma(xb, c32, xa * s32);
         const float sum = std::fabs(xa) + std::fabs(xb), e = shape.err_scale32 * sum;
         auto rn16 = [](float v) { return round16(v, E{}); };
-        if (!level1_16(ya, e, sum, &oa, rn16)) ++*sp.redone, oa = retry_16(shape, sp, k, ea, eb, false, c[k], s[k]);
-        if (!level1_16(yb, e, sum, &ob, rn16)) ++*sp.redone, ob = retry_16(shape, sp, k, ea, eb, true, c[k], s[k]);
+        if (!level1_16(ya, e, sum, &oa, rn16)) ++redone, oa = retry_16(shape, sp, k, ea, eb, false, c[k], s[k]);
+        if (!level1_16(yb, e, sum, &ob, rn16)) ++redone, ob = retry_16(shape, sp, k, ea, eb, true, c[k], s[k]);
       }
       y[a] = oa;
       y[b] = ob;
     }
     copy_passthrough(shape, in + h * in_hs, out + h * out_hs);
   }
+  *sp.redone += redone;
 }
 
 void rotate_f32(const RowShape& shape, const double* c, const double* s, const float* in, std::int64_t in_hs,

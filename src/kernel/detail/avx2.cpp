@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernel/detail/head_groups.h"
 #include "kernel/detail/lane_fixes.h"
 #include "kernel/detail/ops.h"
 #include "kernel/detail/retry.h"
@@ -167,40 +168,18 @@ inline void pair(const RowShape& sh, const E* x, E* y, int k, int a, int b, doub
   y[b] = ob;
 }
 
-// The head loop (as avx512.cpp's for_heads, 8 lanes per step, heads in groups of kGroupHeads):
-// step(x, y, i) rotates and stores lanes [i, i + 8) for i < full and returns the lanes whose test
-// failed (bits 8-15: the second component in the half layout); fix(x, y, i, bits) redoes the
-// group's listed failures after its steps; tail(x, y) does the pairs past `full` one by one. In
-// place, each head's rotary inputs are first copied to the group's `copy`.
+// The head loop (head_groups.h, 8 lanes per step): step(x, y, i) rotates and stores lanes
+// [i, i + 8) for i < full and returns the lanes whose test failed (bits 8-15: the second component
+// in the half layout); fix redoes them after the group; tail(x, y) does the pairs past `full` one
+// by one.
 template <typename E, typename Step, typename Fix, typename Tail>
 void for_heads(const RowShape& sh, const E* in, std::int64_t in_hs, E* out, std::int64_t out_hs, std::int64_t heads,
                int full, const Scratch& scratch, std::int64_t* redone, Step step, Fix fix, Tail tail) {
-  const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
-  const std::size_t row = 2 * static_cast<std::size_t>(sh.block);
-  E* copy = static_cast<E*>(scratch.copy);
-  for (std::int64_t h0 = 0; h0 < heads; h0 += kGroupHeads) {
-    const int g = static_cast<int>(heads - h0 < kGroupHeads ? heads - h0 : kGroupHeads);
-    int listed = 0;
-    for (int j = 0; j < g; ++j) {
-      const E* x = in + (h0 + j) * in_hs + sh.offset;
-      E* y = out + (h0 + j) * out_hs + sh.offset;
-      if (in_place) x = static_cast<const E*>(__builtin_memcpy(copy + j * row, x, sizeof(E) * row));
-      for (int i = 0; i < full; i += 8) {
-        const std::uint32_t failed = step(x, y, i);
-        scratch.fails[listed] = failed;
-        scratch.at[listed] = static_cast<std::uint32_t>(j) << 17 | static_cast<std::uint32_t>(i);
-        listed += failed != 0;
-      }
-      tail(x, y);
-      if (sh.pass_through) copy_passthrough(sh, in + (h0 + j) * in_hs, out + (h0 + j) * out_hs);
-    }
-    for (int u = 0; u < listed; ++u) {
-      *redone += __builtin_popcount(scratch.fails[u]);
-      const int j = static_cast<int>(scratch.at[u] >> 17), i = static_cast<int>(scratch.at[u] & 0x1FFFF);
-      const E* x = in_place ? copy + j * row : in + (h0 + j) * in_hs + sh.offset;
-      fix(x, out + (h0 + j) * out_hs + sh.offset, i, scratch.fails[u]);
-    }
-  }
+  auto steps = [&](const E* x, E* y, auto note) {
+    for (int i = 0; i < full; i += 8) note(step(x, y, i), i);
+    tail(x, y);
+  };
+  for_head_groups(sh, in, in_hs, out, out_hs, heads, scratch, redone, steps, fix);
 }
 
 inline __m256 rotates8(const std::uint8_t* flags) {

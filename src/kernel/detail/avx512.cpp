@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernel/detail/head_groups.h"
 #include "kernel/detail/lane_fixes.h"
 #include "kernel/detail/ops.h"
 #include "kernel/detail/retry.h"
@@ -90,42 +91,18 @@ inline __mmask16 rotates16(const std::uint8_t* flags) {
   return _mm_cmpneq_epi8_mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(flags)), _mm_setzero_si128());
 }
 
-// The head loop every rotation shares (ops.h): step(x, y, i, full, m) rotates lanes [i, i + 16)
-// of one head's rotary part (inputs x, outputs y), stores them, and returns the lanes whose test
-// failed (bits 0-15; bits 16-31 for the second component in the half layout). Heads go in groups of
-// kGroupHeads (ops.h's Scratch): every step of the group first, its failed steps listed branch-free,
-// then fix(x, y, i, bits) redoes the list, off the hot loop. In place, each head's rotary inputs are
-// first copied to the group's `copy`, so that the fixes still read inputs.
+// The head loop every rotation shares (head_groups.h): step(x, y, i, full, m) rotates lanes
+// [i, i + 16) of one head's rotary part, stores them, and returns the lanes whose test failed (bits
+// 0-15; bits 16-31 for the second component in the half layout); fix redoes them after the group.
 template <typename E, typename Step, typename Fix>
 void for_heads(const RowShape& sh, const E* in, std::int64_t in_hs, E* out, std::int64_t out_hs, std::int64_t heads,
                int lanes, const Scratch& scratch, std::int64_t* redone, Step step, Fix fix) {
-  const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
-  const std::size_t row = 2 * static_cast<std::size_t>(sh.block);
-  E* copy = static_cast<E*>(scratch.copy);
-  for (std::int64_t h0 = 0; h0 < heads; h0 += kGroupHeads) {
-    const int g = static_cast<int>(heads - h0 < kGroupHeads ? heads - h0 : kGroupHeads);
-    int listed = 0;
-    for (int j = 0; j < g; ++j) {
-      const E* x = in + (h0 + j) * in_hs + sh.offset;
-      E* y = out + (h0 + j) * out_hs + sh.offset;
-      if (in_place) x = static_cast<const E*>(__builtin_memcpy(copy + j * row, x, sizeof(E) * row));
-      auto note = [&](std::uint32_t failed, int i) {
-        scratch.fails[listed] = failed;
-        scratch.at[listed] = static_cast<std::uint32_t>(j) << 17 | static_cast<std::uint32_t>(i);
-        listed += failed != 0;
-      };
-      int i = 0;
-      for (; i + 16 <= lanes; i += 16) note(step(x, y, i, std::true_type{}, __mmask16(0xFFFF)), i);
-      if (i < lanes) note(step(x, y, i, std::false_type{}, tail16(lanes - i)), i);
-      if (sh.pass_through) copy_passthrough(sh, in + (h0 + j) * in_hs, out + (h0 + j) * out_hs);
-    }
-    for (int u = 0; u < listed; ++u) {
-      *redone += __builtin_popcount(scratch.fails[u]);
-      const int j = static_cast<int>(scratch.at[u] >> 17), i = static_cast<int>(scratch.at[u] & 0x1FFFF);
-      const E* x = in_place ? copy + j * row : in + (h0 + j) * in_hs + sh.offset;
-      fix(x, out + (h0 + j) * out_hs + sh.offset, i, scratch.fails[u]);
-    }
-  }
+  auto steps = [&](const E* x, E* y, auto note) {
+    int i = 0;
+    for (; i + 16 <= lanes; i += 16) note(step(x, y, i, std::true_type{}, __mmask16(0xFFFF)), i);
+    if (i < lanes) note(step(x, y, i, std::false_type{}, tail16(lanes - i)), i);
+  };
+  for_head_groups(sh, in, in_hs, out, out_hs, heads, scratch, redone, steps, fix);
 }
 
 // ---- float32: binary64 fast path and test (ops.h), then retry_f32 ------------------------------

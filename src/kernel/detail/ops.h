@@ -189,7 +189,7 @@ void copy_passthrough(const RowShape& shape, const F16Bits* in, F16Bits* out);
 void scale_row(double a, int n, double* c, double* s);
 
 // A worker's memory for the rotations of one token (apply_rope.cpp allocates it once per worker).
-// The SIMD paths' head loop (avx2.cpp, avx512.cpp: for_heads) takes heads in groups of
+// The SIMD paths' head loop (detail/head_groups.h) takes heads in groups of
 // kGroupHeads: it runs every step of the group, listing the failed ones branch-free, then redoes
 // the list. A 16-bit format fails level 1 on a few percent of its steps (float16: ~16% of the
 // AVX-512 half layout's), so a branch per head into its fixes was mispredicted about as often as

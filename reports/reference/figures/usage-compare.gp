@@ -1,4 +1,4 @@
-# usage-compare: Per-pair usage: 1x (left) and 4x (right), r = 0.990
+# usage-compare: Per-pair usage: 1x (left) and 4x (right), r = 0.996
 # Written by `ropecheck report`; run `gnuplot usage-compare.gp` in this directory to redraw usage-compare.svg from usage-compare.csv.
 # For the PNG: replace the `set terminal` line below by `set terminal pngcairo size 900,560 enhanced font 'Helvetica,12' background rgb 'white'` and the output name by 'usage-compare.png'.
 reset session
@@ -7,7 +7,7 @@ set output 'usage-compare.svg'
 set datafile separator ','
 set datafile columnheaders
 set key noautotitle
-set title 'Per-pair usage: 1x (left) and 4x (right), r = 0.990' noenhanced
+set title 'Per-pair usage: 1x (left) and 4x (right), r = 0.996' noenhanced
 set xlabel 'pair (left: 1x; right: 4x)' noenhanced
 set ylabel 'layer' noenhanced
 unset logscale x

@@ -121,7 +121,7 @@ void run(const detail::PathOps& ops, const RopePlan& plan, const std::int64_t* p
     detail::MxcsrGuard guard;
     const auto w = static_cast<size_t>(worker);
     detail::SlowPath slow{&plan.exact(), 0, &taken[w], &unresolved[w], &redone[w]};
-    double* buffer = buffers[static_cast<size_t>(worker)].get();
+    double* buffer = buffers[w].get();
     double* c = buffer;
     double* s = c + padded;
     const detail::Scratch scratch = detail::Scratch::carve(s + padded, width);

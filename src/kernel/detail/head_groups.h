@@ -2,8 +2,8 @@
 // The SIMD paths' head loop (avx2.cpp, avx512.cpp), in an anonymous namespace so that each path
 // compiles its own copy with its own flags (no inline function shared between the path files).
 //   for_head_groups  heads in groups of kGroupHeads (ops.h's Scratch): for each head of a group,
-//       steps(j, x, y, note) rotates and stores its rotary part (inputs x, outputs y; j its index
-//       in the group) and calls note(failed, i) once per step, `failed` the lanes of the step at
+//       steps(x, y, note) rotates and stores its rotary part (inputs x, outputs y) and calls
+//       note(failed, i) once per step, `failed` the lanes of the step at
 //       lane i whose test failed. The failed steps are listed branch-free; after the group's last
 //       head, fix(x, y, i, failed) redoes each listed step, off the hot loop, and *redone counts
 //       its lanes (KernelStats::redone). In place, each head's rotary inputs are first copied to

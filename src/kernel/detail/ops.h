@@ -117,7 +117,8 @@
 //     RN_bf16(lo) == RN_bf16(hi) only when an end is exactly a midpoint). Every path tests the keys
 //     (the scalar twin: retry.h's level1_16), so the same lanes pass everywhere. A passing y lies
 //     strictly between lo and hi (e > 1.5 ulp(y)) and is normal (else e > |y| and the signs differ),
-//     so it is no midpoint: avx512-bf16 outputs VCVTNEPS2BF16(y), the same value.
+//     so it is no midpoint: avx512-bf16 outputs VCVTNEPS2BF16(y), the same value (a zero pair's y
+//     is a signed zero, which it keeps).
 //   float16: it passes when e is in that range and RN_f16(lo) == RN_f16(hi) (VCVTPS2PH, subnormals
 //     and overflow to infinity included, is monotone), output RN_f16(lo) = RN_f16(y_exact).
 //   A zero pair (e = S = 0: y is the binary64 formula's zero, the same operations on zeros of the
@@ -188,13 +189,13 @@ void copy_passthrough(const RowShape& shape, const F16Bits* in, F16Bits* out);
 // a == 1. One plain multiply per entry, the same on every path (called outside the path files).
 void scale_row(double a, int n, double* c, double* s);
 
-// A worker's memory for the rotations of one token (apply_rope.cpp allocates it once per worker).
-// The SIMD paths' head loop (detail/head_groups.h) takes heads in groups of
-// kGroupHeads: it runs every step of the group, listing the failed ones branch-free, then redoes
-// the list. A 16-bit format fails level 1 on a few percent of its steps (float16: ~16% of the
-// AVX-512 half layout's), so a branch per head into its fixes was mispredicted about as often as
-// taken; per group it is nearly always taken.
+// The SIMD paths' head loop (detail/head_groups.h) takes heads in groups of kGroupHeads: it runs
+// every step of the group, listing the failed ones branch-free, then redoes the list. A 16-bit
+// format fails level 1 on a few percent of its steps (float16: ~16% of the AVX-512 half layout's),
+// so a branch per head into its fixes was mispredicted about as often as taken; per group it is
+// nearly always taken.
 inline constexpr int kGroupHeads = 8;
+// A worker's memory for the rotations of one token (apply_rope.cpp allocates it once per worker).
 struct Scratch {
   double* table = nullptr;          // 64-byte aligned, 4 (R + 16) doubles: a path's copies of the row
   std::uint32_t* fails = nullptr;   // kGroupHeads (R / 4 + 1): the failed steps' lane masks (AVX2's

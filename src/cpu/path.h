@@ -2,11 +2,13 @@
 // Which instruction-set path runs a SIMD routine (the RoPE kernel, kernel/apply_rope.h; the normal
 // sampler, random/normal_sampler.h). Every path of a routine computes bit-identical results (the
 // scalar path fixes the semantics; the SIMD paths are its twins, tested against it on every input
-// the tests generate); a path only changes speed. Detection is CPUID plus the OS's XCR0 state.
+// the tests generate); a path only changes speed. Detection is CPUID plus the OS's XCR0 state
+// (cpu/x86.cpp); a build for another architecture (ROPECHECK_X86 off, cmake/Architecture.cmake)
+// has the scalar paths only, and there available_paths() is {scalar}.
 //
 // kPaths is the one list of paths: names, parsing, ROPECHECK_KERNEL, the tests' loops over every
 // path, counterexample files and the report all iterate it. A new path is an entry here, its probe
-// in path.cpp, and its own twins (CONTRIBUTING.md, "A new SIMD path").
+// in path.cpp and the architecture's file (cpu/x86.cpp), and its own twins (CONTRIBUTING.md, "A new SIMD path").
 #pragma once
 
 #include <string>

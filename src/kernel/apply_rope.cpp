@@ -10,7 +10,7 @@
 
 #include "io/input_error.h"
 #include "kernel/detail/apply_with_ops.h"
-#include "kernel/detail/mxcsr.h"
+#include "cpu/float_environment.h"
 #include "kernel/detail/ops.h"
 #include "cpu/split_tokens.h"
 #include "cpu/thread_count.h"
@@ -118,7 +118,7 @@ void run(const detail::PathOps& ops, const RopePlan& plan, const std::int64_t* p
 
   std::vector<std::int64_t> taken(static_cast<size_t>(n), 0), unresolved(static_cast<size_t>(n), 0), redone(static_cast<size_t>(n), 0);
   auto work = [&](std::int64_t t0, std::int64_t t1, std::int64_t worker) {
-    detail::MxcsrGuard guard;
+    cpu::DefaultFloatEnvironment guard;
     const auto w = static_cast<size_t>(worker);
     detail::SlowPath slow{&plan.exact(), 0, &taken[w], &unresolved[w], &redone[w]};
     double* buffer = buffers[w].get();

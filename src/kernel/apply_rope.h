@@ -11,8 +11,8 @@
 // in KernelStats::unresolved, never seen). Measured by `ropecheck kernel-check` and the tests
 // against an independent MPFR reference (accuracy/rope_reference.h).
 // Semantics shared by every path, bit for bit: round to nearest even; subnormals kept (the
-// kernel sets the MXCSR to its default for the call, whatever the caller's FTZ/DAZ or rounding
-// mode); non-finite inputs follow IEEE arithmetic of the binary64 formula (inf * 0 is NaN), a NaN
+// kernel sets the default floating-point environment for the call, cpu/float_environment.h,
+// whatever the caller's FTZ/DAZ or rounding mode); non-finite inputs follow IEEE arithmetic of the binary64 formula (inf * 0 is NaN), a NaN
 // output is the canonical quiet NaN (f32 0x7FC00000, bf16 0x7FC0, f16 0x7E00); an exactly zero result takes
 // the sign that IEEE arithmetic of the formula gives; identity pairs and pass-through elements
 // are copied bit for bit.

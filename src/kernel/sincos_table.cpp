@@ -4,7 +4,7 @@
 #include <string>
 
 #include "io/input_error.h"
-#include "kernel/detail/mxcsr.h"
+#include "cpu/float_environment.h"
 #include "kernel/detail/ops.h"
 #include "cpu/split_tokens.h"
 
@@ -19,7 +19,7 @@ detail::TurnLimbs limbs_of(const RopePlan& plan) {
 
 void sincos_row(const RopePlan& plan, std::int64_t p, double* c, double* s, cpu::Path path) {
   cpu::require_available(path, "kernel path");
-  detail::MxcsrGuard guard;
+  cpu::DefaultFloatEnvironment guard;
   detail::ops_for(path).sincos_row(limbs_of(plan), plan.block_pairs(), p, c, s);
   detail::scale_row(plan.attention_factor(), plan.block_pairs(), c, s);
 }
@@ -36,7 +36,7 @@ SinCosTable::SinCosTable(const RopePlan& plan, std::span<const std::int64_t> pos
   const detail::PathOps& ops = detail::ops_for(path);
   const detail::TurnLimbs g = limbs_of(plan);
   auto work = [&](std::int64_t t0, std::int64_t t1, std::int64_t) {
-    detail::MxcsrGuard guard;
+    cpu::DefaultFloatEnvironment guard;
     for (std::int64_t t = t0; t < t1; ++t) {
       double* c = cos_.data() + t * stride_;
       double* s = sin_.data() + t * stride_;
@@ -62,7 +62,7 @@ SinCosPairs::SinCosPairs(const RopePlan& plan, std::span<const int> pairs, cpu::
 
 void SinCosPairs::at(std::int64_t p, double* c, double* s) const {
   if (pairs_.empty()) return;
-  detail::MxcsrGuard guard;
+  cpu::DefaultFloatEnvironment guard;
   const detail::TurnLimbs g{{limbs_[0].data(), limbs_[1].data(), limbs_[2].data(), limbs_[3].data()}};
   detail::ops_for(path_).sincos_row(g, static_cast<int>(pairs_.size()), p, c, s);
   detail::scale_row(factor_, static_cast<int>(pairs_.size()), c, s);

@@ -90,7 +90,7 @@ class SinCosTable {
 // Contract: at(p, c, s) writes c[j], s[j] bit-identical to SinCosTable's cos_row(t)[k],
 // sin_row(t)[k] for k = pairs[j] and position(t) = p, on every path (the same per-pair
 // arithmetic), so the 2^-50 contract above holds; identity pairs give cos = 1, sin = 0. It runs
-// under the default MXCSR whatever the caller set, like the table.
+// under the default floating-point environment (cpu/float_environment.h) whatever the caller set, like the table.
 class SinCosPairs {
  public:
   // `pairs`: block-pair indices of `plan`, any order, repeats allowed, possibly empty. The plan's

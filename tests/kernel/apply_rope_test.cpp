@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <mpfr.h>
-#include <xmmintrin.h>
 
 #include <bit>
 #include <cmath>
@@ -21,6 +20,7 @@
 #include "random/counter_rng.h"
 #include "spectrum/frequencies.h"
 #include "spectrum/request.h"
+#include "tests/support/flush_to_zero.h"
 
 namespace ropecheck::kernel {
 namespace {
@@ -338,19 +338,23 @@ TEST(ApplyRope, ATableGivesTheSameBitsAsPositions) {
 }
 
 TEST(ApplyRope, TheCallersFlushToZeroModeDoesNotLeakIn) {
-  // Subnormal inputs stay subnormal-exact whatever MXCSR the caller runs with.
+  // Subnormal inputs stay subnormal-exact whatever flush-to-zero and rounding mode the caller runs
+  // with (x86: MXCSR FTZ + DAZ; AArch64: FPCR.FZ), and the caller's mode is restored.
+  if (!test::HostileFloatEnvironment::supported) GTEST_SKIP() << "no known flush-to-zero control on this architecture";
   const RopePlan plan(Spectrum(8, "10000"), Layout::half);
   const std::vector<std::int64_t> pos{0, 3};
   float x[16], want[16], got[16];
   for (int i = 0; i < 16; ++i) x[i] = 0x1p-140f * static_cast<float>(i + 1);
   for (cpu::Path path : cpu::available_paths()) {
     apply_rope(plan, pos, dense_view<const float>(x, 2, 1, 8), dense_view<float>(want, 2, 1, 8), {path, 1});
-    const unsigned saved = _mm_getcsr();
-    _mm_setcsr(saved | 0x8040);  // FTZ + DAZ
-    apply_rope(plan, pos, dense_view<const float>(x, 2, 1, 8), dense_view<float>(got, 2, 1, 8), {path, 1});
-    const unsigned after = _mm_getcsr();
-    _mm_setcsr(saved);
-    EXPECT_EQ(after & 0xFFC0u, (saved | 0x8040) & 0xFFC0u) << "the caller's MXCSR control bits must be restored";
+    unsigned hostile = 0, after = 0;
+    {
+      const test::HostileFloatEnvironment flush;
+      hostile = test::HostileFloatEnvironment::control();
+      apply_rope(plan, pos, dense_view<const float>(x, 2, 1, 8), dense_view<float>(got, 2, 1, 8), {path, 1});
+      after = test::HostileFloatEnvironment::control();
+    }
+    EXPECT_EQ(after, hostile) << "the caller's control bits must be restored";
     for (int i = 0; i < 16; ++i) EXPECT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(want[i])) << cpu::path_name(path) << " i=" << i;
     EXPECT_EQ(want[0], x[0]) << "position 0 is the identity, subnormals included";
   }

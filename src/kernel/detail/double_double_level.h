@@ -27,7 +27,7 @@
 // 2^-53 against 2^-51 of margin), so y lies strictly between m- and m+ and rounds to r (r below
 // the format's largest finite value + its half spacing: r itself finite, the overflow threshold
 // being m+). Anything else (|y~.hi| < 2^emin, r infinite, a NaN) is undecided. Requires round to
-// nearest (the kernel's MXCSR guard; the default mode elsewhere).
+// nearest (the kernel's cpu::DefaultFloatEnvironment; the default mode elsewhere).
 #pragma once
 
 #include "numeric/dtype.h"

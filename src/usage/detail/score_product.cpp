@@ -35,8 +35,20 @@ void score_block(cpu::Path path, const double* a, long lda, long rows, const Pac
       for (long j = 0; j < cols; ++j) out[r * ldo + j] = 0;
     return;
   }
-  if (path == cpu::Path::scalar) score_block_scalar(a, lda, rows, keys, c0, cols, out, ldo);
-  else score_block_avx2(a, lda, rows, keys, c0, cols, out, ldo);
+  switch (path) {
+    case cpu::Path::scalar: break;
+#if ROPECHECK_X86
+    case cpu::Path::avx2:
+    case cpu::Path::avx512:
+    case cpu::Path::avx512_bf16: return score_block_avx2(a, lda, rows, keys, c0, cols, out, ldo);
+#else
+    // Not built off x86 (cmake/Architecture.cmake), and never available there (cpu/path.h).
+    case cpu::Path::avx2:
+    case cpu::Path::avx512:
+    case cpu::Path::avx512_bf16: break;
+#endif
+  }
+  score_block_scalar(a, lda, rows, keys, c0, cols, out, ldo);
 }
 
 }  // namespace ropecheck::usage::detail

@@ -75,7 +75,6 @@
 #include "accuracy/memory_speed.h"
 #include "kernel/apply_rope.h"
 #include "numeric/small_floats.h"
-#include "accuracy/detail/sample_values.h"
 #include "kernel/c_api.h"
 #include "kernel/detail/apply_with_ops.h"
 #include "kernel/detail/floor.h"
@@ -247,10 +246,7 @@ void BM_Inputs(benchmark::State& state) {
         }
   }
   std::vector<E> in(elements), out(elements);
-  for (size_t i = 0; i < elements; ++i) {
-    if constexpr (std::is_same_v<E, float>) in[i] = x[i];
-    else in[i] = accuracy::detail::from_float<E>(x[i]);
-  }
+  for (size_t i = 0; i < elements; ++i) in[i] = narrow_to<E>(x[i]);
   const TensorView<const E> xv = dense_view<const E>(in.data(), tokens, kHeads, kDim);
   const TensorView<E> yv = dense_view<E>(out.data(), tokens, kHeads, kDim);
   KernelStats stats;

@@ -24,7 +24,6 @@
 #include "io/printf_string.h"
 #include "kernel/apply_rope.h"
 #include "numeric/small_floats.h"
-#include "accuracy/detail/sample_values.h"
 #include "finite/finite_arithmetic.h"
 #include "accuracy/rope_reference.h"
 #include "accuracy/shift_invariance_bound.h"
@@ -131,7 +130,7 @@ float step_ulps(float v, int j) {
     if constexpr (std::is_same_v<E, float>) {
       v = std::nextafter(v, j > 0 ? INFINITY : -INFINITY);
     } else {
-      std::uint16_t b = accuracy::detail::from_float<E>(v).bits;
+      std::uint16_t b = narrow_to<E>(v).bits;
       b = static_cast<std::uint16_t>((v >= 0) == (j > 0) ? b + 1 : (b & 0x7fff) == 0 ? (b ^ 0x8000) + 1 : b - 1);
       v = static_cast<float>(widen(E{b}));
     }
@@ -150,8 +149,8 @@ E near_cancelling(E xa, E xb, double c, double s, int j) {
   if (b == 0 || c == 0) return xa;
   const double t = b * (s / c);
   if (!(std::abs(t) < 0x1p127)) return xa;
-  const float v = step_ulps<E>(static_cast<float>(widen(accuracy::detail::from_float<E>(static_cast<float>(t)))), j);
-  const E out = accuracy::detail::from_float<E>(v);
+  const float v = step_ulps<E>(static_cast<float>(widen(narrow_to<E>(static_cast<float>(t)))), j);
+  const E out = narrow_to<E>(v);
   return std::isfinite(widen(out)) ? out : xa;
 }
 
@@ -165,7 +164,7 @@ void check_correctly_rounded(const ModelCase& c, const RopePlan& plan, int& unde
   const int d = plan.dim();
   std::vector<E> x(c.x.size());
   for (size_t i = 0; i < x.size(); ++i) {
-    x[i] = accuracy::detail::from_float<E>(c.x[i]);
+    x[i] = narrow_to<E>(c.x[i]);
     if (!std::isfinite(widen(x[i]))) x[i] = E{};
   }
   accuracy::RopeReference ref(plan);

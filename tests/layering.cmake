@@ -1,4 +1,5 @@
-# The layer rule of CONTRIBUTING.md "Layers", checked on every #include "..." of src/ and proofs/:
+# The layer rule of CONTRIBUTING.md "Layers", checked on every #include "..." of src/ and proofs/
+# (and the detail/ rule on bench/ and properties/, below):
 #  - a file may include its own folder, or a folder on a lower layer, never one on its own layer
 #    or above (layers point down only);
 #  - no file includes another folder's detail/ (a folder's detail/ is private to it).
@@ -82,6 +83,36 @@ foreach(_file IN LISTS _files)
     endif()
   endforeach()
 endforeach()
+
+# bench/ and properties/ sit above every layer (they may include any folder's public headers) but
+# keep the detail/ rule. The one exception: the kernel benchmark's floor rows run the kernel's own
+# loop with the rounding tests removed (kernel/detail/apply_with_ops.h, kernel/detail/floor.h),
+# which no public header exposes by design.
+set(_detail_exceptions "bench/kernel_bench.cpp -> kernel/detail/")
+file(GLOB_RECURSE _top_files RELATIVE "${SOURCE_DIR}"
+  "${SOURCE_DIR}/bench/*.h" "${SOURCE_DIR}/bench/*.cpp" "${SOURCE_DIR}/properties/*.h" "${SOURCE_DIR}/properties/*.cpp")
+list(SORT _top_files)
+foreach(_file IN LISTS _top_files)
+  file(STRINGS "${SOURCE_DIR}/${_file}" _lines)
+  set(_line_number 0)
+  foreach(_line IN LISTS _lines)
+    math(EXPR _line_number "${_line_number} + 1")
+    if(NOT _line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\"")
+      continue()
+    endif()
+    set(_include "${CMAKE_MATCH_1}")
+    math(EXPR _checked "${_checked} + 1")
+    if(NOT _include MATCHES "^([^/]+/)+detail/")
+      continue()
+    endif()
+    string(REGEX REPLACE "detail/.*$" "detail/" _detail_folder "${_include}")
+    list(FIND _detail_exceptions "${_file} -> ${_detail_folder}" _exception)
+    if(_exception EQUAL -1)
+      list(APPEND _violations "${_file}:${_line_number}: includes ${_include}, a folder's private detail/")
+    endif()
+  endforeach()
+endforeach()
+list(APPEND _files ${_top_files})
 
 list(LENGTH _files _count)
 if(_violations)

@@ -92,13 +92,16 @@ void check_views(const kernel::RopePlan& plan, std::span<const std::int64_t> pos
   }
 }
 
-// One output dtype: how an element is read as float and how a result is stored.
-float load(float x) { return x; }
-float load(Bf16Bits x) { return to_float(x); }
-float load(F16Bits x) { return to_float(x); }
-void store(float& dst, float y) { dst = std::isnan(y) ? std::bit_cast<float>(kCanonicalNaNF32) : y; }
-void store(Bf16Bits& dst, float y) { dst = bf16_from_float(y); }
-void store(F16Bits& dst, float y) { dst = f16_from_float(y); }
+// One output dtype: how an element is read as float (exact: every kernel dtype widens into binary32)
+// and how a result is stored (small_floats.h's narrowing; a NaN becomes the canonical NaN).
+template <typename E>
+float load(E x) {
+  return static_cast<float>(widen(x));
+}
+template <typename E>
+void store(E& dst, float y) {
+  dst = narrow_to<E>(y);
+}
 
 template <typename T>
 void run(Implementation b, const kernel::RopePlan& plan, std::span<const std::int64_t> positions, kernel::TensorView<const T> in,

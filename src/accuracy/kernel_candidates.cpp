@@ -5,7 +5,7 @@
 
 #include "io/input_error.h"
 #include "numeric/small_floats.h"
-#include "accuracy/detail/sample_values.h"
+#include "accuracy/sample_values.h"
 #include "random/counter_rng.h"
 
 namespace ropecheck::accuracy {
@@ -145,8 +145,8 @@ KernelBlock KernelCandidates::block(long long b) const {
 }
 
 KernelCandidate KernelCandidates::candidate(long long index, const CosSin& cos_sin, std::optional<Dtype> format) const {
-  using accuracy::detail::kEdgeValues;
-  using accuracy::detail::moderate_f32;
+  using accuracy::kEdgeValues;
+  using accuracy::moderate_f32;
   const KernelBlock b = block(block_of(index));
   KernelCandidate c;
   c.index = index;
@@ -163,13 +163,20 @@ KernelCandidate KernelCandidates::candidate(long long index, const CosSin& cos_s
   // A float value in the candidate's format (rounded to nearest even).
   const auto value = [&](float x) -> std::uint32_t { return bits_of_value(f, x); };
   const auto pattern = [&](std::uint64_t bits) -> std::uint32_t {
-    return with_storage(f, [&](auto e) { return bits_of(accuracy::detail::finite_pattern<decltype(e)>(bits)); });
+    return with_storage(f, [&](auto e) { return bits_of(accuracy::finite_pattern<decltype(e)>(bits)); });
   };
   const auto edge = [&](std::uint64_t i) -> std::uint32_t {
-    return with_storage(f, [&](auto e) { return bits_of(accuracy::detail::edge_value<decltype(e)>(i % kEdgeValues)); });
+    return with_storage(f, [&](auto e) { return bits_of(accuracy::edge_value<decltype(e)>(i % kEdgeValues)); });
   };
   const auto non_finite = [&](std::uint64_t i) -> std::uint32_t {
-    return f == Dtype::f32 ? kNonFiniteF32[i % kNonFinite] : f == Dtype::bf16 ? kNonFiniteBf16[i % kNonFinite] : kNonFiniteF16[i % kNonFinite];
+    switch (f) {
+      case Dtype::f32: return kNonFiniteF32[i % kNonFinite];
+      case Dtype::bf16: return kNonFiniteBf16[i % kNonFinite];
+      case Dtype::f16: return kNonFiniteF16[i % kNonFinite];
+      case Dtype::f64: break;
+    }
+    require_kernel_dtype(f, "KernelCandidates::candidate");
+    return 0;
   };
   const auto zero = [&](bool negative) -> std::uint32_t { return negative ? std::uint32_t{1} << (8 * dtype_info(f).bytes - 1) : 0u; };
   if (sel < 22) {

@@ -17,7 +17,7 @@
 // Inputs (per candidate, its own dtype and layout): finite bit patterns; moderate values
 // (exponents in [-8, 8]); pairs near cancellation for the exact angle ((s sin t, s cos t) or
 // (s cos t, -s sin t) rounded, so that one output nearly cancels); edge values of the format
-// (detail/sample_values.h) mixed with bit patterns; one zero component (the output is one rounded
+// (sample_values.h) mixed with bit patterns; one zero component (the output is one rounded
 // product); two signed zeros (the sign of a zero output); and non-finite inputs (infinities,
 // quiet, signalling and negative NaNs, beside finite values).
 #pragma once

@@ -1,8 +1,8 @@
 #include "accuracy/kernel_check.h"
 
 #include "accuracy/detail/mpfr_workers.h"
-#include "accuracy/detail/sample_values.h"
 #include "accuracy/report_format.h"
+#include "accuracy/sample_values.h"
 
 #include <bit>
 #include <cfloat>
@@ -40,11 +40,6 @@ struct Draw {
   std::uint64_t operator()(int j) const { return rng.bits(element * 8 + static_cast<std::uint64_t>(j)); }
 };
 
-using detail::edge_value;
-using detail::finite_pattern;
-using detail::from_float;
-using detail::kEdgeValues;
-using detail::moderate_f32;
 const float kSpecials[] = {INFINITY, -INFINITY, std::numeric_limits<float>::quiet_NaN(), 1.0f, -2.0f, 0.0f, -0.0f, FLT_MAX};
 
 struct Samples {
@@ -56,7 +51,10 @@ struct Samples {
   std::vector<E>& of() {
     if constexpr (std::is_same_v<E, float>) return f32;
     else if constexpr (std::is_same_v<E, Bf16Bits>) return bf16;
-    else return f16;
+    else {
+      static_assert(std::is_same_v<E, F16Bits>, "Samples::of: a kernel dtype without its vector");
+      return f16;
+    }
   }
 };
 
@@ -67,7 +65,7 @@ E element(int kind, const Draw& d) {
   switch (kind) {
     case 0: return finite_pattern<E>(d(0));
     case 3: return d(1) % 4 != 0 ? edge_value<E>(d(0) % kEdgeValues) : finite_pattern<E>(d(2));
-    default: return from_float<E>(moderate_f32(d(0)));
+    default: return narrow_to<E>(moderate_f32(d(0)));
   }
 }
 
@@ -96,7 +94,7 @@ void generate(const kernel::RopePlan& plan, const KernelCheckOptions& o, std::in
       for (int e = 0; e < dim; ++e) {
         const Draw d{rng, static_cast<std::uint64_t>(row + e)};
         x[static_cast<size_t>(row + e)] =
-            special ? from_float<E>(d(1) % 2 == 0 ? kSpecials[d(0) % 8] : moderate_f32(d(2))) : element<E>(h, d);
+            special ? narrow_to<E>(d(1) % 2 == 0 ? kSpecials[d(0) % 8] : moderate_f32(d(2))) : element<E>(h, d);
       }
       if (special || h != 2) continue;
       // Near cancellation: (s sin t, s cos t) makes y_a = s (sin t cos t - cos t sin t) ~ 0 up to the
@@ -110,8 +108,8 @@ void generate(const kernel::RopePlan& plan, const KernelCheckOptions& o, std::in
         const auto first = static_cast<std::uint64_t>(row + plan.first_element(k));
         const double scale = moderate_f32(Draw{rng, first}(3));
         const bool on_b = Draw{r32, first}(4) % 2 == 1;
-        x[ia] = from_float<E>(static_cast<float>(on_b ? scale * c : scale * sn));
-        x[ib] = from_float<E>(static_cast<float>(on_b ? -scale * sn : scale * c));
+        x[ia] = narrow_to<E>(static_cast<float>(on_b ? scale * c : scale * sn));
+        x[ib] = narrow_to<E>(static_cast<float>(on_b ? -scale * sn : scale * c));
       }
     }
   }

@@ -63,7 +63,7 @@ std::int64_t parse_position(const nlohmann::json& j, const JsonPlace& place) {
 }
 
 std::uint32_t parse_bits(const nlohmann::json& j, Dtype f, const JsonPlace& place) {
-  const std::size_t digits = f == Dtype::f32 ? 8 : 4;
+  const auto digits = static_cast<std::size_t>(2 * dtype_info(f).bytes);  // the stored bits in hex
   const std::string accepted = "a hex bit pattern \"0x\" + " + std::to_string(digits) + " hex digits (" + dtype_name(f) + ")";
   const std::string s = string_value(j, place, accepted);
   if (s.size() != 2 + digits || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) throw InputError(place.name(), accepted, shown(j));

@@ -92,21 +92,16 @@ double gb_per_s(double bytes, double seconds) { return seconds > 0 ? bytes / sec
 
 namespace {
 float uniform(SplitMix64& rng) { return static_cast<float>(static_cast<double>(rng.next() >> 11) * 0x1p-53 * 8.0 - 4.0); }
+
+template <typename E>
+void fill_uniform_as(E* data, std::size_t n, std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  for (std::size_t i = 0; i < n; ++i) data[i] = narrow_to<E>(uniform(rng));
+}
 }  // namespace
 
-void fill_uniform(float* data, std::size_t n, std::uint64_t seed) {
-  SplitMix64 rng(seed);
-  for (std::size_t i = 0; i < n; ++i) data[i] = uniform(rng);
-}
-
-void fill_uniform(Bf16Bits* data, std::size_t n, std::uint64_t seed) {
-  SplitMix64 rng(seed);
-  for (std::size_t i = 0; i < n; ++i) data[i] = bf16_from_float(uniform(rng));
-}
-
-void fill_uniform(F16Bits* data, std::size_t n, std::uint64_t seed) {
-  SplitMix64 rng(seed);
-  for (std::size_t i = 0; i < n; ++i) data[i] = f16_from_float(uniform(rng));
-}
+void fill_uniform(float* data, std::size_t n, std::uint64_t seed) { fill_uniform_as(data, n, seed); }
+void fill_uniform(Bf16Bits* data, std::size_t n, std::uint64_t seed) { fill_uniform_as(data, n, seed); }
+void fill_uniform(F16Bits* data, std::size_t n, std::uint64_t seed) { fill_uniform_as(data, n, seed); }
 
 }  // namespace ropecheck::accuracy

@@ -5,6 +5,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -178,13 +179,11 @@ class Worker {
   // dotted in float (dot_f32_eight_lanes).
   template <typename T>
   static T to_format(double x) {
-    if constexpr (std::is_same_v<T, float>) return static_cast<float>(x);
-    else return bf16_from_float(static_cast<float>(x));
+    return narrow_to<T>(static_cast<float>(x));  // bf16 through float, as the finite verdicts round
   }
   template <typename T>
   static float from_format(T x) {
-    if constexpr (std::is_same_v<T, float>) return x;
-    else return to_float(x);
+    return static_cast<float>(widen(x));  // exact
   }
 
   template <typename T>
@@ -252,8 +251,13 @@ class Worker {
   }
 
   void trial_kernel(std::int64_t t) {
-    if (ctx_.params->arith == Dtype::f32) trial_kernel_typed<float>(t);
-    else trial_kernel_typed<Bf16Bits>(t);
+    switch (ctx_.params->arith) {
+      case Dtype::f32: return trial_kernel_typed<float>(t);
+      case Dtype::bf16: return trial_kernel_typed<Bf16Bits>(t);
+      case Dtype::f16:  // not a Monte Carlo arithmetic (parse_arith refuses it)
+      case Dtype::f64: break;
+    }
+    throw std::logic_error("simulate: --arith " + dtype_name(ctx_.params->arith) + " has no kernel trial");
   }
 
   template <typename T>

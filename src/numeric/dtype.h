@@ -1,6 +1,6 @@
 // File: dtype.h
 // The one vocabulary of number formats (dtypes) for the kernel, its accuracy harness, the
-// finite-precision verdicts and Monte Carlo:
+// finite-precision verdicts, Monte Carlo and captures (usage/capture.h's kCaptureDtypes):
 //   f64   IEEE binary64: Monte Carlo's reference arithmetic; never a kernel tensor.
 //   f32   IEEE binary32 (24 significant bits).
 //   bf16  bfloat16: 8 significant bits, binary32's exponent range.
@@ -10,8 +10,8 @@
 // kernel outputs (the ulp metric, rotations) states so and refuses f64. A format's parameters
 // (significand bits, exponent range, storage width, canonical NaN) are read from its entry here,
 // never spelled again; its storage type and conversions are in numeric/small_floats.h.
-// Adding a format: an entry in kDtypes, its storage type in small_floats.h, and the kernel's per-path
-// rotation (kernel/detail/ops.h says how).
+// Adding a format: an entry in kDtypes, its storage type and narrowing in small_floats.h, and the
+// kernel's per-path rotation (kernel/detail/ops.h says how); CONTRIBUTING.md's recipe lists the rest.
 #pragma once
 
 #include <array>

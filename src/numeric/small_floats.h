@@ -9,7 +9,8 @@
 //     avx512-bf16 path patches; VCVTPS2PH with imm8 0 rounds exactly like f16_from_float); overflow
 //     to infinity; a NaN becomes the format's canonical quiet NaN (numeric/dtype.h).
 //   f16_from_double: the same from a double, rounded once (no double rounding through float).
-// StorageOf<Dtype> names a kernel dtype's element type; dtype_of<E> the reverse.
+// StorageOf<Dtype> names a kernel dtype's element type and its narrowing; dtype_of<E> the reverse;
+// narrow<D> / narrow_to<E> is the narrowing from float every layer above calls, one for all formats.
 #pragma once
 
 #include <bit>
@@ -113,16 +114,41 @@ constexpr F16Bits f16_from_float(float f) {
 
 // ---- the kernel dtypes' element types ------------------------------------------------------------
 
+// StorageOf<D>, one specialization per kernel dtype D: its element type and its narrowing from
+// float (the one place a format's rounding is chosen; narrow<D> and narrow_to<E> call it, so a
+// format without one does not compile).
 template <Dtype> struct StorageOf;
-template <> struct StorageOf<Dtype::f32> { using type = float; };
-template <> struct StorageOf<Dtype::bf16> { using type = Bf16Bits; };
-template <> struct StorageOf<Dtype::f16> { using type = F16Bits; };
+template <> struct StorageOf<Dtype::f32> {
+  using type = float;
+  static constexpr float from_float(float f) { return f != f ? std::bit_cast<float>(kCanonicalNaNF32) : f; }
+};
+template <> struct StorageOf<Dtype::bf16> {
+  using type = Bf16Bits;
+  static constexpr Bf16Bits from_float(float f) { return bf16_from_float(f); }
+};
+template <> struct StorageOf<Dtype::f16> {
+  using type = F16Bits;
+  static constexpr F16Bits from_float(float f) { return f16_from_float(f); }
+};
 template <Dtype T> using Storage = typename StorageOf<T>::type;
 
 template <typename E> inline constexpr Dtype dtype_of = Dtype::f64;  // not a kernel element type
 template <> inline constexpr Dtype dtype_of<float> = Dtype::f32;
 template <> inline constexpr Dtype dtype_of<Bf16Bits> = Dtype::bf16;
 template <> inline constexpr Dtype dtype_of<F16Bits> = Dtype::f16;
+
+// Returns: f narrowed to kernel dtype D (narrow_to: to element type E): rounded to nearest, ties to
+// even, on the float value (f32: f itself); overflow to infinity; a NaN becomes D's canonical NaN
+// (numeric/dtype.h). Every caller that rounds a float to "the format of E" calls these, never the
+// per-format functions above. widen(narrow_to<E>(widen(e))) == widen(e) for every non-NaN e.
+template <Dtype D>
+constexpr Storage<D> narrow(float f) {
+  return StorageOf<D>::from_float(f);
+}
+template <typename E>
+constexpr E narrow_to(float f) {
+  return narrow<dtype_of<E>>(f);
+}
 
 // Widening any kernel element exactly.
 inline double widen(float v) { return v; }

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <optional>
 
 #include "accuracy/audit.h"
@@ -47,14 +48,16 @@ namespace ropecheck::python {
 
 namespace {
 
-// The package passes float32, float16 or uint16 (bfloat16 bits) arrays only.
+// NumPy's element kind of a kernel dtype's storage, from its .npy descr: 'f', or 'u' for bfloat16's bits.
+char numpy_kind(Dtype f) { return dtype_info(f).npy[1]; }
+
+// The kernel dtype of an array whose element kind and size are its storage's (the package passes
+// float32, float16 or uint16 (bfloat16 bits) arrays only). Throws std::invalid_argument otherwise.
 Dtype format_of(const py::array& a) {
-  if (has_element_type(a, 'f', 4)) return Dtype::f32;
-  if (has_element_type(a, 'f', 2)) return Dtype::f16;
-  return Dtype::bf16;
+  for (Dtype t : kKernelDtypes)
+    if (has_element_type(a, numpy_kind(t), dtype_info(t).bytes)) return t;
+  throw std::invalid_argument("format_of: an array of no kernel dtype's storage");
 }
-// NumPy's element kind of a kernel dtype's storage: 'f', or 'u' for bfloat16's bits.
-char numpy_kind(Dtype f) { return f == Dtype::bf16 ? 'u' : 'f'; }
 
 Dtype parse_format(const std::string& dtype) { return parse_long_dtype(dtype, "dtype", kKernelDtypes); }
 

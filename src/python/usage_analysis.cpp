@@ -8,6 +8,7 @@
 #include "io/input_error.h"
 #include "io/npy.h"
 #include "spectrum/model_zoo.h"
+#include "usage/capture.h"
 #include "usage/head_kind.h"
 #include "usage/usage.h"
 #include "usage/usage_json.h"
@@ -20,10 +21,11 @@ namespace ropecheck::python {
 
 namespace {
 
-usage::CaptureDtype capture_dtype(const py::array& a, const std::string& name) {
-  const std::string kind = std::string(1, a.dtype().kind());
-  if (kind == "f" && a.itemsize() == 4) return usage::CaptureDtype::f32;
-  if (kind == "f" && a.itemsize() == 2) return usage::CaptureDtype::f16;
+// The capture dtype whose .npy descr ('<f4') has a's kind and item size (any byte order: NumPy
+// arrays in memory are native).
+Dtype capture_dtype(const py::array& a, const std::string& name) {
+  for (Dtype t : usage::kCaptureDtypes)
+    if (a.dtype().kind() == dtype_info(t).npy[1] && a.itemsize() == dtype_info(t).bytes) return t;
   throw InputError(name, "a float32 or float16 array", std::string(py::str(a.dtype())));
 }
 
@@ -184,8 +186,8 @@ py::array_t<double> attention_layer(const py::array& q, const py::array& k, cons
 void check_capture(const py::array& q, const py::array& k, const py::array& positions, const std::optional<py::array>& token_ids,
                    const std::optional<py::array>& source) {
   const usage::CaptureGeometry g = geometry_of(q, k);
-  const usage::CaptureDtype q_dtype = usage::capture_float_dtype(descr(q), "q");
-  const usage::CaptureDtype k_dtype = usage::capture_float_dtype(descr(k), "k");
+  const Dtype q_dtype = usage::capture_float_dtype(descr(q), "q");
+  const Dtype k_dtype = usage::capture_float_dtype(descr(k), "k");
   for (const auto& [a, name] : {std::pair<const py::array*, const char*>{&q, "q"}, {&k, "k"}})
     if (!(a->flags() & py::array::c_style))
       throw InputError(name, "a C-contiguous array (what np.save writes in C order)", "a non-contiguous array");

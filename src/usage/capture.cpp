@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <iterator>
+#include <string>
 #include <vector>
 #include <stdexcept>
 #include <utility>
@@ -14,38 +16,30 @@
 
 namespace ropecheck::usage {
 
-const char* capture_dtype_name(CaptureDtype dtype) {
-  switch (dtype) {
-    case CaptureDtype::f32:
-      return "float32";
-    case CaptureDtype::f16:
-      return "float16";
-  }
-  throw std::logic_error("capture_dtype_name: unknown dtype");
-}
-
-std::size_t capture_dtype_size(CaptureDtype dtype) {
-  switch (dtype) {
-    case CaptureDtype::f32:
-      return 4;
-    case CaptureDtype::f16:
-      return 2;
-  }
-  throw std::logic_error("capture_dtype_size: unknown dtype");
+void require_capture_dtype(Dtype t, const char* who) {
+  for (Dtype c : kCaptureDtypes)
+    if (c == t) return;
+  std::string accepted;
+  for (std::size_t i = 0; i < std::size(kCaptureDtypes); ++i)
+    accepted += (i == 0 ? "" : i + 1 == std::size(kCaptureDtypes) ? " or " : ", ") + dtype_long_name(kCaptureDtypes[i]);
+  throw std::invalid_argument(std::string(who) + ": " + dtype_name(t) + " is not a capture dtype (" + accepted + ")");
 }
 
 namespace {
 
-void decode(const std::vector<unsigned char>& bytes, CaptureDtype dtype, std::size_t first, std::size_t count, double* out) {
-  const std::size_t size = capture_dtype_size(dtype);
+void decode(const std::vector<unsigned char>& bytes, Dtype dtype, std::size_t first, std::size_t count, double* out) {
+  const auto size = static_cast<std::size_t>(dtype_info(dtype).bytes);
   if ((first + count) * size > bytes.size()) throw std::logic_error("CaptureBlock: the block's bytes are shorter than its shape");
   const unsigned char* p = bytes.data() + first * size;
-  if (dtype == CaptureDtype::f32) {
-    for (std::size_t i = 0; i < count; ++i) {
-      float v;
-      std::memcpy(&v, p + 4 * i, 4);
-      out[i] = v;
-    }
+  if (dtype != Dtype::f16) {
+    // Any other kernel dtype by its exact widening (with_storage refuses f64).
+    with_storage(dtype, [&](auto e) {
+      for (std::size_t i = 0; i < count; ++i) {
+        decltype(e) v;
+        std::memcpy(&v, p + sizeof v * i, sizeof v);
+        out[i] = widen(v);
+      }
+    });
   } else {
     // Every binary16 pattern decoded once (to_double, exact): a block is ~10^7 values.
     static const std::vector<double> table = [] {
@@ -101,8 +95,8 @@ bool SourceBase::next(CaptureBlock& block) {
   block.q_dtype = p_.q_dtype;
   block.k_dtype = p_.k_dtype;
   const auto per_head = static_cast<std::size_t>(g.tokens * g.head_dim);
-  block.q_bytes.resize(static_cast<std::size_t>(g.heads) * per_head * capture_dtype_size(p_.q_dtype));
-  block.k_bytes.resize(static_cast<std::size_t>(g.kv_heads) * per_head * capture_dtype_size(p_.k_dtype));
+  block.q_bytes.resize(static_cast<std::size_t>(g.heads) * per_head * static_cast<std::size_t>(dtype_info(p_.q_dtype).bytes));
+  block.k_bytes.resize(static_cast<std::size_t>(g.kv_heads) * per_head * static_cast<std::size_t>(dtype_info(p_.k_dtype).bytes));
   const bool last = sequence_ + 1 == g.sequences && layer_ + 1 == g.layers;
   read_block(block, last);
   check_finite(block, "q", p_.names);
@@ -140,7 +134,7 @@ class FileSource final : public SourceBase {
 
 class MemorySource final : public SourceBase {
  public:
-  MemorySource(const CaptureGeometry& g, CaptureDtype qd, const void* q, CaptureDtype kd, const void* k,
+  MemorySource(const CaptureGeometry& g, Dtype qd, const void* q, Dtype kd, const void* k,
                std::vector<std::vector<long long>> positions, std::optional<std::string> source, std::vector<std::vector<long long>> tokens)
       : SourceBase({g, qd, kd, CaptureNames::memory(), std::move(positions), std::move(source), std::move(tokens)}),
         q_(static_cast<const unsigned char*>(q)),
@@ -167,9 +161,11 @@ std::unique_ptr<CaptureSource> open_capture(const std::string& path, const std::
   return std::make_unique<FileSource>(std::move(archive), members);
 }
 
-std::unique_ptr<CaptureSource> memory_capture(const CaptureGeometry& g, CaptureDtype q_dtype, const void* q, CaptureDtype k_dtype,
+std::unique_ptr<CaptureSource> memory_capture(const CaptureGeometry& g, Dtype q_dtype, const void* q, Dtype k_dtype,
                                               const void* k, const std::vector<long long>& positions,
                                               std::optional<std::string> source, const std::vector<long long>* token_ids) {
+  require_capture_dtype(q_dtype, "memory_capture");
+  require_capture_dtype(k_dtype, "memory_capture");
   check_memory_capture(g, q, k);
   std::vector<std::vector<long long>> split = split_positions(positions, g, CaptureNames::memory());
   std::vector<std::vector<long long>> tokens;

@@ -17,14 +17,18 @@
 #include <string>
 #include <vector>
 
+#include "numeric/dtype.h"
+
 namespace ropecheck::usage {
 
-enum class CaptureDtype { f32, f16 };
+// The dtypes a capture's q and k may have, in the order errors list them: each is read by its
+// kDtypes entry (numeric/dtype.h): its .npy descr, its long name (describe()'s "float32") and its
+// width. bfloat16 is not one: NumPy has no bfloat16, and '<u2' bits would be ambiguous.
+inline constexpr Dtype kCaptureDtypes[] = {Dtype::f32, Dtype::f16};
 
-// Returns: "float32" or "float16".
-const char* capture_dtype_name(CaptureDtype dtype);
-// Returns: 4 or 2, the bytes of one element.
-std::size_t capture_dtype_size(CaptureDtype dtype);
+// Throws std::invalid_argument("<who>: bf16 is not a capture dtype (float32 or float16)") unless t is
+// one of kCaptureDtypes: a programming error (every reader maps its input to one of them first).
+void require_capture_dtype(Dtype t, const char* who);
 
 struct CaptureGeometry {
   long long sequences = 0, layers = 0, heads = 0, kv_heads = 0, tokens = 0, head_dim = 0;
@@ -35,7 +39,7 @@ struct CaptureGeometry {
 struct CaptureBlock {
   long long sequence = 0, layer = 0;
   long long heads = 0, kv_heads = 0, tokens = 0, head_dim = 0;
-  CaptureDtype q_dtype = CaptureDtype::f32, k_dtype = CaptureDtype::f32;
+  Dtype q_dtype = Dtype::f32, k_dtype = Dtype::f32;  // among kCaptureDtypes
   std::vector<unsigned char> q_bytes, k_bytes;
 
   // Writes q[head][t][c] for t < tokens, c < head_dim as binary64 (exact for f16 and f32) to
@@ -49,8 +53,8 @@ class CaptureSource {
  public:
   virtual ~CaptureSource() = default;
   virtual const CaptureGeometry& geometry() const = 0;
-  virtual CaptureDtype q_dtype() const = 0;
-  virtual CaptureDtype k_dtype() const = 0;
+  virtual Dtype q_dtype() const = 0;  // among kCaptureDtypes
+  virtual Dtype k_dtype() const = 0;
   // Returns: the positions of `sequence`'s tokens (tokens entries). Throws std::out_of_range
   // unless 0 <= sequence < sequences.
   virtual const std::vector<long long>& positions(long long sequence) const = 0;
@@ -78,11 +82,11 @@ class CaptureSource {
 std::unique_ptr<CaptureSource> open_capture(const std::string& path, const std::string& input = "--capture");
 
 // A capture in memory (Python: NumPy arrays), non-owning: q and k point to C-order arrays of the
-// geometry's shapes in their dtypes, and must outlive the source; positions has tokens or
+// geometry's shapes in their dtypes (among kCaptureDtypes), and must outlive the source; positions has tokens or
 // sequences*tokens entries. Validates like open_capture, naming "q", "k" and "positions" (the
 // geometry's fields by the array they shape); NaN/inf values are found by next(), as for a file.
 // token_ids, when given, has tokens or sequences*tokens entries (InputError "token_ids" otherwise).
-std::unique_ptr<CaptureSource> memory_capture(const CaptureGeometry& g, CaptureDtype q_dtype, const void* q, CaptureDtype k_dtype,
+std::unique_ptr<CaptureSource> memory_capture(const CaptureGeometry& g, Dtype q_dtype, const void* q, Dtype k_dtype,
                                               const void* k, const std::vector<long long>& positions,
                                               std::optional<std::string> source = std::nullopt,
                                               const std::vector<long long>* token_ids = nullptr);
@@ -90,8 +94,8 @@ std::unique_ptr<CaptureSource> memory_capture(const CaptureGeometry& g, CaptureD
 // The member checks open_capture applies, for arrays held in memory before they are written
 // (Python's capture.save): each throws InputError naming `member` ("q", "token_ids", ...) as
 // open_capture names "<input>: member '<member>'". `descr` is the array's .npy descr ("<f4").
-// Returns: the dtype of q or k: descr '<f4' or '<f2'.
-CaptureDtype capture_float_dtype(const std::string& descr, const std::string& member);
+// Returns: the dtype of q or k: the kCaptureDtypes entry whose .npy descr is `descr` ('<f4' or '<f2').
+Dtype capture_float_dtype(const std::string& descr, const std::string& member);
 // positions or token_ids: descr '<i8' or '<i4', shape [tokens] or [sequences, tokens] (no value is
 // checked here: memory_capture checks the positions' values).
 void check_token_member(const std::string& descr, const std::vector<std::int64_t>& shape, const CaptureGeometry& g,

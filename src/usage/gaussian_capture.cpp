@@ -15,7 +15,7 @@ namespace {
 class GaussianSource final : public SourceBase {
  public:
   explicit GaussianSource(GaussianCaptureSpec spec)
-      : SourceBase({spec.geometry, CaptureDtype::f32, CaptureDtype::f32, CaptureNames{"Gaussian null (seed " + std::to_string(spec.seed) + ")", "", ""},
+      : SourceBase({spec.geometry, Dtype::f32, Dtype::f32, CaptureNames{"Gaussian null (seed " + std::to_string(spec.seed) + ")", "", ""},
                     spec.positions, std::nullopt, spec.token_ids}),
         s_(std::move(spec)) {}
 

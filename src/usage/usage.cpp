@@ -246,8 +246,8 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
   out.model = model.name;
   out.capture = capture.describe();
   out.geometry = g;
-  out.q_dtype = capture_dtype_name(capture.q_dtype());
-  out.k_dtype = capture_dtype_name(capture.k_dtype());
+  out.q_dtype = dtype_long_name(capture.q_dtype());
+  out.k_dtype = dtype_long_name(capture.k_dtype());
   out.scale_text = model.attention.scale_text;
   out.softcap = model.attention.softcap;
   out.options = o;

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cstdint>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -64,6 +67,51 @@ TEST(Dtype, FormatParametersComeFromTheOneList) {
   EXPECT_EQ(dtype_info(Dtype::f16).npy, "<f2");
   for (std::size_t i = 0; i < kKernelDtypes.size(); ++i) EXPECT_EQ(kernel_dtype_index(kKernelDtypes[i]), i);
   EXPECT_THROW(kernel_dtype_index(Dtype::f64), std::invalid_argument);
+}
+
+// Every enumerator of Dtype, by a switch without default: adding one fails the build here
+// (-Werror=switch) until it is counted, and the test below then fails until kDtypes has its entry.
+constexpr std::size_t kEnumerators = [] {
+  std::size_t n = 0;
+  for (Dtype t : {Dtype::f64, Dtype::f32, Dtype::bf16, Dtype::f16}) {
+    switch (t) {
+      case Dtype::f64:
+      case Dtype::f32:
+      case Dtype::bf16:
+      case Dtype::f16:
+        ++n;
+    }
+  }
+  return n;
+}();
+
+// A new format's registration in the one list is complete: an entry per enumerator, in enumerator
+// order, with a name and a long name, a width that holds its bits, a canonical NaN that is a quiet
+// NaN of its width, and an .npy descr of its width ('f' for IEEE formats, 'u' bits otherwise).
+TEST(Dtype, EveryEnumeratorHasACompleteEntry) {
+  ASSERT_EQ(std::size(kDtypes), kEnumerators);
+  for (std::size_t i = 0; i < std::size(kDtypes); ++i) {
+    const DtypeInfo& d = kDtypes[i];
+    SCOPED_TRACE(std::string(d.name));
+    EXPECT_EQ(static_cast<std::size_t>(d.value), i);
+    EXPECT_EQ(&dtype_info(d.value), &d);
+    EXPECT_FALSE(d.name.empty());
+    EXPECT_FALSE(d.long_name.empty());
+    EXPECT_EQ(dtype_named(std::string(d.name)), d.value);
+    EXPECT_EQ(parse_long_dtype(std::string(d.long_name), "dtype", kAllDtypes), d.value);
+    ASSERT_TRUE(d.bytes == 2 || d.bytes == 4 || d.bytes == 8);
+    const int exponent_bits = std::bit_width(static_cast<unsigned>(d.emax)) + 1;  // emax = 2^(w-1) - 1
+    EXPECT_EQ(d.emax, (1 << (exponent_bits - 1)) - 1);
+    EXPECT_EQ(d.emin_normal, 1 - d.emax);
+    EXPECT_EQ(1 + exponent_bits + d.precision - 1, 8 * d.bytes);  // sign, exponent, trailing significand
+    const std::uint64_t quiet = std::uint64_t{1} << (d.precision - 2);
+    const std::uint64_t exponent_ones = ((std::uint64_t{1} << exponent_bits) - 1) << (d.precision - 1);
+    EXPECT_EQ(d.canonical_nan, exponent_ones | quiet);
+    ASSERT_EQ(d.npy.size(), 3u);
+    EXPECT_EQ(d.npy[0], '<');
+    EXPECT_TRUE(d.npy[1] == 'f' || d.npy[1] == 'u');
+    EXPECT_EQ(d.npy[2] - '0', d.bytes);
+  }
 }
 
 TEST(Dtype, RequireKernelDtype) {

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <type_traits>
 
 #include "numeric/round_to_binary.h"
 
@@ -145,6 +146,38 @@ TEST(StorageOf, MapsKernelDtypesBothWays) {
   EXPECT_EQ(bits_of_value(Dtype::f16, 1.0), 0x3C00u);
   EXPECT_EQ(bits_of_value(Dtype::bf16, 1.0), 0x3F80u);
   EXPECT_EQ(bits_of_value(Dtype::f32, std::nan("")), kCanonicalNaNF32);
+}
+
+// Every kernel dtype's narrowing (narrow_to, the one every layer calls) round-trips its own values:
+// every pattern of a 16-bit format, every 2^11th float32 pattern; a NaN gives the format's canonical
+// NaN (numeric/dtype.h). It agrees with bits_of_value on float values, and narrow<D> is narrow_to of
+// D's storage. A new format whose narrowing is missing or wrong fails here.
+TEST(Narrow, EveryKernelDtypeRoundTripsItsValues) {
+  for (Dtype t : kKernelDtypes) {
+    with_storage(t, [&](auto e) {
+      using E = decltype(e);
+      const int bits = 8 * static_cast<int>(sizeof(E));
+      const std::uint64_t step = bits == 16 ? 1 : std::uint64_t{1} << 11;
+      for (std::uint64_t b = 0; b < (std::uint64_t{1} << bits); b += step) {
+        E x;
+        if constexpr (std::is_same_v<E, float>) x = std::bit_cast<float>(static_cast<std::uint32_t>(b));
+        else x = E{static_cast<std::uint16_t>(b)};
+        const double v = widen(x);
+        const float f = static_cast<float>(v);
+        if (!std::isnan(v)) ASSERT_EQ(static_cast<double>(f), v) << dtype_name(t);  // every value is a float
+        const std::uint32_t want = std::isnan(v) ? static_cast<std::uint32_t>(dtype_info(t).canonical_nan) : bits_of(x);
+        ASSERT_EQ(bits_of(narrow_to<E>(f)), want) << dtype_name(t) << " pattern 0x" << std::hex << b;
+        ASSERT_EQ(bits_of(narrow<dtype_of<E>>(f)), want) << dtype_name(t);
+        ASSERT_EQ(bits_of_value(t, v), want) << dtype_name(t) << " pattern 0x" << std::hex << b;
+      }
+      // Between values: the float just above each sampled value rounds as bits_of_value rounds it.
+      for (std::uint32_t b = 0; b < 0x7F800000u; b += 0x10001u) {
+        const float f = std::bit_cast<float>(b);
+        ASSERT_EQ(bits_of(narrow_to<E>(f)), bits_of_value(t, f)) << dtype_name(t) << " x=" << hex(f);
+        ASSERT_EQ(bits_of(narrow_to<E>(-f)), bits_of_value(t, -f)) << dtype_name(t) << " x=" << hex(-f);
+      }
+    });
+  }
 }
 
 }  // namespace

@@ -36,6 +36,13 @@ def normal(shape, dtype, seed):
     return torch.randn(shape, generator=g).to(dtype)
 
 
+def test_every_kernel_dtype_has_its_torch_dtype():
+    """ropecheck.torch's DTYPES names every kernel dtype of the library's one list (numeric/dtype.h):
+    a new format without its torch dtype fails here (CONTRIBUTING.md, "Recipe: a new number format")."""
+    assert set(rt.DTYPES) == set(ropecheck._core.KERNEL_DTYPES)
+    assert set(DTYPES) == set(rt.DTYPES.values())
+
+
 # --- apply ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -43,7 +43,7 @@ void expect_blocks(CaptureSource& source, double (*override_q)(long long, long l
       EXPECT_EQ(block.head_dim, g.head_dim);
       EXPECT_EQ(block.q_dtype, source.q_dtype());
       EXPECT_EQ(block.k_dtype, source.k_dtype());
-      EXPECT_EQ(block.q_bytes.size(), static_cast<std::size_t>(g.heads) * row.size() * capture_dtype_size(source.q_dtype()));
+      EXPECT_EQ(block.q_bytes.size(), static_cast<std::size_t>(g.heads) * row.size() * static_cast<std::size_t>(dtype_info(source.q_dtype()).bytes));
       for (long long h = 0; h < g.heads; ++h) {
         block.q_head(h, row.data());
         for (long long t = 0; t < g.tokens; ++t)
@@ -69,8 +69,8 @@ TEST(CaptureFile, StoredFloat32WithSharedPositionsAndSource) {
   const auto source = open_capture(data("stored_f32.npz"));
   const CaptureGeometry& g = source->geometry();
   EXPECT_EQ(std::tie(g.sequences, g.layers, g.heads, g.kv_heads, g.tokens, g.head_dim), std::make_tuple(2, 3, 4, 2, 5, 6));
-  EXPECT_EQ(source->q_dtype(), CaptureDtype::f32);
-  EXPECT_EQ(source->k_dtype(), CaptureDtype::f32);
+  EXPECT_EQ(source->q_dtype(), Dtype::f32);
+  EXPECT_EQ(source->k_dtype(), Dtype::f32);
   EXPECT_EQ(source->describe(), data("stored_f32.npz") + ": 2 sequences x 3 layers x 4/2 heads x 5 tokens x 6, float32");
   ASSERT_TRUE(source->source().has_value());
   EXPECT_EQ(*source->source(), "toy capture, \xce\xb8 = 10000 \xf0\x9d\x9c\x8b");  // θ and U+1D70B, in UTF-8
@@ -91,8 +91,8 @@ double compressed_overrides(long long s, long long l, long long h, long long t, 
 
 TEST(CaptureFile, CompressedFloat16WithPerSequencePositions) {
   const auto source = open_capture(data("compressed_f16.npz"), "--in");
-  EXPECT_EQ(source->q_dtype(), CaptureDtype::f16);
-  EXPECT_EQ(source->k_dtype(), CaptureDtype::f32);
+  EXPECT_EQ(source->q_dtype(), Dtype::f16);
+  EXPECT_EQ(source->k_dtype(), Dtype::f32);
   EXPECT_EQ(source->describe(),
             data("compressed_f16.npz") + ": 2 sequences x 3 layers x 4/2 heads x 5 tokens x 6, q float16, k float32");
   EXPECT_FALSE(source->source().has_value());
@@ -124,8 +124,8 @@ TEST(CaptureFile, Float16SignedZeroAndSubnormalAreExact) {
 
 TEST(CaptureFile, Int32PositionsAndFloat16Keys) {
   const auto source = open_capture(data("positions_i4.npz"));
-  EXPECT_EQ(source->q_dtype(), CaptureDtype::f32);
-  EXPECT_EQ(source->k_dtype(), CaptureDtype::f16);
+  EXPECT_EQ(source->q_dtype(), Dtype::f32);
+  EXPECT_EQ(source->k_dtype(), Dtype::f16);
   EXPECT_EQ(source->positions(0), (std::vector<long long>{4, 2, 9}));
   expect_blocks(*source);
 }
@@ -200,7 +200,7 @@ TEST(CaptureMemory, StreamsArraysInMemory) {
   for (std::size_t i = 0; i < q.size(); ++i) q[i] = static_cast<float>(i) * 0.5f;
   std::vector<std::uint16_t> k(2 * 2 * 1 * 3 * 2);
   for (std::size_t i = 0; i < k.size(); ++i) k[i] = i % 3 == 0 ? kHalfOne : i % 3 == 1 ? kHalfMinusTwo : kHalfTiny;
-  const auto source = memory_capture(g, CaptureDtype::f32, q.data(), CaptureDtype::f16, k.data(), {3, 1, 2}, "from Python");
+  const auto source = memory_capture(g, Dtype::f32, q.data(), Dtype::f16, k.data(), {3, 1, 2}, "from Python");
   EXPECT_EQ(source->describe(), "memory: 2 sequences x 2 layers x 2/1 heads x 3 tokens x 2, q float32, k float16");
   EXPECT_EQ(source->source(), std::optional<std::string>("from Python"));
   EXPECT_FALSE(source->has_token_ids());
@@ -224,7 +224,7 @@ TEST(CaptureMemory, StreamsArraysInMemory) {
     }
   EXPECT_FALSE(source->next(block));
 
-  const auto per_sequence = memory_capture(g, CaptureDtype::f32, q.data(), CaptureDtype::f16, k.data(), {0, 1, 2, 9, 8, 7});
+  const auto per_sequence = memory_capture(g, Dtype::f32, q.data(), Dtype::f16, k.data(), {0, 1, 2, 9, 8, 7});
   EXPECT_EQ(per_sequence->positions(0), (std::vector<long long>{0, 1, 2}));
   EXPECT_EQ(per_sequence->positions(1), (std::vector<long long>{9, 8, 7}));
   EXPECT_FALSE(per_sequence->source().has_value());
@@ -233,7 +233,7 @@ TEST(CaptureMemory, StreamsArraysInMemory) {
 TEST(CaptureMemory, RefusesBadArraysNamingTheParameter) {
   std::vector<float> q(1024, 1.0f), k(1024, 1.0f);
   auto open = [&](CaptureGeometry g, std::vector<long long> positions) {
-    const auto source = memory_capture(g, CaptureDtype::f32, q.data(), CaptureDtype::f32, k.data(), positions);
+    const auto source = memory_capture(g, Dtype::f32, q.data(), Dtype::f32, k.data(), positions);
     CaptureBlock block;
     while (source->next(block)) {
     }
@@ -248,14 +248,14 @@ TEST(CaptureMemory, RefusesBadArraysNamingTheParameter) {
   test::expect_input_error([&] { open({1, 1, 2, 1, 2, 4}, {0, 1LL << 40}); }, "positions", {"positions[1] = 1099511627776"});
   test::expect_input_error([&] { open({1LL << 40, 1LL << 20, 2, 1, 2, 4}, {0, 1}); }, "q", {"fewer than 2^62 bytes"});
   test::expect_input_error(
-      [&] { memory_capture({1, 1, 2, 1, 2, 4}, CaptureDtype::f32, nullptr, CaptureDtype::f32, k.data(), {0, 1}); }, "q",
+      [&] { memory_capture({1, 1, 2, 1, 2, 4}, Dtype::f32, nullptr, Dtype::f32, k.data(), {0, 1}); }, "q",
       {"null pointer"});
   q[1 * 16 + 1 * 8 + 1 * 4 + 3] = std::nanf("");  // q[0, 1, 1, 1, 3] of shape [1, 2, 2, 2, 4]
   test::expect_input_error([&] { open({1, 2, 2, 1, 2, 4}, {0, 1}); }, "q", {"q[0, 1, 1, 1, 3] = nan"});
   const std::vector<std::uint16_t> k16(16, kHalfInf);
   test::expect_input_error(
       [&] {
-        const auto source = memory_capture({1, 1, 2, 1, 2, 4}, CaptureDtype::f32, k.data(), CaptureDtype::f16, k16.data(), {0, 1});
+        const auto source = memory_capture({1, 1, 2, 1, 2, 4}, Dtype::f32, k.data(), Dtype::f16, k16.data(), {0, 1});
         CaptureBlock block;
         source->next(block);
       },
@@ -264,8 +264,8 @@ TEST(CaptureMemory, RefusesBadArraysNamingTheParameter) {
 
 // The member checks for arrays in memory (Python's capture.save) are open_capture's, naming the member.
 TEST(CaptureMemory, MemberChecksNameTheParameter) {
-  EXPECT_EQ(capture_float_dtype("<f4", "q"), CaptureDtype::f32);
-  EXPECT_EQ(capture_float_dtype("<f2", "k"), CaptureDtype::f16);
+  EXPECT_EQ(capture_float_dtype("<f4", "q"), Dtype::f32);
+  EXPECT_EQ(capture_float_dtype("<f2", "k"), Dtype::f16);
   test::expect_input_error([] { capture_float_dtype(">f4", "q"); }, "q", {"'<f4' or '<f2'", "dtype '>f4'"});
   test::expect_input_error([] { capture_float_dtype("<f8", "k"); }, "k", {"dtype '<f8'"});
   const CaptureGeometry g{2, 1, 2, 1, 3, 4};
@@ -281,11 +281,23 @@ TEST(CaptureMemory, MemberChecksNameTheParameter) {
   test::expect_input_error([&] { capture_source_text("<U1", {}, surrogate, "source"); }, "source", {"no surrogates"});
 }
 
-TEST(CaptureDtypes, NamesAndSizes) {
-  EXPECT_STREQ(capture_dtype_name(CaptureDtype::f32), "float32");
-  EXPECT_STREQ(capture_dtype_name(CaptureDtype::f16), "float16");
-  EXPECT_EQ(capture_dtype_size(CaptureDtype::f32), 4u);
-  EXPECT_EQ(capture_dtype_size(CaptureDtype::f16), 2u);
+// Every capture dtype is read by its .npy descr and named by its long name (numeric/dtype.h); a dtype
+// outside kCaptureDtypes is a programming error, named.
+TEST(CaptureDtypes, EachReadByItsDescrAndNamed) {
+  for (Dtype t : kCaptureDtypes) {
+    EXPECT_EQ(capture_float_dtype(std::string(dtype_info(t).npy), "q"), t) << dtype_name(t);
+    EXPECT_NO_THROW(require_capture_dtype(t, "test")) << dtype_name(t);
+  }
+  EXPECT_EQ(dtype_long_name(Dtype::f32), "float32");
+  EXPECT_EQ(dtype_long_name(Dtype::f16), "float16");
+  try {
+    require_capture_dtype(Dtype::bf16, "memory_capture");
+    ADD_FAILURE() << "bf16 accepted as a capture dtype";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "memory_capture: bf16 is not a capture dtype (float32 or float16)");
+  }
+  const std::vector<float> q(8, 1.0f);
+  EXPECT_THROW(memory_capture({1, 1, 1, 1, 2, 4}, Dtype::f64, q.data(), Dtype::f32, q.data(), {0, 1}), std::invalid_argument);
 }
 
 }  // namespace ropecheck::usage::capture_test

@@ -105,7 +105,7 @@ Capture usage_test_capture() {
 
 TEST(Usage, AttentionMatchesADirectComputation) {
   const Capture c = usage_test_capture();
-  auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+  auto source = memory_capture(c.g, Dtype::f32, c.q.data(), Dtype::f32, c.k.data(), c.positions);
   UsageOptions o;
   o.certify_breaks = false;
   const UsageResult r = analyse_usage(usage_test_model(), *source, o);
@@ -144,7 +144,7 @@ TEST(Usage, AttentionMatchesADirectComputation) {
 // with zeros above the diagonal; the limit clips; bad arguments name their parameter.
 TEST(Usage, AttentionMapsAreEachHeadsAttentionMap) {
   const Capture c = usage_test_capture();
-  auto source = [&] { return memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions); };
+  auto source = [&] { return memory_capture(c.g, Dtype::f32, c.q.data(), Dtype::f32, c.k.data(), c.positions); };
   const ModelDescription m = usage_test_model();
   for (long long limit : {96LL, 17LL, 1000LL}) {
     auto all = source();
@@ -171,7 +171,7 @@ TEST(Usage, AttentionMapsAreEachHeadsAttentionMap) {
 
 TEST(Usage, SharesAndAblationsFollowTheBands) {
   const Capture c = usage_test_capture();
-  auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+  auto source = memory_capture(c.g, Dtype::f32, c.q.data(), Dtype::f32, c.k.data(), c.positions);
   UsageOptions o;
   o.certify_breaks = false;
   const UsageResult r = analyse_usage(usage_test_model(), *source, o);
@@ -196,7 +196,7 @@ TEST(Usage, SameBytesForAnyThreadCount) {
   const Capture c = usage_test_capture();
   std::string first;
   for (int threads : {1, 2, 3}) {
-    auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+    auto source = memory_capture(c.g, Dtype::f32, c.q.data(), Dtype::f32, c.k.data(), c.positions);
     UsageOptions o;
     o.threads = threads;
     o.content_distance = 8;
@@ -209,7 +209,7 @@ TEST(Usage, SameBytesForAnyThreadCount) {
 
 TEST(Usage, ContentHeadsGetCertifiedBreaks) {
   const Capture c = usage_test_capture();
-  auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+  auto source = memory_capture(c.g, Dtype::f32, c.q.data(), Dtype::f32, c.k.data(), c.positions);
   UsageOptions o;
   o.content_distance = 8;
   o.strong_match = 0.05;  // the random content heads' matches are weak; the rule is the option's
@@ -237,7 +237,7 @@ TEST(Usage, ContentHeadsGetCertifiedBreaks) {
   EXPECT_EQ(r.breaks.found + r.breaks.none + r.breaks.undecided, 6);
   // A stronger rule keeps fewer (or no) rows: only matches holding >= 0.9 of their row.
   o.strong_match = 0.9;
-  auto again = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+  auto again = memory_capture(c.g, Dtype::f32, c.q.data(), Dtype::f32, c.k.data(), c.positions);
   const UsageResult strict = analyse_usage(usage_test_model(), *again, o);
   for (const ContentBreak& b : strict.layers[0].heads[2].breaks) EXPECT_GE(b.weight, 0.9);
 }
@@ -260,7 +260,7 @@ TEST(Usage, InductionHeadsAreFoundWithTokenIds) {
     c.q[static_cast<size_t>((3 * T + t) * kD + channel[tokens[static_cast<size_t>(t)]])] = 6.f;
     if (t > 0) c.k[static_cast<size_t>((T + t) * kD + channel[tokens[static_cast<size_t>(t - 1)]])] = 6.f;
   }
-  auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions, std::nullopt, &tokens);
+  auto source = memory_capture(c.g, Dtype::f32, c.q.data(), Dtype::f32, c.k.data(), c.positions, std::nullopt, &tokens);
   UsageOptions o;
   o.certify_breaks = false;
   const UsageResult r = analyse_usage(usage_test_model(), *source, o);
@@ -271,7 +271,7 @@ TEST(Usage, InductionHeadsAreFoundWithTokenIds) {
   EXPECT_LT(h.scores.induction->baseline, 0.5);
   EXPECT_EQ(r.scores_tested, 4 * (16 + 3));
   // Without the token ids the same head is no induction head.
-  auto plain = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+  auto plain = memory_capture(c.g, Dtype::f32, c.q.data(), Dtype::f32, c.k.data(), c.positions);
   EXPECT_NE(analyse_usage(usage_test_model(), *plain, o).layers[0].heads[3].kind(), HeadKind::induction);
 }
 
@@ -284,7 +284,7 @@ TEST(Usage, GaussianNullMeasuresTheRulesFalsePositives) {
   o.null_repeats = 20;
   o.null_seed = 5;
   auto run = [&] {
-    auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+    auto source = memory_capture(c.g, Dtype::f32, c.q.data(), Dtype::f32, c.k.data(), c.positions);
     return analyse_usage(usage_test_model(), *source, o);
   };
   const UsageResult r = run();
@@ -304,7 +304,7 @@ TEST(Usage, GaussianNullMeasuresTheRulesFalsePositives) {
 
 TEST(Usage, RefusesACaptureThatDoesNotFitTheModel) {
   const Capture c = usage_test_capture();
-  auto source = memory_capture(c.g, CaptureDtype::f32, c.q.data(), CaptureDtype::f32, c.k.data(), c.positions);
+  auto source = memory_capture(c.g, Dtype::f32, c.q.data(), Dtype::f32, c.k.data(), c.positions);
   try {
     analyse_usage(usage_test_model(2), *source, UsageOptions{});
     FAIL() << "accepted a 1-layer capture for a 2-layer model";
@@ -328,7 +328,7 @@ UsageResult usage_of_zoo_model(const std::string& name) {
   unsigned state = 11;
   for (float& x : q) x = noise(state);
   for (float& x : k) x = noise(state);
-  auto source = memory_capture(g, CaptureDtype::f32, q.data(), CaptureDtype::f32, k.data(), {0, 1, 2, 3});
+  auto source = memory_capture(g, Dtype::f32, q.data(), Dtype::f32, k.data(), {0, 1, 2, 3});
   UsageOptions o;
   o.certify_breaks = false;
   return analyse_usage(m, *source, o);

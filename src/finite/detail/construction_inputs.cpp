@@ -11,8 +11,12 @@
 namespace ropecheck::finite::detail {
 
 float round_mpfr(mpfr_srcptr x, Dtype t) {
-  require_kernel_dtype(t, "round_mpfr");
-  if (t == Dtype::f32) return mpfr_get_flt(x, MPFR_RNDN);
+  switch (t) {
+    case Dtype::f32: return mpfr_get_flt(x, MPFR_RNDN);
+    case Dtype::bf16: break;  // below
+    case Dtype::f16:
+    case Dtype::f64: throw std::invalid_argument("round_mpfr: " + dtype_name(t) + " is not a finite-verdict dtype (f32 or bf16)");
+  }
   if (mpfr_zero_p(x) || mpfr_get_exp(x) <= -126)  // |x| < 2^-126 (MPFR: x = m 2^e, 1/2 <= |m| < 1)
     return to_float(bf16_from_float(mpfr_get_flt(x, MPFR_RNDN)));
   mpfr_t r;

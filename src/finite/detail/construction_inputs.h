@@ -23,7 +23,8 @@ inline constexpr unsigned kExactBits = 128;
 // Returns: x (an MPFR number) rounded to nearest-even in dtype t (f32 or bf16). bf16 rounds to 8
 // significant bits in MPFR first (exact afterwards in float); below 2^-126 (bf16 subnormals, never
 // produced by the constructions here, whose components are O(1) or exactly 0) it goes through
-// float, which may double-round.
+// float, which may double-round. Throws std::invalid_argument for f16 and f64 (the finite verdicts'
+// formats are f32 and bf16).
 float round_mpfr(mpfr_srcptr x, Dtype t);
 
 // Returns: the dtype rounding of the exact value enclosed by x, certified: both endpoints round to

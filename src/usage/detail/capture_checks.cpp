@@ -1,8 +1,10 @@
 #include "usage/detail/capture_checks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "io/input_error.h"
 #include "io/npy.h"
@@ -14,7 +16,6 @@ namespace {
 
 constexpr long long kPositionLimit = 1LL << 40;
 const std::vector<std::string> kMembers = {"q", "k", "positions", "token_ids", "source"};
-const std::vector<std::string> kFloatDtypes = {"<f4", "<f2"};
 const std::vector<std::string> kIntDtypes = {"<i8", "<i4"};
 const char* const kQShape = "[sequences, layers, heads, tokens, head_dim]";
 const char* const kKShape = "[sequences, layers, kv_heads, tokens, head_dim]";
@@ -37,10 +38,14 @@ std::string quoted(const std::vector<std::string>& items) {
   return or_list(q);
 }
 
-CaptureDtype float_dtype(const NpyHeader& h, const std::string& member, const CaptureNames& names) {
-  if (h.dtype == "<f4") return CaptureDtype::f32;
-  if (h.dtype == "<f2") return CaptureDtype::f16;
-  throw InputError(names.of(member), "an array of dtype " + quoted(kFloatDtypes) + " (float32 or float16)",
+Dtype float_dtype(const NpyHeader& h, const std::string& member, const CaptureNames& names) {
+  std::vector<std::string> descrs, long_names;
+  for (Dtype t : kCaptureDtypes) {
+    if (h.dtype == dtype_info(t).npy) return t;
+    descrs.emplace_back(dtype_info(t).npy);
+    long_names.push_back(dtype_long_name(t));
+  }
+  throw InputError(names.of(member), "an array of dtype " + quoted(descrs) + " (" + or_list(long_names) + ")",
                    names.got + "dtype '" + h.dtype + "'");
 }
 
@@ -240,39 +245,35 @@ std::vector<std::vector<long long>> split_positions(const std::vector<long long>
 
 void check_finite(const CaptureBlock& block, const std::string& which, const CaptureNames& names) {
   const bool is_q = which == "q";
-  const CaptureDtype dtype = is_q ? block.q_dtype : block.k_dtype;
+  const Dtype dtype = is_q ? block.q_dtype : block.k_dtype;
   const std::vector<unsigned char>& bytes = is_q ? block.q_bytes : block.k_bytes;
-  const std::size_t size = capture_dtype_size(dtype);
-  const std::size_t n = bytes.size() / size;
-  for (std::size_t i = 0; i < n; ++i) {
-    double value = 0;
-    bool finite = true;
-    if (dtype == CaptureDtype::f32) {
-      std::uint32_t bits;
-      std::memcpy(&bits, bytes.data() + 4 * i, 4);
-      finite = (bits & 0x7F800000u) != 0x7F800000u;
-      if (!finite) {
-        float f;
-        std::memcpy(&f, &bits, 4);
-        value = f;
-      }
-    } else {
-      std::uint16_t bits;
-      std::memcpy(&bits, bytes.data() + 2 * i, 2);
-      finite = is_finite(F16Bits{bits});
-      if (!finite) value = to_double(F16Bits{bits});
+  // Every element widened exactly (with_storage: one loop per kernel dtype; f64 is refused).
+  const std::optional<std::size_t> first = with_storage(dtype, [&](auto e) -> std::optional<std::size_t> {
+    using E = decltype(e);
+    const std::size_t n = bytes.size() / sizeof(E);
+    for (std::size_t i = 0; i < n; ++i) {
+      E v;
+      std::memcpy(&v, bytes.data() + sizeof(E) * i, sizeof(E));
+      if (!std::isfinite(widen(v))) return i;
     }
-    if (finite) continue;
-    const auto per_head = static_cast<std::size_t>(block.tokens * block.head_dim);
-    const auto head_dim = static_cast<std::size_t>(block.head_dim);
-    const std::vector<long long> index = {block.sequence, block.layer, static_cast<long long>(i / per_head),
-                                          static_cast<long long>(i % per_head / head_dim), static_cast<long long>(i % head_dim)};
-    const std::string text = value != value ? "nan" : value > 0 ? "inf" : "-inf";
-    throw InputError(names.of(which), "finite values (no NaN or infinity)", names.got + index_text(which, index) + " = " + text);
-  }
+    return std::nullopt;
+  });
+  if (!first) return;
+  const std::size_t i = *first;
+  double value = 0;
+  with_storage(dtype, [&](auto e) {
+    std::memcpy(&e, bytes.data() + sizeof e * i, sizeof e);
+    value = widen(e);
+  });
+  const auto per_head = static_cast<std::size_t>(block.tokens * block.head_dim);
+  const auto head_dim = static_cast<std::size_t>(block.head_dim);
+  const std::vector<long long> index = {block.sequence, block.layer, static_cast<long long>(i / per_head),
+                                        static_cast<long long>(i % per_head / head_dim), static_cast<long long>(i % head_dim)};
+  const std::string text = value != value ? "nan" : value > 0 ? "inf" : "-inf";
+  throw InputError(names.of(which), "finite values (no NaN or infinity)", names.got + index_text(which, index) + " = " + text);
 }
 
-CaptureDtype capture_float_dtype(const std::string& descr, const std::string& member) {
+Dtype capture_float_dtype(const std::string& descr, const std::string& member) {
   NpyHeader h;
   h.dtype = descr;
   return float_dtype(h, member, CaptureNames::memory());
@@ -296,12 +297,12 @@ std::string capture_source_text(const std::string& descr, const std::vector<std:
   return source_text(a, CaptureNames::memory(), member);
 }
 
-std::string describe_capture(const std::string& label, const CaptureGeometry& g, CaptureDtype q_dtype, CaptureDtype k_dtype) {
+std::string describe_capture(const std::string& label, const CaptureGeometry& g, Dtype q_dtype, Dtype k_dtype) {
   std::string s = label + ": " + std::to_string(g.sequences) + " sequences x " + std::to_string(g.layers) + " layers x " +
                   std::to_string(g.heads) + "/" + std::to_string(g.kv_heads) + " heads x " + std::to_string(g.tokens) +
                   " tokens x " + std::to_string(g.head_dim) + ", ";
-  if (q_dtype == k_dtype) return s + capture_dtype_name(q_dtype);
-  return s + "q " + capture_dtype_name(q_dtype) + ", k " + capture_dtype_name(k_dtype);
+  if (q_dtype == k_dtype) return s + dtype_long_name(q_dtype);
+  return s + "q " + dtype_long_name(q_dtype) + ", k " + dtype_long_name(k_dtype);
 }
 
 }  // namespace ropecheck::usage

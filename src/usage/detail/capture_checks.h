@@ -26,7 +26,7 @@ struct CaptureNames {
 // A capture file's checked members, everything but q's and k's data.
 struct CaptureMembers {
   CaptureGeometry geometry;
-  CaptureDtype q_dtype = CaptureDtype::f32, k_dtype = CaptureDtype::f32;
+  Dtype q_dtype = Dtype::f32, k_dtype = Dtype::f32;
   CaptureNames names;
   std::vector<std::vector<long long>> positions;  // one entry (shape [tokens]) or one per sequence
   std::optional<std::string> source;
@@ -59,6 +59,6 @@ void check_finite(const CaptureBlock& block, const std::string& which, const Cap
 
 // Returns: "<label>: 4 sequences x 3 layers x 4/2 heads x 256 tokens x 32, float32" (with
 // "q float32, k float16" when the dtypes differ).
-std::string describe_capture(const std::string& label, const CaptureGeometry& g, CaptureDtype q_dtype, CaptureDtype k_dtype);
+std::string describe_capture(const std::string& label, const CaptureGeometry& g, Dtype q_dtype, Dtype k_dtype);
 
 }  // namespace ropecheck::usage

@@ -15,7 +15,7 @@ namespace ropecheck::usage {
 
 struct SourceParts {
   CaptureGeometry geometry;
-  CaptureDtype q_dtype = CaptureDtype::f32, k_dtype = CaptureDtype::f32;
+  Dtype q_dtype = Dtype::f32, k_dtype = Dtype::f32;
   CaptureNames names;
   std::vector<std::vector<long long>> positions;  // one entry (every sequence) or one per sequence
   std::optional<std::string> source;
@@ -27,8 +27,8 @@ class SourceBase : public CaptureSource {
   explicit SourceBase(SourceParts parts) : p_(std::move(parts)) {}
 
   const CaptureGeometry& geometry() const override { return p_.geometry; }
-  CaptureDtype q_dtype() const override { return p_.q_dtype; }
-  CaptureDtype k_dtype() const override { return p_.k_dtype; }
+  Dtype q_dtype() const override { return p_.q_dtype; }
+  Dtype k_dtype() const override { return p_.k_dtype; }
   const std::vector<long long>& positions(long long sequence) const override;
   std::optional<std::string> source() const override { return p_.source; }
   bool has_token_ids() const override { return !p_.token_ids.empty(); }

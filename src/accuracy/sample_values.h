@@ -1,7 +1,13 @@
-// File: detail/sample_values.h
-// Input values that exercise the kernel: finite bit patterns, activation-like moderate values and
-// the edge values of each format. Shared by `kernel-check` (kernel_check.cpp) and the kernel fuzz
-// (accuracy/kernel_candidates.cpp), so both sample the same kinds of inputs from random words.
+// File: sample_values.h
+// Input values that exercise the kernel, for every kernel dtype: finite bit patterns, activation-like
+// moderate values and the edge values of each format. The one source of sample inputs for
+// `kernel-check` (kernel_check.cpp), the kernel fuzz (kernel_candidates.cpp), the kernel's
+// properties (properties/) and the kernel benchmark (bench/), so all of them sample the same kinds
+// of inputs from random words.
+// Contract: every function is a pure function of its arguments (same word, same value on every
+// machine); finite_pattern never returns an infinity or NaN; every value is exactly representable
+// in its element type. Each template has one branch per kernel dtype and does not compile for an
+// element type without one (a new format adds its branch here).
 #pragma once
 
 #include <bit>
@@ -12,7 +18,7 @@
 
 #include "numeric/small_floats.h"
 
-namespace ropecheck::accuracy::detail {
+namespace ropecheck::accuracy {
 
 // Returns: the low 32 bits as a float, an inf/NaN pattern turned into a finite one (every finite
 // float, subnormals and the largest included, is reachable).
@@ -38,14 +44,10 @@ template <typename E>
 E finite_pattern(std::uint64_t b) {
   if constexpr (std::is_same_v<E, float>) return finite_f32(b);
   else if constexpr (std::is_same_v<E, Bf16Bits>) return finite_bf16(b);
-  else return finite_f16(b);
-}
-// Returns: f rounded to element type E (small_floats.h's rounding).
-template <typename E>
-E from_float(float f) {
-  if constexpr (std::is_same_v<E, float>) return f;
-  else if constexpr (std::is_same_v<E, Bf16Bits>) return bf16_from_float(f);
-  else return f16_from_float(f);
+  else {
+    static_assert(std::is_same_v<E, F16Bits>, "finite_pattern: a kernel dtype without its case");
+    return finite_f16(b);
+  }
 }
 
 // Returns: a float with a random sign and significand and an exponent in [-8, 8]: activation-like.
@@ -70,7 +72,10 @@ template <typename E>
 E edge_value(std::size_t i) {
   if constexpr (std::is_same_v<E, float>) return kEdgeF32[i];
   else if constexpr (std::is_same_v<E, Bf16Bits>) return kEdgeBf16[i];
-  else return kEdgeF16[i];
+  else {
+    static_assert(std::is_same_v<E, F16Bits>, "edge_value: a kernel dtype without its case");
+    return kEdgeF16[i];
+  }
 }
 
-}  // namespace ropecheck::accuracy::detail
+}  // namespace ropecheck::accuracy

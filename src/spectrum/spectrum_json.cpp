@@ -6,6 +6,7 @@
 
 #include "io/input_error.h"
 #include "spectrum/limits.h"
+#include "spectrum/scaling_registry.h"
 #include "numeric/scalar.h"
 #include "io/json_fields.h"
 
@@ -65,7 +66,9 @@ std::vector<std::string> decimal_list(const json& object, const JsonPlace& place
 
 // The object form of SCALING (spectrum_json.h). A new kind: its case here and in scaling_to_json.
 Scaling scaling_from_object(const json& j, const JsonPlace& place) {
-  const std::string kinds = "none, linear, llama3, dynamic, yarn or longrope";
+  std::vector<std::string> names;  // every kind of the registry (scaling_registry.h)
+  for (const ScalingRuleInfo* rule : scaling_rules()) names.emplace_back(rule->name);
+  const std::string kinds = or_list(names);
   const std::string kind = string_value(required(j, place, "kind", kinds), place.member("kind"), kinds);
   Scaling s;
   if (kind == "none") {

@@ -23,6 +23,7 @@
 #include "spectrum/hf_config.h"
 #include "spectrum/model_zoo.h"
 #include "spectrum/spectrum.h"
+#include "spectrum/variant.h"
 
 // Only these functions leave the shared library: the target is compiled with hidden visibility and
 // linked with kernel/c_api.map, which also hides the C++ symbols of the static library it embeds.
@@ -83,15 +84,6 @@ std::string c_message(const InputError& e, bool spec_names) {
   return spec_names ? e.message_for(c_name(e.input())) : std::string(e.what());
 }
 
-ropecheck::Variant parse_variant(const std::string& v) {
-  if (v == "rope") return ropecheck::Variant::rope;
-  if (v == "nope") return ropecheck::Variant::nope;
-  if (v == "p-rope") return ropecheck::Variant::p_rope;
-  if (v == "reversed") return ropecheck::Variant::reversed;
-  if (v == "partial") return ropecheck::Variant::partial;
-  throw InputError("spec->variant", "rope, nope, p-rope, reversed or partial", v);
-}
-
 const char* required_text(const char* field, const char* name) {
   if (field == nullptr) throw InputError(name, "a NUL-terminated string", "NULL");
   return field;
@@ -108,7 +100,7 @@ std::shared_ptr<const kernel::RopePlan> plan_for(const ropecheck_rope_spec& spec
   const std::string fraction = spec.fraction == nullptr ? "1" : spec.fraction;
   const std::string layout = required_text(spec.layout, "spec->layout");
   const kernel::Layout parsed_layout = kernel::parse_layout(layout, "spec->layout");  // refused before the cache's key is built
-  const ropecheck::Variant v = parse_variant(variant);
+  const ropecheck::Variant v = ropecheck::parse_variant(variant, "spec->variant");  // the library's one list (spectrum/variant.h)
   // Every field that changes the plan, joined by '\0' (which no C string contains), so distinct
   // specs never share a key.
   std::string key = std::to_string(spec.head_dim);

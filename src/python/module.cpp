@@ -38,6 +38,7 @@
 #include "python/usage_analysis.h"
 #include "spectrum/attention_factor.h"
 #include "spectrum/config.h"
+#include "spectrum/variant.h"
 #include "spectrum/layout.h"
 #include "spectrum/listing.h"
 #include "spectrum/request.h"
@@ -336,6 +337,11 @@ PYBIND11_MODULE(_core, m) {
   m.attr("AXES") = py::tuple(py::cast(names_in(kTensorAxes)));
   m.attr("LAYOUTS") = py::tuple(py::cast(names_in(kLayouts)));
   m.attr("CONFIGS") = py::tuple(py::cast(configs));
+  std::vector<std::string> fraction_variants;
+  for (const VariantInfo& v : kVariants)
+    if (v.takes_fraction) fraction_variants.emplace_back(v.name);
+  m.attr("VARIANTS") = py::tuple(py::cast(names_in(kVariants)));
+  m.attr("FRACTION_VARIANTS") = py::tuple(py::cast(fraction_variants));
   m.def("zoo", [](bool sources) { return py::make_tuple(zoo_text(sources), zoo_json().dump()); });
   m.def("spectrum", [](const py::dict& request, unsigned precision) {
     ScopedPrecision scoped(precision);

@@ -6,6 +6,7 @@
 
 #include "io/input_error.h"
 #include "spectrum/scaling.h"
+#include "spectrum/variant.h"
 
 namespace py = pybind11;
 
@@ -19,14 +20,6 @@ std::optional<T> get(const py::dict& d, const char* key) {
   return d[key].cast<T>();
 }
 
-Variant variant_of(const std::string& name) {
-  if (name == "nope") return Variant::nope;
-  if (name == "p_rope") return Variant::p_rope;
-  if (name == "reversed") return Variant::reversed;
-  if (name == "partial") return Variant::partial;
-  throw InputError("variant", "nope, p_rope, reversed or partial", name);
-}
-
 // The class of ropecheck.InputError, held for the life of the process (never destroyed, so that
 // no Python object is released after the interpreter has finalized).
 PyObject* input_error_class = nullptr;
@@ -38,7 +31,7 @@ SpectrumRequest spectrum_request(const py::dict& d) {
   r.config = get<std::string>(d, "config");
   r.dim = get<int>(d, "dim");
   r.theta = get<std::string>(d, "theta");
-  if (const auto v = get<std::string>(d, "variant")) r.variant = variant_of(*v);
+  if (const auto v = get<std::string>(d, "variant")) r.variant = parse_variant(*v);
   if (const auto f = get<std::string>(d, "fraction")) r.fraction = *f;
   if (const auto s = get<std::string>(d, "scaling")) r.scaling = parse_scaling(*s);
   r.context = get<long long>(d, "context");

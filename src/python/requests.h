@@ -16,8 +16,8 @@
 
 namespace ropecheck::python {
 
-// Keys (all optional): config, dim (int), theta (str), variant ("nope", "p_rope", "reversed",
-// "partial"), fraction (str), scaling (str: parse_scaling's forms), context (int), model,
+// Keys (all optional): config, dim (int), theta (str), variant (a name of kVariants, parsed by
+// parse_variant: "nope", "p-rope", ...), fraction (str), scaling (str: parse_scaling's forms), context (int), model,
 // layer_type, sequence_length (int), vllm_dynamic (bool). Throws InputError naming the key.
 SpectrumRequest spectrum_request(const pybind11::dict& d);
 

@@ -10,7 +10,9 @@
 #include "io/json_exact.h"
 #include "io/json_reader.h"
 #include "numeric/scalar.h"
+#include "spectrum/detail/hf_rope_dict.h"
 #include "spectrum/limits.h"
+#include "spectrum/scaling_registry.h"
 
 namespace ropecheck {
 
@@ -18,7 +20,12 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kRopeTypes = "one of default, linear, dynamic, yarn, longrope, llama3, proportional";
+// "one of default, linear, ...": every rope_type of the registry (scaling_registry.h).
+std::string rope_types_accepted() {
+  std::string names;
+  for (const RopeTypeInfo* t : rope_types()) names += (names.empty() ? "" : ", ") + std::string(t->name);
+  return "one of " + names;
+}
 
 // The config being read: the text config (a multimodal config's text_config) and where it sits.
 struct Config {
@@ -54,33 +61,8 @@ struct Config {
 
 double as_double(const std::string& decimal) { return from_decimal<double>(decimal); }
 
-// A decimal given as a JSON number (or, leniently, as a decimal string: some configs quote them).
 std::string decimal_field(const json& dict, const JsonPlace& place, const std::string& key, const std::string& accepted) {
-  const json& v = required(dict, place, key, accepted);
-  if (v.is_string() && !is_exact_number(v)) {
-    const std::string text = v.get<std::string>();
-    try {
-      from_decimal<double>(text);
-      return text;
-    } catch (const std::invalid_argument&) {
-      throw InputError(place.member(key).name(), accepted, shown_exact(v));
-    }
-  }
-  return number_text(v, place.member(key), accepted);
-}
-
-std::optional<std::string> optional_decimal(const json& dict, const JsonPlace& place, const std::string& key) {
-  if (!dict.contains(key) || dict[key].is_null()) return std::nullopt;
-  return decimal_field(dict, place, key, "a number");
-}
-
-std::vector<std::string> config_number_list(const json& dict, const JsonPlace& place, const std::string& key) {
-  const std::string accepted = "a list of numbers";
-  const json& v = required(dict, place, key, accepted);
-  if (!v.is_array()) throw InputError(place.member(key).name(), accepted, shown_exact(v));
-  std::vector<std::string> out;
-  for (size_t i = 0; i < v.size(); ++i) out.push_back(number_text(v[i], place.member(key).item(i), "a number"));
-  return out;
+  return hf_decimal_field(dict, place, key, accepted);
 }
 
 // One layer type's RoPE parameters, from a legacy rope_scaling dict or a v5 rope_parameters dict.
@@ -100,6 +82,7 @@ RopeParams read_rope_dict(const json& dict, const JsonPlace& place, const Config
   if (dict.contains("rope_theta")) theta = decimal_field(dict, place, "rope_theta", "a number > 1");
   p.theta = theta;
   std::optional<std::string> type, legacy;
+  const std::string kRopeTypes = rope_types_accepted();
   if (dict.contains("rope_type")) type = exact_string(dict["rope_type"], place.member("rope_type"), kRopeTypes);
   if (dict.contains("type")) legacy = exact_string(dict["type"], place.member("type"), kRopeTypes);
   if (type && legacy && *type != *legacy)
@@ -107,71 +90,12 @@ RopeParams read_rope_dict(const json& dict, const JsonPlace& place, const Config
   p.rope_type = type ? *type : legacy ? *legacy : "default";
   if (p.rope_type == "su") p.rope_type = "longrope";  // Phi-3's early name, renamed by transformers
   if (dict.contains("partial_rotary_factor")) p.partial = decimal_field(dict, place, "partial_rotary_factor", "a number in (0, 1]");
-  Scaling& s = p.scaling;
+  const RopeTypeInfo* rule = find_rope_type(p.rope_type);
+  if (!rule) throw InputError(place.member(type ? "rope_type" : "type").name(), kRopeTypes, p.rope_type);
   const long long max_pos = c.integer("max_position_embeddings");
-  // C: the dict's original_max_position_embeddings, else (Phi-3) the top-level one, else max_pos.
-  const bool top_level_original = c.has("original_max_position_embeddings");
-  auto original = [&]() -> long long {
-    const std::string accepted = "an integer in [1, " + std::to_string(kMaxLengthArgument) + "]";
-    if (dict.contains("original_max_position_embeddings")) {
-      const long long v = integer_value(dict["original_max_position_embeddings"], place.member("original_max_position_embeddings"), accepted);
-      if (v < 1 || v > kMaxLengthArgument) throw InputError(place.member("original_max_position_embeddings").name(), accepted, std::to_string(v));
-      return v;
-    }
-    if (top_level_original) return c.integer("original_max_position_embeddings");
-    return max_pos;
-  };
-  const std::string positive = "a number > 0";
-  const long long sequence = options.sequence_length.value_or(max_pos);
-  if (p.rope_type == "default") {
-  } else if (p.rope_type == "linear") {
-    s = Scaling::linear(decimal_field(dict, place, "factor", positive));
-  } else if (p.rope_type == "dynamic") {
-    s.kind = Scaling::Kind::dynamic;
-    s.factor = decimal_field(dict, place, "factor", positive);
-    s.max_position = max_pos;
-    s.sequence_length = sequence;
-    s.vllm_static = options.vllm_dynamic;
-  } else if (p.rope_type == "llama3") {
-    const std::string accepted = "a number > 0 (llama3 requires factor, low_freq_factor, high_freq_factor, original_max_position_embeddings)";
-    s = Scaling::llama3(decimal_field(dict, place, "factor", accepted), decimal_field(dict, place, "low_freq_factor", accepted),
-                        decimal_field(dict, place, "high_freq_factor", accepted), 0);
-    if (!dict.contains("original_max_position_embeddings"))
-      throw InputError(place.member("original_max_position_embeddings").name(), "an integer >= 1 (a required field of llama3)", "");
-    s.original_context = original();
-  } else if (p.rope_type == "yarn") {
-    s.kind = Scaling::Kind::yarn;
-    s.original_context = original();
-    // transformers v5: factor defaults to max_position_embeddings / C.
-    if (dict.contains("factor")) s.factor = decimal_field(dict, place, "factor", positive);
-    else if (max_pos % s.original_context == 0) s.factor = std::to_string(max_pos / s.original_context);
-    else throw InputError(place.member("factor").name(), "a number > 0 (required unless max_position_embeddings is a multiple of C)", "");
-    if (auto v = optional_decimal(dict, place, "beta_fast")) s.beta_fast = *v;
-    if (auto v = optional_decimal(dict, place, "beta_slow")) s.beta_slow = *v;
-    s.attention_factor = optional_decimal(dict, place, "attention_factor");
-    s.mscale = optional_decimal(dict, place, "mscale");
-    s.mscale_all_dim = optional_decimal(dict, place, "mscale_all_dim");
-    if (dict.contains("truncate")) {
-      if (!dict["truncate"].is_boolean()) throw InputError(place.member("truncate").name(), "true or false", shown_exact(dict["truncate"]));
-      s.truncate = dict["truncate"].get<bool>();
-    }
-    if (model_type == "gpt_oss" && !dict.contains("truncate")) s.truncate = false;  // openai/gpt-oss reference
-  } else if (p.rope_type == "longrope") {
-    s.kind = Scaling::Kind::longrope;
-    s.short_factor = config_number_list(dict, place, "short_factor");
-    s.long_factor = config_number_list(dict, place, "long_factor");
-    s.original_context = original();
-    s.max_position = max_pos;
-    // Phi-3 (top-level C): f = M/C; else the dict's factor (transformers' two branches).
-    if (top_level_original || !dict.contains("factor")) s.factor = "";
-    else s.factor = decimal_field(dict, place, "factor", positive);
-    s.attention_factor = optional_decimal(dict, place, "attention_factor");
-    s.sequence_length = sequence;
-  } else if (p.rope_type == "proportional") {
-    if (dict.contains("factor")) s = Scaling::linear(decimal_field(dict, place, "factor", positive));
-  } else {
-    throw InputError(place.member(type ? "rope_type" : "type").name(), kRopeTypes, p.rope_type);
-  }
+  const HfRopeDict rope_dict{dict, place, max_pos, options.sequence_length.value_or(max_pos), options.vllm_dynamic, model_type,
+                             c.has("original_max_position_embeddings"), [&c] { return c.integer("original_max_position_embeddings"); }};
+  rule->read(rope_dict, p.scaling);  // the rule's own file, spectrum/scaling/<kind>.cpp
   return p;
 }
 

@@ -8,23 +8,6 @@
 
 namespace ropecheck {
 
-std::string variant_name(Variant v) {
-  switch (v) {
-    case Variant::rope: return "rope";
-    case Variant::nope: return "nope";
-    case Variant::p_rope: return "p-rope";
-    case Variant::reversed: return "reversed";
-    case Variant::partial: return "partial";
-  }
-  return "rope";
-}
-
-Variant parse_variant(const std::string& name, const std::string& input) {
-  for (Variant v : {Variant::rope, Variant::nope, Variant::p_rope, Variant::reversed, Variant::partial})
-    if (variant_name(v) == name) return v;
-  throw InputError(input, "one of rope, nope, p-rope, reversed, partial", name);
-}
-
 namespace {
 
 // The paper's count: Python int(P * head_dim // 2) evaluates fl(P*d) in binary64, then floors /2.
@@ -88,7 +71,7 @@ void Spectrum::exponent(int k, long long& numerator, long long& denominator) con
 
 std::string Spectrum::describe() const {
   std::string v = variant_name(variant_);
-  if (variant_ != Variant::rope && variant_ != Variant::nope) v += " " + fraction_;
+  if (variant_takes_fraction(variant_)) v += " " + fraction_;
   return v + ", d=" + std::to_string(dim_) + ", theta=" + theta_ + ", scaling " + scaling_.describe();
 }
 

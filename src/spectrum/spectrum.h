@@ -26,15 +26,9 @@
 #include <vector>
 
 #include "spectrum/scaling.h"
+#include "spectrum/variant.h"
 
 namespace ropecheck {
-
-enum class Variant { rope, nope, p_rope, reversed, partial };
-
-// Returns: "rope", "nope", "p-rope", "reversed", "partial".
-std::string variant_name(Variant v);
-// Returns: the variant variant_name() calls `name`. Throws InputError(input, the five names, name).
-Variant parse_variant(const std::string& name, const std::string& input = "variant");
 
 class Spectrum {
  public:

@@ -6,6 +6,7 @@
 
 #include "io/input_error.h"
 #include "spectrum/limits.h"
+#include "spectrum/scaling_registry.h"
 #include "numeric/scalar.h"
 #include "io/json_fields.h"
 
@@ -15,7 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-bool takes_fraction(Variant v) { return v == Variant::p_rope || v == Variant::reversed || v == Variant::partial; }
 
 bool same_parameters(const Scaling& a, const Scaling& b) {
   return a.factor == b.factor && a.low_freq_factor == b.low_freq_factor && a.high_freq_factor == b.high_freq_factor &&
@@ -65,7 +65,9 @@ std::vector<std::string> decimal_list(const json& object, const JsonPlace& place
 
 // The object form of SCALING (spectrum_json.h). A new kind: its case here and in scaling_to_json.
 Scaling scaling_from_object(const json& j, const JsonPlace& place) {
-  const std::string kinds = "none, linear, llama3, dynamic, yarn or longrope";
+  std::vector<std::string> names;  // every kind of the registry (scaling_registry.h)
+  for (const ScalingRuleInfo* rule : scaling_rules()) names.emplace_back(rule->name);
+  const std::string kinds = or_list(names);
   const std::string kind = string_value(required(j, place, "kind", kinds), place.member("kind"), kinds);
   Scaling s;
   if (kind == "none") {
@@ -179,7 +181,7 @@ json spectrum_request_to_json(const SpectrumRequest& r) {
   if (r.theta) j["theta"] = *r.theta;
   if (r.variant) {
     j["variant"] = variant_name(*r.variant);
-    if (takes_fraction(*r.variant)) j["fraction"] = r.fraction;
+    if (variant_takes_fraction(*r.variant)) j["fraction"] = r.fraction;
   }
   if (r.scaling) j["scaling"] = scaling_to_json(*r.scaling);
   if (r.model) j["model"] = *r.model;
@@ -223,10 +225,10 @@ SpectrumRequest spectrum_request_from_json(const json& j, const std::string& whe
   if (j.contains("variant"))
     r.variant = parse_variant(string_value(j["variant"], place.member("variant"), "a variant name (string)"), place.member("variant").name());
   if (j.contains("fraction")) {
-    if (!r.variant || !takes_fraction(*r.variant))
+    if (!r.variant || !variant_takes_fraction(*r.variant))
       throw InputError(place.member("fraction").name(), "absent unless variant is p-rope, reversed or partial", shown(j["fraction"]));
     r.fraction = decimal_value(j["fraction"], place.member("fraction"), "a decimal in [0, 1]");
-  } else if (r.variant && takes_fraction(*r.variant)) {
+  } else if (r.variant && variant_takes_fraction(*r.variant)) {
     throw InputError(place.member("fraction").name(), "a decimal in [0, 1] (required with variant " + variant_name(*r.variant) + ")", "");
   }
   if (j.contains("scaling")) r.scaling = scaling_from_json(j["scaling"], place.member("scaling").name());

@@ -22,6 +22,7 @@
 #include "numeric/small_floats.h"
 #include "random/counter_rng.h"
 #include "spectrum/model_zoo.h"
+#include "spectrum/variant.h"
 
 namespace ropecheck::kernel {
 namespace {
@@ -193,6 +194,22 @@ TEST(CApiPlan, ConfigTextGivesTheZooModelsPlan) {
     const PlanHandle z = c_plan(name, nullptr, nullptr);
     EXPECT_EQ(std::string(ropecheck_plan_attention_factor_text(c.get())), ropecheck_plan_attention_factor_text(z.get()));
   }
+}
+
+// The C ABI parses spec->variant with the library's one list (spectrum/variant.h): every variant
+// of kVariants is accepted under its name, anything else refused naming spec->variant.
+TEST(CApiPlan, EveryLibraryVariantParses) {
+  std::vector<float> x(4, 0.5f), y(4);
+  const std::int64_t position = 3;
+  const ropecheck_tensor in{x.data(), 1, 1, 4, 4}, out{y.data(), 1, 1, 4, 4};
+  for (const VariantInfo& v : kVariants) {
+    const std::string name(v.name);
+    const ropecheck_rope_spec spec{4, "10000", name.c_str(), "0.5", "half"};
+    EXPECT_EQ(ropecheck_apply_rope_f32(&spec, &position, &in, &out, 1), ROPECHECK_OK) << name << ": " << ropecheck_last_error();
+  }
+  const ropecheck_rope_spec bad{4, "10000", "p_rope", "0.5", "half"};
+  EXPECT_NE(ropecheck_apply_rope_f32(&bad, &position, &in, &out, 1), ROPECHECK_OK);
+  EXPECT_NE(std::string(ropecheck_last_error()).find("spec->variant"), std::string::npos) << ropecheck_last_error();
 }
 
 }  // namespace

@@ -55,3 +55,24 @@ def test_plan_describes_the_geometry():
     assert p.rotary_offset + p.rotary_dims <= p.head_dim
     # YaRN's attention factor 0.1 ln(32) + 1: the shortest decimal of the double the kernel uses.
     assert float(ropecheck.plan(model="gpt-oss-20b").attention_factor) == 0.1 * __import__("math").log(32) + 1
+
+
+def test_every_library_variant_has_its_keyword():
+    """The library's one list of variants (spectrum/variant.h, exported as _core.VARIANTS) reaches
+    Python: each but the default rope is selected by its keyword (its name with "-" written "_"),
+    which sends the library's name for the library's parser, as the C ABI's spec->variant does."""
+    import inspect
+
+    from ropecheck import _arguments, _core
+
+    keywords = inspect.signature(_arguments.spectrum_request).parameters
+    assert set(_core.FRACTION_VARIANTS) <= set(_core.VARIANTS)
+    for name in _core.VARIANTS:
+        if name == "rope":
+            continue
+        keyword = name.replace("-", "_")
+        assert keyword in keywords, f"variant {name} has no keyword {keyword} in spectrum_request"
+        value = "0.5" if name in _core.FRACTION_VARIANTS else True
+        request, chosen = _arguments.spectrum_request(dim=8, **{keyword: value})
+        assert chosen == keyword and request["variant"] == name
+        assert ropecheck.spectrum(dim=8, context=16, **{keyword: value}).variant == name

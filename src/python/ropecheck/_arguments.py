@@ -23,6 +23,9 @@ AXES: tuple[str, ...] = _core.AXES
 IMPLEMENTATIONS: tuple[str, ...] = _core.IMPLEMENTATIONS
 DTYPES: tuple[str, ...] = _core.KERNEL_DTYPES
 CONFIGS: tuple[str, ...] = _core.CONFIGS
+#: The library's variants (spectrum/variant.h) by the keyword that selects one: its name with "-"
+#: written "_" (p_rope); rope, the default, has none.
+VARIANTS: dict[str, str] = {name.replace("-", "_"): name for name in _core.VARIANTS if name != "rope"}
 MAX_THREADS: int = _core.MAX_THREADS
 MAX_LENGTH: int = _core.MAX_LENGTH
 INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -112,7 +115,7 @@ def spectrum_request(config: str | None = None, dim: int | None = None, theta: D
                          repr(fractions_given[given[1]]))
     variant = given[0] if given else None
     if variant:
-        r["variant"] = variant
+        r["variant"] = VARIANTS[variant]  # the library's name; it parses it (parse_variant)
         if variant != "nope":
             r["fraction"] = decimal_text(variant, fractions_given[variant], "a fraction in [0, 1]")
     if scaling is not None:

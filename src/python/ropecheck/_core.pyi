@@ -20,6 +20,8 @@ IMPLEMENTATIONS: tuple[str, ...]
 AXES: tuple[str, ...]
 LAYOUTS: tuple[str, ...]
 CONFIGS: tuple[str, ...]
+VARIANTS: tuple[str, ...]
+FRACTION_VARIANTS: tuple[str, ...]
 INPUT_CLASSES: tuple[str, ...]
 
 Request = dict[str, Any]

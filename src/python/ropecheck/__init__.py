@@ -23,10 +23,11 @@ exposing __dlpack__ (a torch.bfloat16 tensor is read as bfloat16). Shapes are th
 Bad input raises ropecheck.InputError (a ValueError) naming the parameter and the accepted range.
 
 The package by concern: _arguments (checking every keyword against the library's names and
-limits), _spectra (models, spectrum, plan), _tensors (apply, apply_, bfloat16), _audit,
-_certificates (verify, claims), _checking (check_rope's and profile's engine), testing (check_rope,
-profile), torch (the same on torch tensors), capture (from_module, save, load), _usage (usage,
-attention, attention_layer); _core is the extension.
+limits), _options (the typed keywords: spectrum keywords, tensors, dtypes), _spectra (models,
+spectrum, plan), _tensors (apply, apply_, bfloat16), _audit, _certificates (verify, claims),
+_checking (check_rope's and profile's engine), testing (check_rope, profile), torch (the same on
+torch tensors), capture (from_module, save, load), _usage (usage, attention, attention_layer);
+_core is the extension.
 """
 
 from . import _core, capture

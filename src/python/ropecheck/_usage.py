@@ -6,13 +6,17 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from . import _arguments as args
 from . import _core
 from ._errors import InputError
 from ._results import deep_copy, from_json, json_field, kept_json
 from ._tensors import native_copy, positions_array
+
+if TYPE_CHECKING:
+    import numpy
+    import numpy.typing as npt
 
 
 def _float(value: Any) -> float:
@@ -299,7 +303,7 @@ def _capture_array(x: Any, name: str) -> Any:
     return native_copy(a)
 
 
-def usage(q: Any, k: Any, positions: Any, *, model: str, token_ids: Any = None,
+def usage(q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *, model: str, token_ids: Optional[npt.ArrayLike] = None,
           threads: int = 1, content_distance: int = 64, strong_match: float = 0.5, break_rows: int = 8, certify_breaks: bool = True,
           break_limit: int = 2**20, max_offset: int = 16, lift: float = 2.0, min_mass: float = 0.1, alpha: float = 0.01,
           null_sequences: Optional[int] = None, null_repeats: int = 1, null_seed: int = 0) -> Usage:
@@ -408,8 +412,8 @@ def _attention_arguments(q: Any, k: Any, positions: Any, model: str, layer: int,
             args.integer("layer", layer, -2**31, 2**31 - 1), args.integer("sequence", sequence, -2**62, 2**62), limit)
 
 
-def attention(q: Any, k: Any, positions: Any, *, model: str, layer: int, head: int, sequence: int = 0,
-              tokens: Optional[int] = None) -> Any:
+def attention(q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *, model: str, layer: int, head: int, sequence: int = 0,
+              tokens: Optional[int] = None) -> npt.NDArray[numpy.float64]:
     """The causal softmax attention of one query head on one captured sequence, with the model's exact RoPE.
 
     The attention ``ropecheck usage`` measures (a head's kind, the ablations' base): scores
@@ -459,8 +463,8 @@ def attention(q: Any, k: Any, positions: Any, *, model: str, layer: int, head: i
     return _core.attention(qa, ka, p, m, lay, args.integer("head", head, -2**31, 2**31 - 1), seq, limit)
 
 
-def attention_layer(q: Any, k: Any, positions: Any, *, model: str, layer: int, sequence: int = 0,
-                    tokens: Optional[int] = None) -> Any:
+def attention_layer(q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *, model: str, layer: int, sequence: int = 0,
+                    tokens: Optional[int] = None) -> npt.NDArray[numpy.float64]:
     """Every query head's attention of one layer on one captured sequence: ``attention`` for each head at once.
 
     The capture is read up to the (sequence, layer) block once and each kv head rotated once, so a

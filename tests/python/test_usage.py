@@ -2,7 +2,9 @@
 attention it measures equal to the one the example model itself computes (examples/toy_model: the
 committed rope capture re-run through the model's own torch forward pass with its weights)."""
 
+import dataclasses
 import json
+import math
 import os
 import subprocess
 import sys
@@ -40,6 +42,45 @@ def test_python_and_cli_give_the_same_json(tmp_path):
     assert mine == cli
 
 
+
+def _as_json(value):
+    """A result dataclass as the JSON it was read from: fields by name, tuples as lists, NaN as null."""
+    if dataclasses.is_dataclass(value):
+        return {f.name: _as_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple):
+        return [_as_json(v) for v in value]
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"  # the library's text for an infinite z
+    return value
+
+
+def test_layers_are_frozen_dataclasses_of_the_json():
+    q, k, positions, token_ids = _arrays()
+    u = ropecheck.usage(q, k, positions, model=CONFIG, token_ids=token_ids, content_distance=16)
+    layers = u.to_dict()["layers"]
+    assert len(u.layers) == len(layers) > 1
+    for layer, d in zip(u.layers, layers):
+        assert isinstance(layer, ropecheck.UsageLayer) and all(isinstance(h, ropecheck.UsageHead) for h in layer.heads)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            layer.layer_type = "other"
+        for head, h in zip(layer.heads, d["heads"], strict=True):
+            assert head.layer == layer.layer == d["layer"]
+            # Every field holds the JSON's value under the JSON's name (layer: the head's own layer).
+            mine = _as_json(head)
+            del mine["layer"]
+            for score in mine["scores"]["offsets"] + [mine["scores"]["first_token"]] + [mine["scores"]["induction"]]:
+                if score is not None and score["offset"] is None:
+                    del score["offset"]  # first_token and induction carry none
+            assert mine == json.loads(json.dumps(h)), (layer.layer, head.head)
+        assert _as_json(layer)["q_norm"] == d["q_norm"] and len(layer.heads) == len(d["heads"])
+    kinds = {h.kind for h in u.heads()}
+    assert kinds <= set(ropecheck.HEAD_KINDS) and len(u.heads()) == sum(len(L.heads) for L in u.layers)
+    assert any(h.scores.induction is not None for h in u.heads())  # token ids given
+    assert any(h.breaks for h in u.heads()), "the capture certifies no break: the test checks no ContentBreak"
+
+
 def test_attention_equals_the_models_own(tmp_path):
     torch = pytest.importorskip("torch")
     sys.path.insert(0, os.path.abspath(EXAMPLE))
@@ -58,13 +99,13 @@ def test_attention_equals_the_models_own(tmp_path):
     for layer, layer_usage in zip(net.model.layers, u.layers):
         w = layer.self_attn.last_weights.double().numpy()  # [sequences, heads, tokens, tokens]
         rows = np.arange(1, w.shape[-1])
-        for h, head in enumerate(layer_usage["heads"]):
+        for h, head in enumerate(layer_usage.heads):
             # torch computes in float32 (angles float32(p) * inv_freq, products and softmax in
             # float32); ropecheck in binary64 from the exact frequencies: the means differ by the
             # float32 model's own error, ~1e-4 here, far above ropecheck's ~1e-12.
-            assert head["diagonal"] == pytest.approx(w[:, h, rows, rows].mean(), abs=2e-3)
-            assert head["previous_token"] == pytest.approx(w[:, h, rows, rows - 1].mean(), abs=2e-3)
-            assert head["first_token"] == pytest.approx(w[:, h, rows, 0].mean(), abs=2e-3)
+            assert head.diagonal == pytest.approx(w[:, h, rows, rows].mean(), abs=2e-3)
+            assert head.previous_token == pytest.approx(w[:, h, rows, rows - 1].mean(), abs=2e-3)
+            assert head.first_token == pytest.approx(w[:, h, rows, 0].mean(), abs=2e-3)
 
 
 def test_bad_input_names_the_parameter():
@@ -98,12 +139,12 @@ def test_compare_usage_is_one_number_for_two_captures():
     a = ropecheck.usage(q, k, positions, model=CONFIG, certify_breaks=False, null_sequences=0)
     same = ropecheck.compare_usage(a, a)
     assert same.correlation == pytest.approx(1.0, abs=1e-15) and same.max_difference == 0 and same.kinds_agree == 1
-    heads = sum(len(layer["heads"]) for layer in a.layers)
+    heads = sum(len(layer.heads) for layer in a.layers)
     assert f"{heads} of {heads} heads of the same kind" in same.statement  # the library's count, not a second one
     # The capture's first half against its second: the same model, so alike but not identical.
     b = ropecheck.usage(q[:2], k[:2], positions[:2], model=CONFIG, certify_breaks=False, null_sequences=0)
     c = ropecheck.usage(q[2:], k[2:], positions[2:], model=CONFIG, certify_breaks=False, null_sequences=0)
     half = ropecheck.compare_usage(b, c)
-    assert 0.9 < half.correlation < 1 and half.points == len(a.layers) * len(a.layers[0]["q_norm"])
+    assert 0.9 < half.correlation < 1 and half.points == len(a.layers) * len(a.layers[0].q_norm)
     with pytest.raises(ropecheck.InputError, match="b"):
         ropecheck.compare_usage(a, "not a usage")

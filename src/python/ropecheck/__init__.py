@@ -23,10 +23,11 @@ exposing __dlpack__ (a torch.bfloat16 tensor is read as bfloat16). Shapes are th
 Bad input raises ropecheck.InputError (a ValueError) naming the parameter and the accepted range.
 
 The package by concern: _arguments (checking every keyword against the library's names and
-limits), _spectra (models, spectrum, plan), _tensors (apply, apply_, bfloat16), _audit,
-_certificates (verify, claims), _checking (check_rope's and profile's engine), testing (check_rope,
-profile), torch (the same on torch tensors), capture (from_module, save, load), _usage (usage,
-attention, attention_layer); _core is the extension.
+limits), _options (the typed keywords: spectrum keywords, tensors, dtypes), _spectra (models,
+spectrum, plan), _tensors (apply, apply_, bfloat16), _audit, _certificates (verify, claims),
+_checking (check_rope's and profile's engine), testing (check_rope, profile), torch (the same on
+torch tensors), capture (from_module, save, load), _usage (usage, attention, attention_layer);
+_core is the extension.
 """
 
 from . import _core, capture
@@ -35,7 +36,8 @@ from ._certificates import Bound, Certificate, Verification, claims, verify
 from ._errors import InputError
 from ._spectra import LayerType, Models, ModelSpectrum, Plan, Spectrum, models, plan, spectrum
 from ._tensors import BFloat16Tensor, apply, apply_, bfloat16
-from ._usage import HEAD_KINDS, Usage, UsageSimilarity, attention, attention_layer, compare_usage, usage
+from ._usage import (HEAD_KINDS, ContentBreak, HeadAblation, HeadScores, ScoreTest, Usage, UsageHead, UsageLayer, UsageSimilarity,
+                     attention, attention_layer, compare_usage, usage)
 
 __version__: str = _core.VERSION
 
@@ -45,5 +47,6 @@ __all__ = [
     "apply", "apply_", "bfloat16", "BFloat16Tensor",
     "audit", "Audit",
     "verify", "claims", "Verification", "Certificate", "Bound",
-    "usage", "Usage", "compare_usage", "UsageSimilarity", "attention", "attention_layer",
+    "usage", "Usage", "UsageLayer", "UsageHead", "HeadScores", "ScoreTest", "HeadAblation", "ContentBreak",
+    "compare_usage", "UsageSimilarity", "attention", "attention_layer",
 ]

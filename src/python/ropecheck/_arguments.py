@@ -7,6 +7,7 @@ from __future__ import annotations
 import decimal
 import fractions
 import numbers
+import sys
 from types import ModuleType, TracebackType
 from typing import Any, Literal, Sequence, Union
 
@@ -159,3 +160,29 @@ def numpy() -> ModuleType:
     except ImportError as e:  # pragma: no cover - numpy is a Debian dependency of the package
         raise ImportError("ropecheck needs NumPy for tensors and arrays (Debian: apt install python3-numpy)") from e
     return np
+
+
+def dtype_name(value: object) -> str:
+    """A dtype argument as the library's name of it (DTYPES: "float32", "bfloat16", "float16"):
+    that name as a str, a NumPy dtype or scalar type of the format (numpy.float32,
+    numpy.dtype("float16"), ml_dtypes' bfloat16), or a torch.dtype (torch.bfloat16). NumPy and torch
+    are not imported here: a NumPy or torch dtype can only exist once its module is imported.
+    Anything else raises InputError naming ``dtype`` and the accepted values."""
+    accepted = or_list([repr(d) for d in DTYPES]) + " as a str, a NumPy dtype or scalar type, or a torch.dtype"
+    if isinstance(value, str):
+        if value in DTYPES:
+            return value
+        raise InputError("dtype", accepted, repr(value))
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.dtype):
+        name = str(value).removeprefix("torch.")
+        if name in DTYPES:
+            return name
+        raise InputError("dtype", accepted, str(value))
+    np = sys.modules.get("numpy")
+    if np is not None and (isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic))):
+        d = np.dtype(value)
+        if d.name in DTYPES:
+            return str(d.name)
+        raise InputError("dtype", accepted, f"numpy.dtype({d.str!r})" if isinstance(value, np.dtype) else f"numpy.{value.__name__}")
+    raise InputError("dtype", accepted, f"{value!r} ({type(value).__name__})")

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from . import _arguments as args
 from . import _core
 from ._errors import InputError
 from ._results import deep_copy, from_json, json_field, kept_json, number
+from ._options import ModelOptions, TensorLike
 from ._tensors import native_copy, positions_array, tensor
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from typing_extensions import Unpack
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,9 +68,9 @@ class Audit:
         return self.text.rstrip("\n")
 
 
-def audit(x: Any, positions: Any, y: Any, *, model: Optional[str] = None, layer_type: Optional[str] = None,
+def audit(x: TensorLike, positions: npt.ArrayLike, y: TensorLike, *, model: Optional[str] = None, layer_type: Optional[str] = None,
           layout: Optional[str] = None, axes: str = "auto", threads: int = 1, precision: Optional[int] = None,
-          **spectrum_options: Any) -> Audit:
+          **spectrum_options: Unpack[ModelOptions]) -> Audit:
     """Audits y, another implementation's RoPE of x at `positions`, against the exact map.
 
     Every element is checked; the figures are those of ``ropecheck audit`` on the same arrays.

@@ -8,11 +8,15 @@ import dataclasses
 import fractions
 import json
 import os
-from typing import Any, Iterator, Mapping, Optional, Sequence, Union, overload
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Sequence, Union, overload
 
 from . import _arguments as args
 from . import _core
+from ._options import SpectrumRequest
 from ._results import deep_copy, from_json, json_field, kept_json
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 def _fraction(text: Optional[str]) -> Optional[fractions.Fraction]:
@@ -168,7 +172,7 @@ def verify(claim: str, *, precision: int = _core.DEFAULT_PRECISION_BITS, max_pre
            phase: Optional[args.DecimalLike] = None, tolerance: Optional[args.DecimalLike] = None, max_n: Optional[int] = None,
            trials: Optional[int] = None, ledger: Union[str, os.PathLike[str], None] = None,
            distances: Optional[Sequence[int]] = None, query_lengths: Optional[Sequence[int]] = None,
-           query: Optional[Sequence[args.DecimalLike]] = None, **spectrum_options: Any) -> Verification:
+           query: Optional[Sequence[args.DecimalLike]] = None, **spectrum_options: Unpack[SpectrumRequest]) -> Verification:
     """Runs one claim check, ``ropecheck verify --claim CLAIM``, and returns its certificates.
 
     Parameters

@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 from . import _arguments as args
 from . import _core
 from ._errors import InputError
+from ._options import ModelOptions
 from ._results import from_json
 from ._spectra import Plan
 
@@ -124,12 +125,12 @@ class Settings:
         return -positions if self.backward else positions
 
 
-def settings(*, model: Optional[str], layer_type: Optional[str], layout: Optional[str], dtype: str, axes: str, backward: bool,
-             spectrum_options: dict[str, Any]) -> Settings:
+def settings(*, model: Optional[str], layer_type: Optional[str], layout: Optional[str], dtype: object, axes: str, backward: bool,
+             spectrum_options: ModelOptions) -> Settings:
     request, variant = args.spectrum_request(model=model, layer_type=layer_type, **spectrum_options)
     if not isinstance(backward, bool):
         raise InputError("backward", "True or False", repr(backward))
-    return Settings(request, variant, args.layout(layout), args.choice("dtype", dtype, args.DTYPES),
+    return Settings(request, variant, args.layout(layout), args.dtype_name(dtype),
                     args.choice("axes", axes, CHECK_AXES), backward)
 
 

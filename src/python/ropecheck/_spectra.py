@@ -6,11 +6,17 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import json
-from typing import Any, Iterator, Mapping, Optional, Union, overload
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Union, overload
 
 from . import _arguments as args
 from . import _core
+from ._options import SpectrumOptions, SpectrumRequest
 from ._results import deep_copy, from_json, json_field, kept_json
+
+if TYPE_CHECKING:
+    import numpy
+    import numpy.typing as npt
+    from typing_extensions import Unpack
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,18 +104,20 @@ class Spectrum:
         return [float(r["g_float64"]) for r in self.rows]
 
     @property
-    def frequencies(self) -> Any:
+    def frequencies(self) -> npt.NDArray[numpy.float64]:
         """g_k per pair as a NumPy float64 array."""
-        return args.numpy().array(self.frequency_floats, dtype="float64")
+        a: npt.NDArray[numpy.float64] = args.numpy().array(self.frequency_floats, dtype="float64")
+        return a
 
     @property
     def wavelengths_exact(self) -> list[str]:
         return [str(r["wavelength"]) for r in self.rows]
 
     @property
-    def wavelengths(self) -> Any:
+    def wavelengths(self) -> npt.NDArray[numpy.float64]:
         """2 pi / g_k per pair as a NumPy float64 array."""
-        return args.numpy().array([float(w) for w in self.wavelengths_exact], dtype="float64")
+        a: npt.NDArray[numpy.float64] = args.numpy().array([float(w) for w in self.wavelengths_exact], dtype="float64")
+        return a
 
     @property
     def semantic(self) -> list[str]:
@@ -183,7 +191,7 @@ class ModelSpectrum:
         raise ValueError(f"{self.model} has no layer type with RoPE")
 
     @property
-    def frequencies(self) -> Any:
+    def frequencies(self) -> npt.NDArray[numpy.float64]:
         return self.first().frequencies
 
     @property
@@ -206,7 +214,7 @@ class ModelSpectrum:
 
 
 def spectrum(model: Optional[str] = None, layer_type: Optional[str] = None, context: Optional[int] = None, *,
-             precision: int = _core.DEFAULT_PRECISION_BITS, **spectrum_options: Any) -> Union[Spectrum, ModelSpectrum]:
+             precision: int = _core.DEFAULT_PRECISION_BITS, **spectrum_options: Unpack[SpectrumOptions]) -> Union[Spectrum, ModelSpectrum]:
     """The spectrum table ``ropecheck spectrum`` prints, as an object.
 
     Parameters
@@ -266,7 +274,7 @@ class Plan:
     identity_pairs: tuple[int, ...] = json_field(convert=tuple)  # block pairs copied (frequency 0, factor 1)
 
 
-def plan(layout: Optional[str] = None, **spectrum_options: Any) -> Plan:
+def plan(layout: Optional[str] = None, **spectrum_options: Unpack[SpectrumRequest]) -> Plan:
     """The kernel's plan of a model's layer type or of a spectrum.
 
     Parameters

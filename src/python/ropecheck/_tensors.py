@@ -4,11 +4,17 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from . import _arguments as args
 from . import _core
 from ._errors import InputError
+from ._options import KernelArray, ModelOptions, TensorLike, WritableTensor
+
+if TYPE_CHECKING:
+    import numpy
+    import numpy.typing as npt
+    from typing_extensions import Unpack
 
 
 class BFloat16Tensor:
@@ -31,7 +37,7 @@ class BFloat16Tensor:
         return f"<ropecheck.bfloat16 tensor, shape {self.shape}>"
 
 
-def bfloat16(bits: Any) -> BFloat16Tensor:
+def bfloat16(bits: TensorLike) -> BFloat16Tensor:
     """A uint16 array of bfloat16 bit patterns as a DLPack bfloat16 tensor, without a copy.
 
     ``torch.from_dlpack(ropecheck.bfloat16(y))`` is a ``torch.bfloat16`` tensor; ropecheck's own
@@ -120,9 +126,9 @@ def _rotate(x: Any, positions: Any, out: Any, layout: Optional[str], axes: str, 
         _core.apply(x, out, p, request, checked_layout, checked_axes, checked_threads, checked_impl)
 
 
-def apply(x: Any, positions: Any, *, model: Optional[str] = None, layer_type: Optional[str] = None,
+def apply(x: TensorLike, positions: npt.ArrayLike, *, model: Optional[str] = None, layer_type: Optional[str] = None,
           layout: Optional[str] = None, axes: str = "auto", threads: int = 1, impl: str = "kernel",
-          **spectrum_options: Any) -> Any:
+          **spectrum_options: Unpack[ModelOptions]) -> KernelArray:
     """Rotates x by RoPE at `positions` into a new array, bit-identical to ``ropecheck apply``.
 
     Every rotary output is the correctly rounded value of the exact map a(x_a cos(p g) - x_b
@@ -171,13 +177,13 @@ def apply(x: Any, positions: Any, *, model: Optional[str] = None, layer_type: Op
     a = tensor(x, "x")
     if not _core.kernel_readable(a):  # a negative stride, a strided last axis, another byte order
         a = native_copy(a)
-    out = np.empty(a.shape, dtype=a.dtype)
+    out: KernelArray = np.empty(a.shape, dtype=a.dtype)
     _rotate(a, positions, out, layout, axes, threads, impl, dict(model=model, layer_type=layer_type, **spectrum_options))
     return out
 
 
-def apply_(x: Any, positions: Any, *, model: Optional[str] = None, layer_type: Optional[str] = None,
-           layout: Optional[str] = None, axes: str = "auto", threads: int = 1, **spectrum_options: Any) -> Any:
+def apply_(x: WritableTensor, positions: npt.ArrayLike, *, model: Optional[str] = None, layer_type: Optional[str] = None,
+           layout: Optional[str] = None, axes: str = "auto", threads: int = 1, **spectrum_options: Unpack[ModelOptions]) -> WritableTensor:
     """``apply`` in place: rotates x's own memory and returns x.
 
     Parameters

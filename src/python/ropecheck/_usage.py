@@ -5,13 +5,174 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Mapping, Optional
+import math
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from . import _arguments as args
 from . import _core
 from ._errors import InputError
 from ._results import deep_copy, from_json, json_field, kept_json
 from ._tensors import native_copy, positions_array
+
+if TYPE_CHECKING:
+    import numpy
+    import numpy.typing as npt
+
+
+def _float(value: Any) -> float:
+    """A JSON double: a number, the library's "inf"/"-inf" strings, or null for NaN."""
+    return math.nan if value is None else float(value)
+
+
+def _floats(values: Any) -> tuple[float, ...]:
+    return tuple(_float(v) for v in values)
+
+
+def _optional_int(value: Any) -> Optional[int]:
+    return None if value is None else int(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class ScoreTest:
+    """One attention score of a head with its test (usage/head_kind.h): the mean attention
+    ``mass`` over ``rows`` rows, its 95% ``interval95``, the uniform ``baseline`` on the same keys,
+    ``ratio`` = mass / baseline, ``z`` and whether it is ``significant``; ``offset`` for the offset
+    scores (None for first_token and induction)."""
+
+    rows: int
+    mass: float
+    interval95: tuple[float, float]
+    baseline: float
+    ratio: float
+    z: float
+    significant: bool
+    offset: Optional[int] = None
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> ScoreTest:
+        lo, hi = d["interval95"]
+        return cls(rows=int(d["rows"]), mass=_float(d["mass"]), interval95=(_float(lo), _float(hi)),
+                   baseline=_float(d["baseline"]), ratio=_float(d["ratio"]), z=_float(d["z"]),
+                   significant=bool(d["significant"]), offset=_optional_int(d.get("offset")))
+
+
+@dataclasses.dataclass(frozen=True)
+class HeadScores:
+    """A head's scores: one per offset (0 is the diagonal), first token, and induction (None when
+    the capture has no token ids)."""
+
+    offsets: tuple[ScoreTest, ...]
+    first_token: ScoreTest
+    induction: Optional[ScoreTest]
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> HeadScores:
+        induction = d.get("induction")
+        return cls(offsets=tuple(ScoreTest._from_json(o) for o in d["offsets"]), first_token=ScoreTest._from_json(d["first_token"]),
+                   induction=None if induction is None else ScoreTest._from_json(induction))
+
+
+@dataclasses.dataclass(frozen=True)
+class HeadAblation:
+    """A frequency ablation of a head's attention: ``tv``, the mean total-variation distance of its
+    rows to the model's attention, and ``top1``, the fraction of rows whose argmax key is unchanged."""
+
+    tv: float
+    top1: float
+
+    @classmethod
+    def _from_json(cls, d: Optional[Mapping[str, Any]]) -> Optional[HeadAblation]:
+        return None if d is None else cls(tv=_float(d["tv"]), top1=_float(d["top1"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class ContentBreak:
+    """A certified breaking distance of one strong content match (usage/content_breaks.h): the
+    match (``sequence``, ``query`` and ``key`` tokens, the ``runner``-up key, their distances to the
+    query, the key's attention ``weight``), the ``outcome`` (found, none, undecided), the
+    ``distance`` found, the searched ``limit``, the layer type's ``span`` and the ``method``."""
+
+    sequence: int
+    query: int
+    key: int
+    runner: int
+    key_distance: int
+    runner_distance: int
+    weight: float
+    outcome: str
+    distance: int
+    limit: int
+    span: int
+    method: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> ContentBreak:
+        return cls(sequence=int(d["sequence"]), query=int(d["query"]), key=int(d["key"]), runner=int(d["runner"]),
+                   key_distance=int(d["key_distance"]), runner_distance=int(d["runner_distance"]), weight=_float(d["weight"]),
+                   outcome=str(d["outcome"]), distance=int(d["distance"]), limit=int(d["limit"]), span=int(d["span"]),
+                   method=str(d["method"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class UsageHead:
+    """One head of one layer as ``ropecheck usage`` measures it (usage/usage.h's HeadUsage, with the
+    JSON's names). ``layer`` is the layer it belongs to; ``q_norm`` and ``k_norm`` are per pair
+    (``k_norm`` its kv head's); ``diagonal``, ``previous_token`` and ``first_token`` the mean
+    attention on those keys; ``kind`` is one of ``HEAD_KINDS``; ``breaking`` is the first of
+    ``breaks`` (None when none was certified)."""
+
+    layer: int
+    head: int
+    kv_head: int
+    q_norm: tuple[float, ...]
+    k_norm: tuple[float, ...]
+    rows: int
+    diagonal: float
+    previous_token: float
+    first_token: float
+    kind: str
+    kind_offset: Optional[int]
+    scores: HeadScores
+    high_frequency_share: Optional[float]
+    share_rank: Optional[int]
+    slow_still: Optional[HeadAblation]
+    fast_removed: Optional[HeadAblation]
+    strong_matches: int
+    breaking: Optional[ContentBreak]
+    breaks: tuple[ContentBreak, ...]
+
+    @classmethod
+    def _from_json(cls, layer: int, d: Mapping[str, Any]) -> UsageHead:
+        share = d.get("high_frequency_share")
+        breaking = d.get("breaking")
+        return cls(layer=layer, head=int(d["head"]), kv_head=int(d["kv_head"]), q_norm=_floats(d["q_norm"]),
+                   k_norm=_floats(d["k_norm"]), rows=int(d["rows"]), diagonal=_float(d["diagonal"]),
+                   previous_token=_float(d["previous_token"]), first_token=_float(d["first_token"]), kind=str(d["kind"]),
+                   kind_offset=_optional_int(d.get("kind_offset")), scores=HeadScores._from_json(d["scores"]),
+                   high_frequency_share=None if share is None else float(share), share_rank=_optional_int(d.get("share_rank")),
+                   slow_still=HeadAblation._from_json(d.get("slow_still")), fast_removed=HeadAblation._from_json(d.get("fast_removed")),
+                   strong_matches=int(d["strong_matches"]),
+                   breaking=None if breaking is None else ContentBreak._from_json(breaking),
+                   breaks=tuple(ContentBreak._from_json(b) for b in d["breaks"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class UsageLayer:
+    """One layer of a usage analysis: its ``layer`` index and ``layer_type``, the mean query and
+    key norm per pair (``q_norm``, ``k_norm``), and its ``heads``."""
+
+    layer: int
+    layer_type: str
+    q_norm: tuple[float, ...]
+    k_norm: tuple[float, ...]
+    heads: tuple[UsageHead, ...]
+
+
+def _layers(layers: Any) -> tuple[UsageLayer, ...]:
+    """The JSON's layers as UsageLayers."""
+    return tuple(UsageLayer(layer=int(d["layer"]), layer_type=str(d["layer_type"]), q_norm=_floats(d["q_norm"]),
+                            k_norm=_floats(d["k_norm"]), heads=tuple(UsageHead._from_json(int(d["layer"]), h) for h in d["heads"]))
+                 for d in layers)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,12 +189,13 @@ class Usage:
         The model the capture was analysed with.
     capture : dict
         Sequences, layers, heads, kv_heads, tokens, head_dim and the dtypes.
-    layers : tuple of dict
-        One per layer: ``layer_type``, ``q_norm`` and ``k_norm`` per pair, and ``heads``, each with
-        ``kind`` (one of ``HEAD_KINDS``) and ``kind_offset``, ``scores`` (per offset, first token and
-        induction: mass, 95% interval over rows, uniform baseline, z, significant),
-        ``high_frequency_share``, the two ablations (``slow_still``, ``fast_removed``) and
-        ``breaks`` (certified, one per strong content match; ``breaking`` is the first).
+    layers : tuple of UsageLayer
+        One per layer: ``layer_type``, ``q_norm`` and ``k_norm`` per pair, and ``heads``
+        (UsageHead), each with ``kind`` (one of ``HEAD_KINDS``) and ``kind_offset``, ``scores``
+        (HeadScores: per offset, first token and induction, each a ScoreTest: mass, 95% interval over
+        rows, uniform baseline, z, significant), ``high_frequency_share``, the two ablations
+        (``slow_still``, ``fast_removed``: HeadAblation) and ``breaks`` (ContentBreak, certified, one per
+        strong content match; ``breaking`` is the first).
     positional_ranking : dict
         Section 5 measured across heads: do the positional heads have the largest fast-quarter share
         (AUC, p-value).
@@ -47,7 +209,7 @@ class Usage:
 
     model: str = json_field()
     capture: Mapping[str, Any] = json_field()
-    layers: tuple[dict[str, Any], ...] = json_field(convert=tuple)
+    layers: tuple[UsageLayer, ...] = json_field(convert=_layers)
     positional_ranking: Mapping[str, Any] = json_field()
     within_layers: Mapping[str, Any] = json_field()
     null: Optional[Mapping[str, Any]] = json_field()
@@ -55,13 +217,9 @@ class Usage:
     _data: Mapping[str, Any] = kept_json()
     _text: str = dataclasses.field(default="", repr=False, compare=False)
 
-    def heads(self) -> list[dict[str, Any]]:
-        """Every head as one flat row: layer, head, kind, the three scores, share, ablations, break."""
-        rows = []
-        for layer in self.layers:
-            for h in layer["heads"]:
-                rows.append({"layer": layer["layer"], **{k: v for k, v in h.items() if k not in ("q_norm", "k_norm")}})
-        return rows
+    def heads(self) -> list[UsageHead]:
+        """Every head of every layer, layer by layer (each knows its ``layer``)."""
+        return [h for layer in self.layers for h in layer.heads]
 
     def to_dict(self) -> dict[str, Any]:
         """``ropecheck usage --json``."""
@@ -126,7 +284,7 @@ def compare_usage(a: Usage, b: Usage) -> UsageSimilarity:
             raise InputError(name, "a ropecheck.Usage", type(u).__name__)
 
     def summary(u: Usage) -> list[tuple[list[float], list[float], list[str]]]:
-        return [(list(layer["q_norm"]), list(layer["k_norm"]), [h["kind"] for h in layer["heads"]]) for layer in u.layers]
+        return [(list(layer.q_norm), list(layer.k_norm), [h.kind for h in layer.heads]) for layer in u.layers]
 
     d = json.loads(_core.compare_usage(summary(a), summary(b)))
     kinds = d["kinds_agree"]
@@ -145,8 +303,8 @@ def _capture_array(x: Any, name: str) -> Any:
     return native_copy(a)
 
 
-def usage(q: Any, k: Any, positions: Any, *, model: str, token_ids: Any = None, threads: int = 1,
-          content_distance: int = 64, strong_match: float = 0.5, break_rows: int = 8, certify_breaks: bool = True,
+def usage(q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *, model: str, token_ids: Optional[npt.ArrayLike] = None,
+          threads: int = 1, content_distance: int = 64, strong_match: float = 0.5, break_rows: int = 8, certify_breaks: bool = True,
           break_limit: int = 2**20, max_offset: int = 16, lift: float = 2.0, min_mass: float = 0.1, alpha: float = 0.01,
           null_sequences: Optional[int] = None, null_repeats: int = 1, null_seed: int = 0) -> Usage:
     """Measure how a model uses its RoPE on captured pre-rotation queries and keys.
@@ -154,7 +312,7 @@ def usage(q: Any, k: Any, positions: Any, *, model: str, token_ids: Any = None, 
     >>> import numpy as np, ropecheck
     >>> q = np.zeros((1, 16, 32, 4, 64), np.float32); q[..., 0] = 1  # llama-3.2-1b: 16 layers, 32/8 heads, head_dim 64
     >>> u = ropecheck.usage(q, q[:, :, :8], np.arange(4), model="llama-3.2-1b", certify_breaks=False)
-    >>> u.capture["heads"], u.layers[0]["heads"][0]["kind"]
+    >>> u.capture["heads"], u.layers[0].heads[0].kind
     (32, 'other')
 
     Parameters
@@ -254,8 +412,8 @@ def _attention_arguments(q: Any, k: Any, positions: Any, model: str, layer: int,
             args.integer("layer", layer, -2**31, 2**31 - 1), args.integer("sequence", sequence, -2**62, 2**62), limit)
 
 
-def attention(q: Any, k: Any, positions: Any, *, model: str, layer: int, head: int, sequence: int = 0,
-              tokens: Optional[int] = None) -> Any:
+def attention(q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *, model: str, layer: int, head: int, sequence: int = 0,
+              tokens: Optional[int] = None) -> npt.NDArray[numpy.float64]:
     """The causal softmax attention of one query head on one captured sequence, with the model's exact RoPE.
 
     The attention ``ropecheck usage`` measures (a head's kind, the ablations' base): scores
@@ -305,8 +463,8 @@ def attention(q: Any, k: Any, positions: Any, *, model: str, layer: int, head: i
     return _core.attention(qa, ka, p, m, lay, args.integer("head", head, -2**31, 2**31 - 1), seq, limit)
 
 
-def attention_layer(q: Any, k: Any, positions: Any, *, model: str, layer: int, sequence: int = 0,
-                    tokens: Optional[int] = None) -> Any:
+def attention_layer(q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *, model: str, layer: int, sequence: int = 0,
+                    tokens: Optional[int] = None) -> npt.NDArray[numpy.float64]:
     """Every query head's attention of one layer on one captured sequence: ``attention`` for each head at once.
 
     The capture is read up to the (sequence, layer) block once and each kv head rotated once, so a

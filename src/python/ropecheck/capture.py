@@ -20,11 +20,14 @@ import importlib
 import os
 import re
 import tempfile
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from . import _arguments as args
 from . import _core
 from ._errors import InputError
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = ["from_module", "save", "load"]
 
@@ -298,7 +301,8 @@ def _umask() -> int:
     return mask
 
 
-def save(path: Union[str, "os.PathLike[str]"], q: Any, k: Any, positions: Any, *, token_ids: Any = None,
+def save(path: Union[str, "os.PathLike[str]"], q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *,
+         token_ids: Optional[npt.ArrayLike] = None,
          source: Optional[str] = None, compressed: bool = True) -> None:
     """Writes a capture as .npz, all at once: a temporary file in the same directory renamed into place.
 

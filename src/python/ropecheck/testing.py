@@ -19,19 +19,28 @@ position decade on ordinary inputs. ropecheck.torch has both for torch tensors.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from . import _arguments as args
 from . import _checking
 from . import _core
 from ._checking import CheckResult, ClassSummary, Profile, ProfileRow
+from ._options import DTypeLike, KernelArray
+
+if TYPE_CHECKING:
+    import numpy
+    import numpy.typing as npt
+    from typing_extensions import Unpack
+
+    from ._options import ModelOptions  # under TYPE_CHECKING: not a public name of ropecheck.testing
 
 __all__ = ["check_rope", "profile", "fuzz_inputs", "CheckResult", "ClassSummary", "Profile", "ProfileRow"]
 
 
-def fuzz_inputs(*, seed: int = 0, round: int = 0, dtype: str = "float32", tokens: int = 32, heads: int = 2,
+def fuzz_inputs(*, seed: int = 0, round: int = 0, dtype: DTypeLike = "float32", tokens: int = 32, heads: int = 2,
                 min_position: int = 0, max_position: int = 1 << 40, model: Optional[str] = None,
-                layer_type: Optional[str] = None, layout: Optional[str] = None, **spectrum_options: Any) -> tuple[Any, Any]:
+                layer_type: Optional[str] = None, layout: Optional[str] = None,
+                **spectrum_options: Unpack[ModelOptions]) -> tuple[npt.NDArray[numpy.int64], KernelArray]:
     """The inputs check_rope gives fn in round `round`.
 
     Parameters
@@ -60,7 +69,7 @@ def fuzz_inputs(*, seed: int = 0, round: int = 0, dtype: str = "float32", tokens
     seed = args.integer("seed", seed, 0, args.UINT64_MAX)
     round = args.integer("round", round, 0, 1 << 40)
     with args.VariantNames(variant):
-        positions, x, _ = _core.fuzz_tensor(request, args.layout(layout), args.choice("dtype", dtype, args.DTYPES),
+        positions, x, _ = _core.fuzz_tensor(request, args.layout(layout), args.dtype_name(dtype),
                                             _checking.round_seed(seed, round), args.integer("tokens", tokens, 1, 1 << 20),
                                             args.integer("heads", heads, 1, 1 << 20),
                                             args.integer("min_position", min_position, *args.INT64),
@@ -68,11 +77,11 @@ def fuzz_inputs(*, seed: int = 0, round: int = 0, dtype: str = "float32", tokens
     return positions, x
 
 
-def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, layer_type: Optional[str] = None, dtype: str = "float32",
+def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, layer_type: Optional[str] = None, dtype: DTypeLike = "float32",
                layout: Optional[str] = None, axes: str = "shd", max_ulp: float = 0.5, rtol: Optional[float] = None,
                signed_zeros: bool = True, backward: bool = False, seed: int = 0, budget: int = 16, tokens: int = 32, heads: int = 2,
                min_position: int = 0, max_position: int = 1 << 40, canonical_nan: bool = False,
-               **spectrum_options: Any) -> CheckResult:
+               **spectrum_options: Unpack[ModelOptions]) -> CheckResult:
     """Fuzzes fn, a RoPE implementation, against the exact map.
 
     Parameters
@@ -83,8 +92,9 @@ def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, la
     model, layer_type : str, optional
         The RoPE: a zoo name or config.json path and its layer type; or the spectrum keywords
         (``config``, ``dim``, ``theta``, ``p_rope``, ``scaling``, ...) with `layout`.
-    dtype : {"float32", "bfloat16", "float16"}
-        x's format: float32, uint16 bfloat16 bit patterns, or float16.
+    dtype : {"float32", "bfloat16", "float16"}, numpy dtype or scalar type, or torch.dtype
+        x's format: float32, uint16 bfloat16 bit patterns, or float16 (``numpy.float16`` and
+        ``torch.float16`` name the same format as "float16").
     layout : {"interleaved", "half"}, optional
     axes : {"shd", "bshd", "bhsd", "hsd", "sd"}
         x's shape: [tokens, heads, head_dim] (default); "bshd" and "bhsd" have batch 1 and
@@ -144,9 +154,9 @@ def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, la
                            min_position=min_position, max_position=max_position)
 
 
-def profile(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, layer_type: Optional[str] = None, dtype: str = "float32",
+def profile(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, layer_type: Optional[str] = None, dtype: DTypeLike = "float32",
             layout: Optional[str] = None, axes: str = "shd", backward: bool = False, seed: int = 0, tokens: int = 64, heads: int = 4,
-            max_position: int = 10 ** 7 - 1, threads: int = 1, **spectrum_options: Any) -> Profile:
+            max_position: int = 10 ** 7 - 1, threads: int = 1, **spectrum_options: Unpack[ModelOptions]) -> Profile:
     """fn's error per position decade, on ordinary inputs: the audit's table for a function.
 
     fn is called once on `tokens` positions per decade (uniform in [10^d, 10^(d+1)), up to

@@ -31,7 +31,7 @@ every query ("removed") inside a with block; ablation_losses measures the next-t
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 import torch
 
@@ -42,7 +42,17 @@ from ._ablation import (AblationLosses, AblationRow, BandAblation, BucketLoss, a
                         rotary_bands)
 from ._checking import CheckResult, Profile
 from ._errors import InputError
+from ._options import DTypeLike
 from ._statistics import MeanInterval
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from typing_extensions import Unpack
+
+    from ._options import ModelOptions  # under TYPE_CHECKING: not a public name of ropecheck.torch
+
+#: Positions: a tensor of integers on any device, or what NumPy reads as an integer array.
+Positions = Union[torch.Tensor, "npt.ArrayLike"]
 
 __all__ = ["apply", "apply_", "check_rope", "profile", "gradient_map", "CheckResult", "Profile",
            "band_ablation", "ablation_losses", "rotary_bands", "BandAblation", "AblationLosses", "AblationRow", "BucketLoss",
@@ -89,7 +99,7 @@ def _positions(positions: Any, grad: bool) -> Any:
     return p.astype("<i8") if grad else p
 
 
-def _rotate(x: Any, p: Any, options: dict[str, Any]) -> Any:
+def _rotate(x: torch.Tensor, p: Any, options: dict[str, Any]) -> torch.Tensor:
     """x rotated into a new tensor on x's device: in place through DLPack on the CPU, through a
     CPU copy elsewhere."""
     src = x.detach()
@@ -99,7 +109,7 @@ def _rotate(x: Any, p: Any, options: dict[str, Any]) -> Any:
             src = src.to("cpu")
         except Exception as e:  # a device whose tensors hold no values (meta) or cannot reach the CPU
             raise InputError("x", "a tensor whose values can be copied to the CPU", f"a tensor on {x.device} ({type(e).__name__})") from None
-    y = _from_numpy(_tensors.apply(_to_numpy(src), p, **options), src.dtype)
+    y: torch.Tensor = _from_numpy(_tensors.apply(_to_numpy(src), p, **options), src.dtype)
     return y if on_cpu else y.to(x.device)
 
 
@@ -116,8 +126,9 @@ class _Rope(torch.autograd.Function):
         return _Rope.apply(grad, -ctx.positions, ctx.options), None, None
 
 
-def apply(x: Any, positions: Any, *, model: Optional[str] = None, layer_type: Optional[str] = None, out: Optional[Any] = None,
-          layout: Optional[str] = None, axes: str = "auto", threads: int = 1, impl: str = "kernel", **spectrum_options: Any) -> Any:
+def apply(x: torch.Tensor, positions: Positions, *, model: Optional[str] = None, layer_type: Optional[str] = None,
+          out: Optional[torch.Tensor] = None, layout: Optional[str] = None, axes: str = "auto", threads: int = 1, impl: str = "kernel",
+          **spectrum_options: Unpack[ModelOptions]) -> torch.Tensor:
     """RoPE of a torch tensor: ``ropecheck.apply``'s correctly rounded map, differentiable.
 
     Parameters
@@ -157,7 +168,8 @@ def apply(x: Any, positions: Any, *, model: Optional[str] = None, layer_type: Op
     """
     _format(x, "x")
     grad = torch.is_grad_enabled() and x.requires_grad
-    options = dict(model=model, layer_type=layer_type, layout=layout, axes=axes, threads=threads, impl=impl, **spectrum_options)
+    options: dict[str, Any] = dict(model=model, layer_type=layer_type, layout=layout, axes=axes, threads=threads, impl=impl,
+                                   **spectrum_options)
     p = _positions(positions, grad)
     if out is not None:
         _format(out, "out")
@@ -169,12 +181,13 @@ def apply(x: Any, positions: Any, *, model: Optional[str] = None, layer_type: Op
         with torch.no_grad():
             return out.copy_(_rotate(x, p, options))
     if grad:
-        return _Rope.apply(x, p, options)
+        y: torch.Tensor = _Rope.apply(x, p, options)
+        return y
     return _rotate(x, p, options)
 
 
-def apply_(x: Any, positions: Any, *, model: Optional[str] = None, layer_type: Optional[str] = None, layout: Optional[str] = None,
-           axes: str = "auto", threads: int = 1, **spectrum_options: Any) -> Any:
+def apply_(x: torch.Tensor, positions: Positions, *, model: Optional[str] = None, layer_type: Optional[str] = None,
+           layout: Optional[str] = None, axes: str = "auto", threads: int = 1, **spectrum_options: Unpack[ModelOptions]) -> torch.Tensor:
     """``apply`` in place: rotates x's own memory and returns x.
 
     A CPU tensor is rotated where it lies (through DLPack, its version counter bumped as torch's own
@@ -200,7 +213,7 @@ def apply_(x: Any, positions: Any, *, model: Optional[str] = None, layer_type: O
         errors otherwise.
     """
     _format(x, "x")
-    options = dict(model=model, layer_type=layer_type, layout=layout, axes=axes, threads=threads, **spectrum_options)
+    options: dict[str, Any] = dict(model=model, layer_type=layer_type, layout=layout, axes=axes, threads=threads, **spectrum_options)
     if torch.is_grad_enabled() and x.requires_grad:
         if x.is_leaf:
             raise InputError("x", "a tensor apply_ may change in place (not a leaf that requires grad: use apply)",
@@ -288,14 +301,6 @@ class _TorchAdapter(_checking.Adapter):
         return _to_numpy(c).copy()
 
 
-def _torch_dtype(dtype: Any) -> str:
-    if isinstance(dtype, torch.dtype) and dtype in _NAMES:
-        return _NAMES[dtype]
-    if isinstance(dtype, str) and dtype in DTYPES:
-        return dtype
-    raise InputError("dtype", _DTYPE_TEXT + " (or their names)", repr(dtype))
-
-
 def _device(device: Any) -> torch.device:
     try:
         d = torch.device(device)
@@ -309,10 +314,10 @@ def _device(device: Any) -> torch.device:
 
 
 def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, layer_type: Optional[str] = None,
-               dtype: Any = torch.bfloat16, device: Any = "cpu", layout: Optional[str] = None, axes: str = "shd",
+               dtype: DTypeLike = torch.bfloat16, device: Any = "cpu", layout: Optional[str] = None, axes: str = "shd",
                max_ulp: float = 0.5, rtol: Optional[float] = None, signed_zeros: bool = True, backward: bool = False,
                seed: int = 0, budget: int = 16, tokens: int = 32, heads: int = 2, min_position: int = 0,
-               max_position: int = 1 << 40, canonical_nan: bool = False, **spectrum_options: Any) -> CheckResult:
+               max_position: int = 1 << 40, canonical_nan: bool = False, **spectrum_options: Unpack[ModelOptions]) -> CheckResult:
     """Fuzzes fn, a RoPE written in torch, against the exact map: ropecheck.testing.check_rope with
     torch tensors.
 
@@ -327,8 +332,9 @@ def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, la
     model, layer_type, layout, axes, max_ulp, rtol, signed_zeros, backward, seed, budget, tokens,
     heads, min_position, max_position, canonical_nan, **spectrum_options
         As for ropecheck.testing.check_rope.
-    dtype : torch.dtype
-        torch.bfloat16 (default), torch.float32 or torch.float16.
+    dtype : torch.dtype, {"float32", "bfloat16", "float16"}, or numpy dtype or scalar type
+        torch.bfloat16 (default), torch.float32 or torch.float16, or the same format named
+        otherwise ("float16", numpy.float16).
     device : str or torch.device
         Where fn's inputs live ("cuda" on a GPU machine).
 
@@ -353,7 +359,7 @@ def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, la
     >>> rt.check_rope(rope, model="llama-3.1-8b", dtype=torch.bfloat16, budget=2).rounds
     2
     """
-    s = _checking.settings(model=model, layer_type=layer_type, layout=layout, dtype=_torch_dtype(dtype), axes=axes,
+    s = _checking.settings(model=model, layer_type=layer_type, layout=layout, dtype=dtype, axes=axes,
                            backward=backward, spectrum_options=spectrum_options)
     return _checking.check(fn, _TorchAdapter(s.dtype, _device(device)), s, max_ulp=max_ulp, rtol=rtol, signed_zeros=signed_zeros,
                            canonical_nan=canonical_nan, seed=seed, budget=budget, tokens=tokens, heads=heads,
@@ -361,9 +367,9 @@ def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, la
 
 
 def profile(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, layer_type: Optional[str] = None,
-            dtype: Any = torch.bfloat16, device: Any = "cpu", layout: Optional[str] = None, axes: str = "shd",
+            dtype: DTypeLike = torch.bfloat16, device: Any = "cpu", layout: Optional[str] = None, axes: str = "shd",
             backward: bool = False, seed: int = 0, tokens: int = 64, heads: int = 4, max_position: int = 10 ** 7 - 1,
-            threads: int = 1, **spectrum_options: Any) -> Profile:
+            threads: int = 1, **spectrum_options: Unpack[ModelOptions]) -> Profile:
     """fn's error per position decade on ordinary inputs (the audit's table for a function), fn
     receiving torch tensors as in check_rope: ropecheck.testing.profile for torch.
 
@@ -388,7 +394,7 @@ def profile(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, layer
     >>> [r.max_ulp <= 0.5 for r in rt.profile(rope, model="llama-3.1-8b", tokens=2, heads=1, max_position=99).rows]
     [True, True]
     """
-    s = _checking.settings(model=model, layer_type=layer_type, layout=layout, dtype=_torch_dtype(dtype), axes=axes,
+    s = _checking.settings(model=model, layer_type=layer_type, layout=layout, dtype=dtype, axes=axes,
                            backward=backward, spectrum_options=spectrum_options)
     return _checking.profile(fn, _TorchAdapter(s.dtype, _device(device)), s, seed=seed, tokens=tokens, heads=heads,
                              max_position=max_position, threads=threads)

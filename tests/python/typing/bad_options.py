@@ -1,0 +1,26 @@
+"""Calls that mypy --strict must reject, each on a line marked `# rejected`
+(tests/python/test_typing.py): misspelt or mistyped spectrum keywords, a dtype of no accepted
+type, and a usage result read as the dicts it no longer is."""
+
+import numpy as np
+
+import ropecheck
+import ropecheck.torch as rt
+from ropecheck.testing import check_rope, fuzz_inputs
+
+x = np.ones((2, 1, 4), dtype=np.float32)
+ropecheck.spectrum(dim=128, thetaa=10000)  # rejected
+ropecheck.spectrum(dim="128")  # rejected
+ropecheck.plan(model="llama-3.1-8b", layout="half", p_rop=0.5)  # rejected
+ropecheck.verify("lemma-a3", modle="llama-3.1-8b")  # rejected
+ropecheck.apply(x, [0, 1], model="llama-3.1-8b", contxt=4096)  # rejected
+ropecheck.apply_(x, [0, 1], model="llama-3.1-8b", nope="yes")  # rejected
+ropecheck.audit(x, [0, 1], x, model="llama-3.1-8b", scalling="llama3")  # rejected
+fuzz_inputs(model="llama-3.1-8b", dtype=3)  # rejected
+check_rope(lambda a, p: a, model="llama-3.1-8b", thetaa=10000)  # rejected
+ropecheck.testing.profile(lambda a, p: a, model="llama-3.1-8b", dtype=None)  # rejected
+rt.check_rope(lambda a, p: a, model="llama-3.1-8b", theta_=10000)  # rejected
+rt.apply_(x, [0, 1], model="llama-3.1-8b")  # rejected
+u = ropecheck.usage(x, x, [0, 1], model="llama-3.1-8b")
+heads = u.layers[0]["heads"]  # rejected
+ropecheck.spectrum(model="llama-3.1-8b").frequencies.upper()  # rejected

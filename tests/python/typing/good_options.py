@@ -1,0 +1,37 @@
+"""Calls that mypy --strict must accept (tests/python/test_typing.py): the spectrum keywords,
+every dtype form, and the typed results."""
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+import ropecheck
+import ropecheck.torch as rt
+from ropecheck.testing import check_rope, fuzz_inputs
+
+
+def rope(x: npt.NDArray[np.float32], positions: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+    return x
+
+
+s = ropecheck.spectrum(dim=128, theta="10000", p_rope=0.75)
+f: npt.NDArray[np.float64] = ropecheck.spectrum(model="llama-3.1-8b").frequencies
+p = ropecheck.plan(model="llama-3.1-8b", layout="half")
+q = ropecheck.plan(dim=64, theta=10000, scaling="linear:2", layout="interleaved", context=4096)
+v = ropecheck.verify("lemma-a3", model="llama-3.1-8b", layer_type="full")
+x = np.ones((2, 1, 4), dtype=np.float32)
+y = ropecheck.apply(x, [0, 1], dim=4, layout="interleaved", nope=False, sequence_length=None)
+z: npt.NDArray[np.float32] = ropecheck.apply_(x, [0, 1], model="llama-3.1-8b", context=8192)
+a = ropecheck.audit(x, [0, 1], y, dim=4, layout="interleaved", partial=0.5)
+positions, inputs = fuzz_inputs(dtype=np.float16, model="llama-3.1-8b")
+check_rope(rope, model="llama-3.1-8b", dtype="bfloat16", reversed="0.25")
+check_rope(rope, model="llama-3.1-8b", dtype=np.float32)
+check_rope(rope, model="llama-3.1-8b", dtype=np.dtype("float16"))
+check_rope(rope, model="llama-3.1-8b", dtype=torch.bfloat16)
+ropecheck.testing.profile(rope, model="llama-3.1-8b", dtype=torch.float16, vllm_dynamic=True)
+rt.check_rope(lambda t, p: t, model="llama-3.1-8b", dtype=np.float32, config="llama3")
+t: torch.Tensor = rt.apply(torch.ones(2, 1, 4), [0, 1], dim=4, layout="interleaved", theta=500000)
+u = ropecheck.usage(x, x, [0, 1], model="llama-3.1-8b")
+kind: str = u.layers[0].heads[0].kind
+mass: float = u.layers[0].heads[0].scores.first_token.mass
+norms: tuple[float, ...] = u.heads()[0].q_norm

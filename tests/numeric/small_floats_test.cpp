@@ -164,7 +164,9 @@ TEST(Narrow, EveryKernelDtypeRoundTripsItsValues) {
         else x = E{static_cast<std::uint16_t>(b)};
         const double v = widen(x);
         const float f = static_cast<float>(v);
-        if (!std::isnan(v)) ASSERT_EQ(static_cast<double>(f), v) << dtype_name(t);  // every value is a float
+        if (!std::isnan(v)) {
+          ASSERT_EQ(static_cast<double>(f), v) << dtype_name(t);  // every value is a float
+        }
         const std::uint32_t want = std::isnan(v) ? static_cast<std::uint32_t>(dtype_info(t).canonical_nan) : bits_of(x);
         ASSERT_EQ(bits_of(narrow_to<E>(f)), want) << dtype_name(t) << " pattern 0x" << std::hex << b;
         ASSERT_EQ(bits_of(narrow<dtype_of<E>>(f)), want) << dtype_name(t);

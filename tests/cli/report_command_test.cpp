@@ -52,6 +52,15 @@ nlohmann::json without_times(nlohmann::json j) {
 }
 
 TEST(ReportCommand, SameSeedSameContentAndCompareSeesNoChange) {
+#if defined(__SANITIZE_ADDRESS__)
+  // Under ASan + UBSan one report, not two: the two took 313 s, the sanitizer ctest's longest test
+  // by 5x, and the second runs the same code again (with two threads). The first report still runs
+  // every section under the sanitizers, and --compare below reads it; same seed -> same bytes on
+  // one and two threads is checked in the Release build.
+  constexpr bool kSecondReport = false;
+#else
+  constexpr bool kSecondReport = true;
+#endif
   const fs::path d = ropecheck::test::fresh_dir("report_same");
   const fs::path a = d / "a", first = d / "first", edited = d / "edited";
   const CliStreams r1 = run_cli_streams("report --smoke --seed 7 --threads 1 --out " + a.string());
@@ -60,11 +69,13 @@ TEST(ReportCommand, SameSeedSameContentAndCompareSeesNoChange) {
   fs::copy(a, first, fs::copy_options::recursive);
 
   // The same seed on two threads, replacing the first report (--force).
-  const CliStreams r2 = run_cli_streams("report --smoke --seed 7 --threads 2 --force --out " + a.string());
-  ASSERT_EQ(r2.status, 0) << r2.out << r2.err;
+  if (kSecondReport) {
+    const CliStreams r2 = run_cli_streams("report --smoke --seed 7 --threads 2 --force --out " + a.string());
+    ASSERT_EQ(r2.status, 0) << r2.out << r2.err;
+  }
   const nlohmann::json j1 = nlohmann::json::parse(read_bytes(first / "run.json"));
   const nlohmann::json j2 = nlohmann::json::parse(read_bytes(a / "run.json"));
-  EXPECT_NE(j1["run"]["id"], j2["run"]["id"]) << "--force must have replaced the report";
+  if (kSecondReport) EXPECT_NE(j1["run"]["id"], j2["run"]["id"]) << "--force must have replaced the report";
   EXPECT_EQ(j1["seed"], 7);
   const nlohmann::json s1 = without_times(j1), s2 = without_times(j2);
   EXPECT_EQ(s1, s2) << nlohmann::json::diff(s1, s2).dump(1);

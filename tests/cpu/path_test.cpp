@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "io/input_error.h"
 
@@ -34,6 +36,23 @@ TEST(KernelPath, ScalarIsAlwaysAvailableAndListedFirst) {
   std::string names;
   for (Path p : paths) names += path_name(p) + " ";
   std::printf("[ paths ] this CPU runs: %s\n", names.c_str());
+}
+
+// A path added to kPaths without its name, or with a name another path has, fails here.
+TEST(KernelPath, EveryListedPathHasItsOwnNameThatParsesBack) {
+  std::set<std::string> names;
+  for (Path p : all_paths()) {
+    const std::string name = path_name(p);
+    EXPECT_FALSE(name.empty());
+    EXPECT_TRUE(names.insert(name).second) << name << " named twice";
+    EXPECT_EQ(parse_any_path(name, "path"), p) << name;
+  }
+}
+
+// The architecture seam (cmake/Architecture.cmake): a build without the x86 paths runs scalar alone.
+TEST(KernelPath, ABuildWithoutX86PathsRunsScalarAlone) {
+  if (ROPECHECK_X86) GTEST_SKIP() << "an x86 build: its paths are probed (KernelPath.ScalarIsAlwaysAvailableAndListedFirst)";
+  EXPECT_EQ(available_paths(), std::vector<Path>{Path::scalar});
 }
 
 TEST(KernelPath, TheEnvironmentForcesEveryAvailablePath) {

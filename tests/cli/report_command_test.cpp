@@ -75,7 +75,9 @@ TEST(ReportCommand, SameSeedSameContentAndCompareSeesNoChange) {
   }
   const nlohmann::json j1 = nlohmann::json::parse(read_bytes(first / "run.json"));
   const nlohmann::json j2 = nlohmann::json::parse(read_bytes(a / "run.json"));
-  if (kSecondReport) EXPECT_NE(j1["run"]["id"], j2["run"]["id"]) << "--force must have replaced the report";
+  if (kSecondReport) {
+    EXPECT_NE(j1["run"]["id"], j2["run"]["id"]) << "--force must have replaced the report";
+  }
   EXPECT_EQ(j1["seed"], 7);
   const nlohmann::json s1 = without_times(j1), s2 = without_times(j2);
   EXPECT_EQ(s1, s2) << nlohmann::json::diff(s1, s2).dump(1);

@@ -12,7 +12,7 @@
 namespace ropecheck::report {
 namespace {
 
-// The words of scripts/setup's `packages=( ... )`, comments removed.
+// The words of scripts/setup's `packages=( ... )` and `test_packages=( ... )`, comments removed.
 std::vector<std::string> setup_packages(const std::string& source_dir) {
   std::ifstream in(source_dir + "/scripts/setup");
   std::vector<std::string> words;
@@ -20,9 +20,13 @@ std::vector<std::string> setup_packages(const std::string& source_dir) {
   bool inside = false;
   while (std::getline(in, line)) {
     if (!inside) {
+      // The main job's list and the tests' (not the cross build's aarch64_packages).
       if (line.rfind("packages=(", 0) == 0) {
         inside = true;
         line = line.substr(10);
+      } else if (line.rfind("test_packages=(", 0) == 0) {
+        inside = true;
+        line = line.substr(15);
       } else {
         continue;
       }
@@ -33,7 +37,7 @@ std::vector<std::string> setup_packages(const std::string& source_dir) {
     std::istringstream ws(line.substr(0, close));
     std::string w;
     while (ws >> w) words.push_back(w);
-    if (close != std::string::npos) break;
+    if (close != std::string::npos) inside = false;
   }
   return words;
 }
@@ -66,8 +70,8 @@ TEST(SourceInfo, KeysAndTypes) {
   EXPECT_EQ(source_info(), s) << "not a pure function of the build and the checkout";
 }
 
-// dependency_packages() (the list CMake read from scripts/setup at configure time) is the script's
-// list, parsed here independently: same packages, same order.
+// dependency_packages() (the lists CMake read from scripts/setup at configure time) is the script's
+// packages=( ) then test_packages=( ), parsed here independently: same packages, same order.
 TEST(DependencyPackages, EqualScriptsSetup) {
   const std::string dir = source_info()["source_dir"];
   const std::vector<std::string> setup = setup_packages(dir);

@@ -247,24 +247,24 @@ void check_finite(const CaptureBlock& block, const std::string& which, const Cap
   const bool is_q = which == "q";
   const Dtype dtype = is_q ? block.q_dtype : block.k_dtype;
   const std::vector<unsigned char>& bytes = is_q ? block.q_bytes : block.k_bytes;
-  // Every element widened exactly (with_storage: one loop per kernel dtype; f64 is refused).
-  const std::optional<std::size_t> first = with_storage(dtype, [&](auto e) -> std::optional<std::size_t> {
+  // Every element widened exactly (with_storage: one loop per kernel dtype; f64 is refused); the
+  // first non-finite one with its value.
+  struct Bad {
+    std::size_t i;
+    double value;
+  };
+  const std::optional<Bad> bad = with_storage(dtype, [&](auto e) -> std::optional<Bad> {
     using E = decltype(e);
     const std::size_t n = bytes.size() / sizeof(E);
     for (std::size_t i = 0; i < n; ++i) {
-      E v;
-      std::memcpy(&v, bytes.data() + sizeof(E) * i, sizeof(E));
-      if (!std::isfinite(widen(v))) return i;
+      std::memcpy(&e, bytes.data() + sizeof(E) * i, sizeof(E));
+      if (const double v = widen(e); !std::isfinite(v)) return Bad{i, v};
     }
     return std::nullopt;
   });
-  if (!first) return;
-  const std::size_t i = *first;
-  double value = 0;
-  with_storage(dtype, [&](auto e) {
-    std::memcpy(&e, bytes.data() + sizeof e * i, sizeof e);
-    value = widen(e);
-  });
+  if (!bad) return;
+  const std::size_t i = bad->i;
+  const double value = bad->value;
   const auto per_head = static_cast<std::size_t>(block.tokens * block.head_dim);
   const auto head_dim = static_cast<std::size_t>(block.head_dim);
   const std::vector<long long> index = {block.sequence, block.layer, static_cast<long long>(i / per_head),

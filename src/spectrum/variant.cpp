@@ -5,19 +5,11 @@
 namespace ropecheck {
 
 namespace {
-
-const VariantInfo* variant_info(Variant v) {
-  for (const VariantInfo& e : kVariants)
-    if (e.value == v) return &e;
-  return nullptr;
-}
-
+// kVariants lists every enumerator at its own index (variant.h's static_assert).
+const VariantInfo& variant_info(Variant v) { return kVariants[static_cast<std::size_t>(v)]; }
 }  // namespace
 
-std::string variant_name(Variant v) {
-  const VariantInfo* e = variant_info(v);
-  return e ? std::string(e->name) : "rope";
-}
+std::string variant_name(Variant v) { return std::string(variant_info(v).name); }
 
 Variant parse_variant(const std::string& name, const std::string& input) {
   std::string names;
@@ -28,9 +20,6 @@ Variant parse_variant(const std::string& name, const std::string& input) {
   throw InputError(input, "one of " + names, name);
 }
 
-bool variant_takes_fraction(Variant v) {
-  const VariantInfo* e = variant_info(v);
-  return e && e->takes_fraction;
-}
+bool variant_takes_fraction(Variant v) { return variant_info(v).takes_fraction; }
 
 }  // namespace ropecheck

@@ -8,7 +8,8 @@
 //
 // kPaths is the one list of paths: names, parsing, ROPECHECK_KERNEL, the tests' loops over every
 // path, counterexample files and the report all iterate it. A new path is an entry here, its probe
-// in path.cpp and the architecture's file (cpu/x86.cpp), and its own twins (CONTRIBUTING.md, "A new SIMD path").
+// (cpu/x86.cpp, and its case in path.cpp's runs()), and its own twins (CONTRIBUTING.md, "A new
+// SIMD path or architecture").
 #pragma once
 
 #include <string>

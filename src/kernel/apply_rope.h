@@ -12,10 +12,10 @@
 // against an independent MPFR reference (accuracy/rope_reference.h).
 // Semantics shared by every path, bit for bit: round to nearest even; subnormals kept (the
 // kernel sets the default floating-point environment for the call, cpu/float_environment.h,
-// whatever the caller's FTZ/DAZ or rounding mode); non-finite inputs follow IEEE arithmetic of the binary64 formula (inf * 0 is NaN), a NaN
-// output is the canonical quiet NaN (f32 0x7FC00000, bf16 0x7FC0, f16 0x7E00); an exactly zero result takes
-// the sign that IEEE arithmetic of the formula gives; identity pairs and pass-through elements
-// are copied bit for bit.
+// whatever the caller's FTZ/DAZ or rounding mode); non-finite inputs follow IEEE arithmetic of the
+// binary64 formula (inf * 0 is NaN), a NaN output is the canonical quiet NaN (f32 0x7FC00000,
+// bf16 0x7FC0, f16 0x7E00); an exactly zero result takes the sign that IEEE arithmetic of the
+// formula gives; identity pairs and pass-through elements are copied bit for bit.
 //
 // Tensors are views [tokens][heads][head_dim] with head_dim == plan.dim() contiguous and token and
 // head strides in elements (any non-negative values, e.g. q inside a fused qkv buffer: token

@@ -14,6 +14,7 @@
 #include "run_cli.h"
 
 #include "tests/support/files.h"
+#include "tests/support/sanitizers.h"
 
 namespace {
 
@@ -52,7 +53,7 @@ nlohmann::json without_times(nlohmann::json j) {
 }
 
 TEST(ReportCommand, SameSeedSameContentAndCompareSeesNoChange) {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef ROPECHECK_TEST_ASAN
   // Under ASan + UBSan one report, not two: the two took 313 s, the sanitizer ctest's longest test
   // by 5x, and the second runs the same code again (with two threads). The first report still runs
   // every section under the sanitizers, and --compare below reads it; same seed -> same bytes on

@@ -178,7 +178,7 @@ TEST(CaptureFile, RefusesEveryBadInputNamingTheMember) {
     SCOPED_TRACE(file);
     std::vector<std::string> with_file = parts;
     with_file.push_back(file);
-    test::expect_input_error([&] { drain(file); }, input, with_file);
+    test::expect_input_error([&f = file] { drain(f); }, input, with_file);  // clang 14 cannot capture a binding
   }
 }
 

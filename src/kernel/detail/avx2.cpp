@@ -313,7 +313,7 @@ void rotate64_layout(const RowShape& sh, const double* c, const double* s, const
 inline __m256 widen8(__m128i raw, Bf16Bits) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16)); }
 inline __m256 widen8(__m128i raw, F16Bits) { return _mm256_cvtph_ps(raw); }
 inline __m256i lanes16(__m256 v, F16Bits) { return _mm256_cvtepu16_epi32(_mm256_cvtps_ph(v, 0)); }
-inline __m256i lanes16(__m256 v, Bf16Bits) {
+[[maybe_unused]] inline __m256i lanes16(__m256 v, Bf16Bits) {  // the floor rows only (bench)
   const __m256i u = _mm256_castps_si256(v);
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
   return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16);

@@ -3,7 +3,7 @@
 // (not recursively, in name order), through LLVMFuzzerTestOneInput once, printing each file's name
 // before it runs, so that the last name printed before a crash or a sanitizer report is its input.
 // Exit 0 when every file ran; 1 when there was no file at all (a corpus folder gone missing must not
-// pass) or one could not be read. Usage: ropecheck_fuzz_<target> FILE_OR_DIR...
+// pass) or one could not be read. Usage: ropecheck_fuzz_replay_<target> FILE_OR_DIR...
 // As libFuzzer's -rss_limit_mb / -malloc_limit_mb do for scripts/fuzz, a single allocation above
 // kMemoryLimit is a failure (an oom-* reproducer must fail here too, not page the machine to death):
 // under AddressSanitizer through its malloc hook, else through the address-space limit.

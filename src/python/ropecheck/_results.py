@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from typing import Any, Callable, Mapping, Optional, TypeVar
+import math
+from typing import Any, Callable, Iterable, Mapping, Optional, TypeVar
 
 T = TypeVar("T")
 
@@ -44,5 +45,29 @@ def deep_copy(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def number(value: Any) -> float:
-    """A JSON number, or the library's "inf", "-inf", "nan" strings for the non-finite ones."""
-    return float(value)
+    """A JSON number, or the library's "inf", "-inf", "nan" strings for the non-finite ones; null
+    (what the JSON writer makes of a non-finite double the library did not spell) is NaN."""
+    return math.nan if value is None else float(value)
+
+
+def numbers(values: Iterable[Any]) -> tuple[float, ...]:
+    """A JSON array of numbers (``number`` each)."""
+    return tuple(number(v) for v in values)
+
+
+def optional_number(value: Any) -> Optional[float]:
+    """A JSON number that may be null (None: not measured, or not defined)."""
+    return None if value is None else float(value)
+
+
+def optional_int(value: Any) -> Optional[int]:
+    return None if value is None else int(value)
+
+
+def integers(values: Iterable[Any]) -> tuple[int, ...]:
+    return tuple(int(v) for v in values)
+
+
+def strings(values: Iterable[Any]) -> tuple[str, ...]:
+    return tuple(str(v) for v in values)
+

@@ -5,31 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from . import _arguments as args
 from . import _core
 from ._errors import InputError
-from ._results import deep_copy, from_json, json_field, kept_json
+from ._results import deep_copy, from_json, json_field, kept_json, number, numbers, optional_int, optional_number
 from ._tensors import native_copy, positions_array
 
 if TYPE_CHECKING:
     import numpy
     import numpy.typing as npt
-
-
-def _float(value: Any) -> float:
-    """A JSON double: a number, the library's "inf"/"-inf" strings, or null for NaN."""
-    return math.nan if value is None else float(value)
-
-
-def _floats(values: Any) -> tuple[float, ...]:
-    return tuple(_float(v) for v in values)
-
-
-def _optional_int(value: Any) -> Optional[int]:
-    return None if value is None else int(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,9 +37,9 @@ class ScoreTest:
     @classmethod
     def _from_json(cls, d: Mapping[str, Any]) -> ScoreTest:
         lo, hi = d["interval95"]
-        return cls(rows=int(d["rows"]), mass=_float(d["mass"]), interval95=(_float(lo), _float(hi)),
-                   baseline=_float(d["baseline"]), ratio=_float(d["ratio"]), z=_float(d["z"]),
-                   significant=bool(d["significant"]), offset=_optional_int(d.get("offset")))
+        return cls(rows=int(d["rows"]), mass=number(d["mass"]), interval95=(number(lo), number(hi)),
+                   baseline=number(d["baseline"]), ratio=number(d["ratio"]), z=number(d["z"]),
+                   significant=bool(d["significant"]), offset=optional_int(d.get("offset")))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,7 +68,7 @@ class HeadAblation:
 
     @classmethod
     def _from_json(cls, d: Optional[Mapping[str, Any]]) -> Optional[HeadAblation]:
-        return None if d is None else cls(tv=_float(d["tv"]), top1=_float(d["top1"]))
+        return None if d is None else cls(tv=number(d["tv"]), top1=number(d["top1"]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,7 +94,7 @@ class ContentBreak:
     @classmethod
     def _from_json(cls, d: Mapping[str, Any]) -> ContentBreak:
         return cls(sequence=int(d["sequence"]), query=int(d["query"]), key=int(d["key"]), runner=int(d["runner"]),
-                   key_distance=int(d["key_distance"]), runner_distance=int(d["runner_distance"]), weight=_float(d["weight"]),
+                   key_distance=int(d["key_distance"]), runner_distance=int(d["runner_distance"]), weight=number(d["weight"]),
                    outcome=str(d["outcome"]), distance=int(d["distance"]), limit=int(d["limit"]), span=int(d["span"]),
                    method=str(d["method"]))
 
@@ -143,13 +129,12 @@ class UsageHead:
 
     @classmethod
     def _from_json(cls, layer: int, d: Mapping[str, Any]) -> UsageHead:
-        share = d.get("high_frequency_share")
         breaking = d.get("breaking")
-        return cls(layer=layer, head=int(d["head"]), kv_head=int(d["kv_head"]), q_norm=_floats(d["q_norm"]),
-                   k_norm=_floats(d["k_norm"]), rows=int(d["rows"]), diagonal=_float(d["diagonal"]),
-                   previous_token=_float(d["previous_token"]), first_token=_float(d["first_token"]), kind=str(d["kind"]),
-                   kind_offset=_optional_int(d.get("kind_offset")), scores=HeadScores._from_json(d["scores"]),
-                   high_frequency_share=None if share is None else float(share), share_rank=_optional_int(d.get("share_rank")),
+        return cls(layer=layer, head=int(d["head"]), kv_head=int(d["kv_head"]), q_norm=numbers(d["q_norm"]),
+                   k_norm=numbers(d["k_norm"]), rows=int(d["rows"]), diagonal=number(d["diagonal"]),
+                   previous_token=number(d["previous_token"]), first_token=number(d["first_token"]), kind=str(d["kind"]),
+                   kind_offset=optional_int(d.get("kind_offset")), scores=HeadScores._from_json(d["scores"]),
+                   high_frequency_share=optional_number(d.get("high_frequency_share")), share_rank=optional_int(d.get("share_rank")),
                    slow_still=HeadAblation._from_json(d.get("slow_still")), fast_removed=HeadAblation._from_json(d.get("fast_removed")),
                    strong_matches=int(d["strong_matches"]),
                    breaking=None if breaking is None else ContentBreak._from_json(breaking),
@@ -170,8 +155,8 @@ class UsageLayer:
 
 def _layers(layers: Any) -> tuple[UsageLayer, ...]:
     """The JSON's layers as UsageLayers."""
-    return tuple(UsageLayer(layer=int(d["layer"]), layer_type=str(d["layer_type"]), q_norm=_floats(d["q_norm"]),
-                            k_norm=_floats(d["k_norm"]), heads=tuple(UsageHead._from_json(int(d["layer"]), h) for h in d["heads"]))
+    return tuple(UsageLayer(layer=int(d["layer"]), layer_type=str(d["layer_type"]), q_norm=numbers(d["q_norm"]),
+                            k_norm=numbers(d["k_norm"]), heads=tuple(UsageHead._from_json(int(d["layer"]), h) for h in d["heads"]))
                  for d in layers)
 
 

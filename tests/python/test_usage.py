@@ -4,7 +4,6 @@ committed rope capture re-run through the model's own torch forward pass with it
 
 import dataclasses
 import json
-import math
 import os
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import numpy as np
 import pytest
 
 import ropecheck
+from conftest import as_json
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 EXAMPLE = os.path.join(ROOT, "examples", "toy_model")
@@ -42,20 +42,6 @@ def test_python_and_cli_give_the_same_json(tmp_path):
     assert mine == cli
 
 
-
-def _as_json(value):
-    """A result dataclass as the JSON it was read from: fields by name, tuples as lists, NaN as null."""
-    if dataclasses.is_dataclass(value):
-        return {f.name: _as_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, tuple):
-        return [_as_json(v) for v in value]
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, float) and math.isinf(value):
-        return "inf" if value > 0 else "-inf"  # the library's text for an infinite z
-    return value
-
-
 def test_layers_are_frozen_dataclasses_of_the_json():
     q, k, positions, token_ids = _arrays()
     u = ropecheck.usage(q, k, positions, model=CONFIG, token_ids=token_ids, content_distance=16)
@@ -68,13 +54,13 @@ def test_layers_are_frozen_dataclasses_of_the_json():
         for head, h in zip(layer.heads, d["heads"], strict=True):
             assert head.layer == layer.layer == d["layer"]
             # Every field holds the JSON's value under the JSON's name (layer: the head's own layer).
-            mine = _as_json(head)
+            mine = as_json(head)
             del mine["layer"]
             for score in mine["scores"]["offsets"] + [mine["scores"]["first_token"]] + [mine["scores"]["induction"]]:
                 if score is not None and score["offset"] is None:
                     del score["offset"]  # first_token and induction carry none
             assert mine == json.loads(json.dumps(h)), (layer.layer, head.head)
-        assert _as_json(layer)["q_norm"] == d["q_norm"] and len(layer.heads) == len(d["heads"])
+        assert as_json(layer)["q_norm"] == d["q_norm"] and len(layer.heads) == len(d["heads"])
     kinds = {h.kind for h in u.heads()}
     assert kinds <= set(ropecheck.HEAD_KINDS) and len(u.heads()) == sum(len(L.heads) for L in u.layers)
     assert any(h.scores.induction is not None for h in u.heads())  # token ids given

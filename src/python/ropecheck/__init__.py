@@ -36,8 +36,9 @@ from ._certificates import Bound, Certificate, Verification, claims, verify
 from ._errors import InputError
 from ._spectra import LayerType, Models, ModelSpectrum, Plan, Spectrum, models, plan, spectrum
 from ._tensors import BFloat16Tensor, apply, apply_, bfloat16
-from ._usage import (HEAD_KINDS, ContentBreak, HeadAblation, HeadScores, ScoreTest, Usage, UsageHead, UsageLayer, UsageSimilarity,
-                     attention, attention_layer, compare_usage, usage)
+from ._usage import (HEAD_KINDS, BreakDistribution, BreakQuantile, ContentBreak, HeadAblation, HeadScores, LayerRanking, NullCheck,
+                     NullKind, PositionalRanking, ScoreTest, Usage, UsageCapture, UsageHead, UsageLayer, UsageSimilarity,
+                     WithinLayerRanking, attention, attention_layer, compare_usage, usage)
 
 __version__: str = _core.VERSION
 
@@ -47,6 +48,7 @@ __all__ = [
     "apply", "apply_", "bfloat16", "BFloat16Tensor",
     "audit", "Audit",
     "verify", "claims", "Verification", "Certificate", "Bound",
-    "usage", "Usage", "UsageLayer", "UsageHead", "HeadScores", "ScoreTest", "HeadAblation", "ContentBreak",
+    "usage", "Usage", "UsageCapture", "UsageLayer", "UsageHead", "HeadScores", "ScoreTest", "HeadAblation", "ContentBreak",
+    "PositionalRanking", "WithinLayerRanking", "LayerRanking", "NullCheck", "NullKind", "BreakDistribution", "BreakQuantile",
     "compare_usage", "UsageSimilarity", "attention", "attention_layer",
 ]

@@ -1,6 +1,6 @@
 """Calls that mypy --strict must reject, each on a line marked `# rejected`
 (tests/python/test_typing.py): misspelt or mistyped spectrum keywords, a dtype of no accepted
-type, and a usage result read as the dicts it no longer is."""
+type, and usage results read as the dicts they no longer are."""
 
 import numpy as np
 
@@ -24,3 +24,5 @@ rt.apply_(x, [0, 1], model="llama-3.1-8b")  # rejected
 u = ropecheck.usage(x, x, [0, 1], model="llama-3.1-8b")
 heads = u.layers[0]["heads"]  # rejected
 ropecheck.spectrum(model="llama-3.1-8b").frequencies.upper()  # rejected
+tokens = u.capture["tokens"]  # rejected
+statement = u.within_layers["statement"]  # rejected

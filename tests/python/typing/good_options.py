@@ -1,6 +1,8 @@
 """Calls that mypy --strict must accept (tests/python/test_typing.py): the spectrum keywords,
 every dtype form, and the typed results."""
 
+from typing import Optional
+
 import numpy as np
 import numpy.typing as npt
 import torch
@@ -35,3 +37,8 @@ u = ropecheck.usage(x, x, [0, 1], model="llama-3.1-8b")
 kind: str = u.layers[0].heads[0].kind
 mass: float = u.layers[0].heads[0].scores.first_token.mass
 norms: tuple[float, ...] = u.heads()[0].q_norm
+context: Optional[int] = u.capture.tokens if u.capture.kv_heads else None
+auc: Optional[float] = u.positional_ranking.auc
+layer_aucs: list[float] = [r.auc for r in u.within_layers.layers]
+flagged: Optional[int] = u.null.flagged if u.null is not None else None
+quantiles: tuple[ropecheck.BreakQuantile, ...] = u.break_distribution.quantiles if u.break_distribution else ()

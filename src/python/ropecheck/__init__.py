@@ -31,7 +31,7 @@ _core is the extension.
 """
 
 from . import _core, capture
-from ._audit import Audit, audit
+from ._audit import Audit, AuditDecade, AuditErrors, AuditWorst, audit
 from ._certificates import Bound, Certificate, Verification, claims, verify
 from ._errors import InputError
 from ._spectra import LayerType, Models, ModelSpectrum, Plan, Spectrum, models, plan, spectrum
@@ -46,7 +46,7 @@ __all__ = [
     "InputError",
     "models", "spectrum", "plan", "Models", "Spectrum", "ModelSpectrum", "LayerType", "Plan",
     "apply", "apply_", "bfloat16", "BFloat16Tensor",
-    "audit", "Audit",
+    "audit", "Audit", "AuditErrors", "AuditDecade", "AuditWorst",
     "verify", "claims", "Verification", "Certificate", "Bound",
     "usage", "Usage", "UsageCapture", "UsageLayer", "UsageHead", "HeadScores", "ScoreTest", "HeadAblation", "ContentBreak",
     "PositionalRanking", "WithinLayerRanking", "LayerRanking", "NullCheck", "NullKind", "BreakDistribution", "BreakQuantile",

@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional
 
 from . import _arguments as args
 from . import _core
+from ._audit import AuditErrors
 from ._errors import InputError
 from ._options import ModelOptions
 from ._results import from_json
@@ -425,9 +426,9 @@ def profile(fn: Callable[[Any, Any], Any], adapter: Adapter, s: Settings, *, see
         y = runner.call(positions, x)
         _, data = _core.audit(x, np.ascontiguousarray(s.reference_positions(positions)), y, s.request, s.layout, "shd",
                               checked_threads, _core.DEFAULT_PRECISION_BITS)
-    errors = json.loads(data)["errors"]
-    rows = tuple(ProfileRow(d["positions"], int(d["elements"]), float(d["max_ulps"]), float(d["max_abs_over_pair_norm"]),
-                            int(d["correctly_rounded"]) / int(d["elements"])) for d in errors["decades"])
+    decades = AuditErrors._from_json(json.loads(data)["errors"]).decades
+    rows = tuple(ProfileRow(d.positions, d.elements, d.max_ulps, d.max_abs_over_pair_norm, d.correctly_rounded / d.elements)
+                 for d in decades)
     model = runner.plan.description
     if "model" in s.request:
         model = f"{s.request['model']}{'/' + s.request['layer_type'] if 'layer_type' in s.request else ''}: {model}"

@@ -26,3 +26,6 @@ heads = u.layers[0]["heads"]  # rejected
 ropecheck.spectrum(model="llama-3.1-8b").frequencies.upper()  # rejected
 tokens = u.capture["tokens"]  # rejected
 statement = u.within_layers["statement"]  # rejected
+a = ropecheck.audit(x, [0, 1], x, model="llama-3.1-8b")
+worst = a.errors.worst.ulps  # rejected
+decade = a.decades[0]["max_ulps"]  # rejected

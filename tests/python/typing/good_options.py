@@ -42,3 +42,5 @@ auc: Optional[float] = u.positional_ranking.auc
 layer_aucs: list[float] = [r.auc for r in u.within_layers.layers]
 flagged: Optional[int] = u.null.flagged if u.null is not None else None
 quantiles: tuple[ropecheck.BreakQuantile, ...] = u.break_distribution.quantiles if u.break_distribution else ()
+ulps: float = a.errors.max_ulps + a.decades[0].max_ulps
+bits: tuple[int, ...] = a.worst.input_bits if a.worst is not None else ()

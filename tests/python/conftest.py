@@ -83,6 +83,8 @@ def _matches(value, hint):
         if len(args) == 2 and args[1] is Ellipsis:
             return all(_matches(v, args[0]) for v in value)
         return len(value) == len(args) and all(_matches(v, a) for v, a in zip(value, args))
+    if origin is list:
+        return isinstance(value, list) and all(_matches(v, args[0]) for v in value)
     if origin in (collections.abc.Mapping, dict):
         return isinstance(value, collections.abc.Mapping) and all(_matches(v, args[1]) for v in value.values())
     if origin is np.ndarray:  # npt.NDArray[scalar]: its dtype's scalar type too

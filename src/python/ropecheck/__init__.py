@@ -34,7 +34,7 @@ from . import _core, capture
 from ._audit import Audit, AuditDecade, AuditErrors, AuditWorst, audit
 from ._certificates import Bound, Certificate, Verification, claims, verify
 from ._errors import InputError
-from ._spectra import LayerType, Models, ModelSpectrum, Plan, Spectrum, models, plan, spectrum
+from ._spectra import LayerType, Models, ModelSpectrum, Plan, Spectrum, SpectrumRow, ZooLayerType, ZooModel, models, plan, spectrum
 from ._tensors import BFloat16Tensor, apply, apply_, bfloat16
 from ._usage import (HEAD_KINDS, BreakDistribution, BreakQuantile, ContentBreak, HeadAblation, HeadScores, LayerRanking, NullCheck,
                      NullKind, PositionalRanking, ScoreTest, Usage, UsageCapture, UsageHead, UsageLayer, UsageSimilarity,
@@ -44,7 +44,7 @@ __version__: str = _core.VERSION
 
 __all__ = [
     "InputError",
-    "models", "spectrum", "plan", "Models", "Spectrum", "ModelSpectrum", "LayerType", "Plan",
+    "models", "spectrum", "plan", "Models", "ZooModel", "ZooLayerType", "Spectrum", "SpectrumRow", "ModelSpectrum", "LayerType", "Plan",
     "apply", "apply_", "bfloat16", "BFloat16Tensor",
     "audit", "Audit", "AuditErrors", "AuditDecade", "AuditWorst",
     "verify", "claims", "Verification", "Certificate", "Bound",

@@ -1,6 +1,6 @@
 """Calls that mypy --strict must reject, each on a line marked `# rejected`
 (tests/python/test_typing.py): misspelt or mistyped spectrum keywords, a dtype of no accepted
-type, and usage results read as the dicts they no longer are."""
+type, and results read as the dicts they no longer are."""
 
 import numpy as np
 
@@ -29,3 +29,5 @@ statement = u.within_layers["statement"]  # rejected
 a = ropecheck.audit(x, [0, 1], x, model="llama-3.1-8b")
 worst = a.errors.worst.ulps  # rejected
 decade = a.decades[0]["max_ulps"]  # rejected
+g = ropecheck.spectrum(dim=64, theta=10000).rows[0]["g"]  # rejected
+name = ropecheck.models()[0]["model"]  # rejected

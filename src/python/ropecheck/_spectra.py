@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Sequence, Un
 from . import _arguments as args
 from . import _core
 from ._options import SpectrumOptions, SpectrumRequest
-from ._results import deep_copy, from_json, json_field, kept_json, number, optional_int, strings
+from ._results import deep_copy, from_json, integers, json_field, kept_json, number, optional_int, strings
 
 if TYPE_CHECKING:
     import numpy
@@ -226,7 +226,7 @@ class LayerType:
     for a layer type without RoPE)."""
 
     layer_type: str = json_field()
-    layers: list[int] = json_field()
+    layers: tuple[int, ...] = json_field(convert=integers)
     head_dim: int = json_field()
     rotary_offset: int = json_field()
     rotary_dims: int = json_field()

@@ -32,7 +32,8 @@ _core is the extension.
 
 from . import _core, capture
 from ._audit import Audit, AuditDecade, AuditErrors, AuditWorst, audit
-from ._certificates import Bound, Certificate, Verification, claims, verify
+from ._certificates import (ArithmeticEnvironment, Bound, Certificate, CertificateDetails, CertificateParameters, Conjunct, Verification,
+                            claims, verify)
 from ._errors import InputError
 from ._spectra import LayerType, Models, ModelSpectrum, Plan, Spectrum, SpectrumRow, ZooLayerType, ZooModel, models, plan, spectrum
 from ._tensors import BFloat16Tensor, apply, apply_, bfloat16
@@ -47,7 +48,8 @@ __all__ = [
     "models", "spectrum", "plan", "Models", "ZooModel", "ZooLayerType", "Spectrum", "SpectrumRow", "ModelSpectrum", "LayerType", "Plan",
     "apply", "apply_", "bfloat16", "BFloat16Tensor",
     "audit", "Audit", "AuditErrors", "AuditDecade", "AuditWorst",
-    "verify", "claims", "Verification", "Certificate", "Bound",
+    "verify", "claims", "Verification", "ArithmeticEnvironment", "Certificate", "CertificateParameters", "CertificateDetails",
+    "Conjunct", "Bound",
     "usage", "Usage", "UsageCapture", "UsageLayer", "UsageHead", "HeadScores", "ScoreTest", "HeadAblation", "ContentBreak",
     "PositionalRanking", "WithinLayerRanking", "LayerRanking", "NullCheck", "NullKind", "BreakDistribution", "BreakQuantile",
     "compare_usage", "UsageSimilarity", "attention", "attention_layer",

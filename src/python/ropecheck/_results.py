@@ -7,9 +7,14 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
-from typing import Any, Callable, Iterable, Mapping, Optional, TypeVar
+import types
+from typing import Any, Callable, Iterable, Mapping, Optional, TypeVar, Union
 
 T = TypeVar("T")
+
+#: A JSON value as the library wrote it, read-only: an object is a read-only mapping, an array a
+#: tuple (``frozen_json``).
+JSONValue = Union[None, bool, int, float, str, tuple["JSONValue", ...], Mapping[str, "JSONValue"]]
 
 
 def json_field(key: Optional[str] = None, *, convert: Optional[Callable[[Any], Any]] = None) -> Any:
@@ -71,3 +76,14 @@ def integers(values: Iterable[Any]) -> tuple[int, ...]:
 def strings(values: Iterable[Any]) -> tuple[str, ...]:
     return tuple(str(v) for v in values)
 
+
+def frozen_json(value: Any) -> JSONValue:
+    """A JSON value (as json.loads gives it) made read-only: objects become read-only mappings
+    (types.MappingProxyType), arrays tuples, recursively."""
+    if isinstance(value, Mapping):
+        return types.MappingProxyType({str(k): frozen_json(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(frozen_json(v) for v in value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"not a JSON value: {type(value).__name__}")

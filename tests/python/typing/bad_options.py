@@ -31,3 +31,6 @@ worst = a.errors.worst.ulps  # rejected
 decade = a.decades[0]["max_ulps"]  # rejected
 g = ropecheck.spectrum(dim=64, theta=10000).rows[0]["g"]  # rejected
 name = ropecheck.models()[0]["model"]  # rejected
+v = ropecheck.verify("lemma-a3")
+mpfr = v.arithmetic["mpfr"]  # rejected
+bits: str = v[0].parameters.precision_bits  # rejected

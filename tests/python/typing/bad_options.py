@@ -34,3 +34,4 @@ name = ropecheck.models()[0]["model"]  # rejected
 v = ropecheck.verify("lemma-a3")
 mpfr = v.arithmetic["mpfr"]  # rejected
 bits: str = v[0].parameters.precision_bits  # rejected
+q = ropecheck.capture.load("capture.npz").q.upper()  # rejected

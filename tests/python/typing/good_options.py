@@ -8,6 +8,7 @@ import numpy.typing as npt
 import torch
 
 import ropecheck
+import ropecheck.capture
 import ropecheck.torch as rt
 from ropecheck.testing import check_rope, fuzz_inputs
 
@@ -55,3 +56,7 @@ decisions: list[str] = [c.decision for c in v[0].details.conjuncts]
 evidence: ropecheck.CertificateDetails = v[0].details
 n = v[0].parameters["N"]
 cxx: int = v.arithmetic.cxx_standard
+c = ropecheck.capture.load("capture.npz")
+ids: Optional[npt.NDArray[np.int64]] = c.token_ids
+source: Optional[str] = c.source
+ropecheck.capture.save("copy.npz", **c)

@@ -1,5 +1,5 @@
 """Calls that mypy --strict must accept (tests/python/test_typing.py): the spectrum keywords,
-every dtype form, and the typed results."""
+every dtype form, the RoPE functions check_rope takes, and the typed results."""
 
 from typing import Optional
 
@@ -60,3 +60,18 @@ c = ropecheck.capture.load("capture.npz")
 ids: Optional[npt.NDArray[np.int64]] = c.token_ids
 source: Optional[str] = c.source
 ropecheck.capture.save("copy.npz", **c)
+
+
+def in_place(x: npt.NDArray[np.float16], positions: npt.NDArray[np.int64]) -> None:
+    x[...] = ropecheck.apply(x, positions, model="llama-3.1-8b")
+
+
+def torch_rope(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    return rt.apply(x, positions, model="llama-3.1-8b")
+
+
+check_rope(in_place, model="llama-3.1-8b", dtype=np.float16)
+check_rope(lambda x, p: ropecheck.bfloat16(x), model="llama-3.1-8b", dtype="bfloat16")
+rt.check_rope(torch_rope, model="llama-3.1-8b")
+rt.check_rope(rt.gradient_map(torch_rope), model="llama-3.1-8b", backward=True)
+rt.profile(lambda t, p: None, model="llama-3.1-8b")

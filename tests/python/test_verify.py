@@ -1,7 +1,9 @@
 """ropecheck.verify and ropecheck.claims: the CLI's certificates, value for value, with bounds as
 exact decimal strings and Fractions."""
 
+import copy
 import json
+import pickle
 from fractions import Fraction
 
 import pytest
@@ -82,4 +84,5 @@ def test_parameters_and_details_are_typed_and_read_only():
         c.details["conjuncts"]["not monotone"] = "no"  # nested objects are read-only too
     assert c.to_dict()["details"]["conjuncts"]["not monotone"] == "yes"
     assert c.details.precision_cannot_help is False and c.details.note is None
+    assert pickle.loads(pickle.dumps(v)) == v and copy.deepcopy(v) == v  # read-only, not unpicklable
 

@@ -4,11 +4,11 @@ for ``to_dict()`` (a deep copy of what the library produced, equal to the CLI's 
 
 from __future__ import annotations
 
+import collections.abc
 import copy
 import dataclasses
 import math
-import types
-from typing import Any, Callable, Iterable, Mapping, Optional, TypeVar, Union
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, TypeVar, Union
 
 T = TypeVar("T")
 
@@ -77,11 +77,33 @@ def strings(values: Iterable[Any]) -> tuple[str, ...]:
     return tuple(str(v) for v in values)
 
 
+class FrozenJSONObject(collections.abc.Mapping[str, JSONValue]):
+    """A JSON object, read-only (no item assignment; equal to any mapping with the same items;
+    copied and pickled as its items, unlike types.MappingProxyType)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Mapping[str, JSONValue]) -> None:
+        self._items = dict(items)
+
+    def __getitem__(self, key: str) -> JSONValue:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return repr(self._items)
+
+
 def frozen_json(value: Any) -> JSONValue:
-    """A JSON value (as json.loads gives it) made read-only: objects become read-only mappings
-    (types.MappingProxyType), arrays tuples, recursively."""
+    """A JSON value (as json.loads gives it) made read-only: objects become FrozenJSONObjects,
+    arrays tuples, recursively."""
     if isinstance(value, Mapping):
-        return types.MappingProxyType({str(k): frozen_json(v) for k, v in value.items()})
+        return FrozenJSONObject({str(k): frozen_json(v) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
         return tuple(frozen_json(v) for v in value)
     if value is None or isinstance(value, (bool, int, float, str)):

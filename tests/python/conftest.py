@@ -111,4 +111,3 @@ def assert_typed(result):
             continue
         value = getattr(result, f.name)
         assert _matches(value, hints[f.name]), f"{cls.__name__}.{f.name} = {value!r:.200} is not {hints[f.name]}"
-

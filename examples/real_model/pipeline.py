@@ -164,8 +164,7 @@ def capture_domain(model: Any, ids: np.ndarray) -> dict[str, Any]:
             h.remove()
     b, s = ids.shape
     v = torch.stack([x.view(b, s, cfg.num_key_value_heads, cfg.head_dim).transpose(1, 2) for x in values], 1)
-    c["v"] = v.numpy().astype(np.float32)
-    return c
+    return {**c, "v": v.numpy().astype(np.float32)}  # from_module's Capture is read-only: its arrays and v in a new dict
 
 
 def hf_attentions(model: Any, ids: np.ndarray) -> list[np.ndarray]:

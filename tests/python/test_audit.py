@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import ropecheck
-from conftest import run_cli, uniform
+from conftest import as_json, assert_typed, run_cli, uniform
 
 POSITIONS = np.array([0, 3, 4096, 16777217, 2 ** 31 + 1, 2 ** 40, 2 ** 62 - 3], dtype=np.int64)
 
@@ -32,7 +32,15 @@ def test_audit_equals_the_cli(tmp_path, dtype):
     assert a.max_ulp == cli["errors"]["max_ulps"] and a.max_ulp > (1000 if dtype == np.float32 else 100)
     assert not a.correctly_rounded
     assert "worst element" in repr(a)
-    assert a.worst["input_bits"] and a.worst["inputs_hex"]
+    assert a.worst is not None and len(a.worst.input_bits) == len(a.worst.inputs_hex) == 2
+    # Typed fields holding the CLI's values: the error record, its decades and worst element.
+    assert_typed(a)
+    assert isinstance(a.errors, ropecheck.AuditErrors) and isinstance(a.worst, ropecheck.AuditWorst)
+    assert a.decades and all(isinstance(d, ropecheck.AuditDecade) for d in a.decades)
+    assert as_json(a.errors, nan="nan") == cli["errors"]
+    assert a.decades == a.errors.decades and a.worst == a.errors.worst
+    assert [d.positions for d in a.decades] == [d["positions"] for d in cli["errors"]["decades"]]
+    assert a.worst.ulps == a.max_ulp and a.worst.position in POSITIONS
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
@@ -42,6 +50,8 @@ def test_audit_of_the_kernel_is_all_correctly_rounded(dtype):
     a = ropecheck.audit(x, POSITIONS, y, model="llama-3.1-8b", threads=2)
     assert a.correctly_rounded and a.share_correctly_rounded == 1.0 and a.max_ulp <= 0.5
     assert a.elements == x.size
+    assert_typed(a)
+    assert sum(d.elements for d in a.decades) == a.elements and all(d.correctly_rounded == d.elements for d in a.decades)
 
 
 def test_audit_axes_and_bfloat16_dlpack(tmp_path):

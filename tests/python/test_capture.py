@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import cli_path
+from conftest import assert_typed, cli_path
 import ropecheck
 from ropecheck import capture
 
@@ -57,6 +57,9 @@ def test_q_and_k_are_what_the_attention_rotates(family):
     assert np.array_equal(attentions[0].positions[0].numpy(), c["positions"])
     assert np.array_equal(c["token_ids"], ids.numpy())
     assert hooks_left(model) == 0
+    assert isinstance(c, capture.Capture) and c.q is c["q"] and c.k is c["k"] and c.token_ids is c["token_ids"]
+    assert c.source is None and sorted(c) == ["k", "positions", "q", "token_ids"]
+    assert_typed(c)
 
 
 @needs_torch
@@ -217,9 +220,22 @@ def test_save_load_round_trip(tmp_path, compressed, dtype):
     for name, want in arrays.items():
         assert_bits_equal(got[name], want)
     assert got["source"].ndim == 0 and str(got["source"]) == "stand-in, seed 3"
-    capture.save(tmp_path / "copy", **got)  # load's dict saves again, under the exact name given
+    assert isinstance(got, capture.Capture) and got.source == "stand-in, seed 3" and len(got) == 5
+    assert_typed(got)
+    for name, want in arrays.items():
+        assert_bits_equal(getattr(got, name), want)
+    capture.save(tmp_path / "copy", **got)  # load's mapping saves again, under the exact name given
     assert sorted(capture.load(tmp_path / "copy")) == sorted(got)
-    assert sorted(os.listdir(tmp_path)) == ["capture.npz", "copy"]
+    with pytest.raises(TypeError):
+        got["q"] = got.k  # read-only
+    bare = tmp_path / "bare.npz"
+    capture.save(bare, got.q, got.k, got.positions)
+    loaded = capture.load(bare)
+    assert loaded.token_ids is None and loaded.source is None and sorted(loaded) == ["k", "positions", "q"]
+    with pytest.raises(KeyError):
+        loaded["source"]
+    assert_typed(loaded)
+    assert sorted(os.listdir(tmp_path)) == ["bare.npz", "capture.npz", "copy"]
 
 
 @needs_torch

@@ -7,21 +7,39 @@ import numpy as np
 import pytest
 
 import ropecheck
-from conftest import run_cli, run_cli_json
+from conftest import as_json, assert_typed, run_cli, run_cli_json
 
 
 def test_models_are_the_cli_zoo():
     m = ropecheck.models()
-    assert list(m) == run_cli_json("models", "--json")
+    cli = run_cli_json("models", "--json")
+    assert m.to_dict() == cli
     assert repr(m) + "\n" == run_cli("models")
     assert "llama-3.1-8b" in m.names()
+    # One ZooModel per entry, every field typed and holding the JSON's value under the JSON's name.
+    assert len(m) == len(cli) and all(isinstance(r, ropecheck.ZooModel) for r in m)
+    assert [as_json(r) for r in m] == cli
+    for r in m:
+        assert_typed(r)
+        assert r.layer_types and all(isinstance(t, ropecheck.ZooLayerType) for t in r.layer_types)
+    assert m[0] == m.rows[0] and m[:2] == m.rows[:2]
+    d = m.to_dict()
+    d[0].clear()
+    assert m.to_dict() == cli  # a copy
 
 
 @pytest.mark.parametrize("model", ["llama-3.1-8b", "gpt-oss-20b", "deepseek-v3", "gemma-3-27b"])
 def test_model_spectrum_equals_the_cli(model):
     s = ropecheck.spectrum(model=model)
-    assert s.to_dict() == run_cli_json("spectrum", "--model", model, "--json")
+    cli = run_cli_json("spectrum", "--model", model, "--json")
+    assert s.to_dict() == cli
     assert repr(s) + "\n" == run_cli("spectrum", "--model", model)
+    assert_typed(s)
+    for t, d in zip(s.layer_types, cli["layer_types"], strict=True):
+        assert list(t.layers) == d["layers"]
+        if t.spectrum is not None:
+            assert all(isinstance(r, ropecheck.SpectrumRow) for r in t.spectrum.rows)
+            assert [as_json(r) for r in t.spectrum.rows] == d["spectrum"]["rows"]
 
 
 def test_spectrum_rows_as_floats_strings_and_arrays():
@@ -30,7 +48,9 @@ def test_spectrum_rows_as_floats_strings_and_arrays():
     assert first.context == 131072
     assert isinstance(s.frequencies, np.ndarray) and s.frequencies.dtype == np.float64
     assert len(s.frequencies) == 64
-    assert s.frequency_floats == [float(r["g_float64"]) for r in s.rows]
+    assert s.frequency_floats == [r.g_float64 for r in s.rows]
+    assert [r.k for r in s.rows] == list(range(1, 65)) and {r.semantic for r in s.rows} <= {"yes", "no", "undecided"}
+    assert all(r.quarter_turn_horizon is None or r.quarter_turn_horizon >= 1 for r in s.rows)
     assert all(isinstance(g, str) for g in s.frequencies_exact)
     # The exact decimal and the float agree to the float's rounding (g_float64 is g rounded to nearest).
     for g, f in zip(s.frequencies_exact, s.frequency_floats):
@@ -43,6 +63,10 @@ def test_bare_spectrum_and_variants_equal_the_cli():
     cli = run_cli_json("spectrum", "--dim", 64, "--theta", 10000, "--p-rope", "0.75", "--context", 4096, "--json")
     assert s.to_dict() == cli
     assert s.rotated_pairs == cli["rotated_pairs"]
+    assert_typed(s)
+    assert [as_json(r) for r in s.rows] == cli["rows"]
+    removed = [r for r in s.rows if r.status == "removed"]
+    assert len(removed) == 32 - 24 and all(r.wavelength == "inf" and r.g_float64 == 0.0 for r in removed)
     assert repr(s) + "\n" == run_cli("spectrum", "--dim", 64, "--theta", 10000, "--p-rope", "0.75", "--context", 4096)
     # A float fraction is the binary value it holds: 0.75 is exact.
     assert ropecheck.spectrum(dim=64, p_rope="0.75", context=4096).to_dict() == cli

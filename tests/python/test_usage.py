@@ -4,7 +4,6 @@ committed rope capture re-run through the model's own torch forward pass with it
 
 import dataclasses
 import json
-import math
 import os
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import numpy as np
 import pytest
 
 import ropecheck
+from conftest import as_json, assert_typed
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 EXAMPLE = os.path.join(ROOT, "examples", "toy_model")
@@ -42,20 +42,6 @@ def test_python_and_cli_give_the_same_json(tmp_path):
     assert mine == cli
 
 
-
-def _as_json(value):
-    """A result dataclass as the JSON it was read from: fields by name, tuples as lists, NaN as null."""
-    if dataclasses.is_dataclass(value):
-        return {f.name: _as_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, tuple):
-        return [_as_json(v) for v in value]
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, float) and math.isinf(value):
-        return "inf" if value > 0 else "-inf"  # the library's text for an infinite z
-    return value
-
-
 def test_layers_are_frozen_dataclasses_of_the_json():
     q, k, positions, token_ids = _arrays()
     u = ropecheck.usage(q, k, positions, model=CONFIG, token_ids=token_ids, content_distance=16)
@@ -68,17 +54,42 @@ def test_layers_are_frozen_dataclasses_of_the_json():
         for head, h in zip(layer.heads, d["heads"], strict=True):
             assert head.layer == layer.layer == d["layer"]
             # Every field holds the JSON's value under the JSON's name (layer: the head's own layer).
-            mine = _as_json(head)
+            mine = as_json(head)
             del mine["layer"]
             for score in mine["scores"]["offsets"] + [mine["scores"]["first_token"]] + [mine["scores"]["induction"]]:
                 if score is not None and score["offset"] is None:
                     del score["offset"]  # first_token and induction carry none
             assert mine == json.loads(json.dumps(h)), (layer.layer, head.head)
-        assert _as_json(layer)["q_norm"] == d["q_norm"] and len(layer.heads) == len(d["heads"])
+        assert as_json(layer)["q_norm"] == d["q_norm"] and len(layer.heads) == len(d["heads"])
     kinds = {h.kind for h in u.heads()}
     assert kinds <= set(ropecheck.HEAD_KINDS) and len(u.heads()) == sum(len(L.heads) for L in u.layers)
     assert any(h.scores.induction is not None for h in u.heads())  # token ids given
     assert any(h.breaks for h in u.heads()), "the capture certifies no break: the test checks no ContentBreak"
+
+
+def test_sections_are_typed_dataclasses_of_the_json():
+    q, k, positions, token_ids = _arrays()
+    u = ropecheck.usage(q, k, positions, model=CONFIG, token_ids=token_ids, content_distance=16, null_repeats=2)
+    d = u.to_dict()
+    assert_typed(u)  # every field its type: ints, floats (never an int for a float), tuples of dataclasses, None where allowed
+    assert isinstance(u.capture, ropecheck.UsageCapture) and as_json(u.capture) == d["capture"]
+    assert (u.capture.sequences, u.capture.layers, u.capture.heads, u.capture.kv_heads, u.capture.tokens, u.capture.head_dim) == \
+        (q.shape[0], q.shape[1], q.shape[2], k.shape[2], q.shape[3], q.shape[4])
+    assert isinstance(u.positional_ranking, ropecheck.PositionalRanking) and as_json(u.positional_ranking) == d["positional_ranking"]
+    assert isinstance(u.within_layers, ropecheck.WithinLayerRanking) and as_json(u.within_layers) == d["within_layers"]
+    assert all(isinstance(r, ropecheck.LayerRanking) for r in u.within_layers.layers)
+    assert isinstance(u.null, ropecheck.NullCheck) and as_json(u.null) == d["null"] and u.null.repeats == 2
+    assert all(isinstance(n, ropecheck.NullKind) and n.kind in ropecheck.HEAD_KINDS for n in u.null.kinds)
+    assert sum(n.heads for n in u.null.kinds) == u.null.flagged <= u.null.heads
+    b = u.break_distribution
+    assert isinstance(b, ropecheck.BreakDistribution) and as_json(b) == d["break_distribution"]
+    assert b.rows == b.found + b.none + b.undecided and b.found > 0
+    assert [q.level for q in b.quantiles] == [0.1, 0.25, 0.5, 0.75, 0.9]
+    assert all(isinstance(q, ropecheck.BreakQuantile) and (q.distance is None or 0 <= q.distance <= b.limit) for q in b.quantiles)
+    # Skipped analyses are None.
+    v = ropecheck.usage(q[:1], k[:1], positions[:1], model=CONFIG, certify_breaks=False, null_sequences=0)
+    assert v.null is None and v.break_distribution is None and v.to_dict()["null"] is None
+    assert_typed(v)
 
 
 def test_attention_equals_the_models_own(tmp_path):

@@ -31,22 +31,26 @@ _core is the extension.
 """
 
 from . import _core, capture
-from ._audit import Audit, audit
-from ._certificates import Bound, Certificate, Verification, claims, verify
+from ._audit import Audit, AuditDecade, AuditErrors, AuditWorst, audit
+from ._certificates import (ArithmeticEnvironment, Bound, Certificate, CertificateDetails, CertificateParameters, Conjunct, Verification,
+                            claims, verify)
 from ._errors import InputError
-from ._spectra import LayerType, Models, ModelSpectrum, Plan, Spectrum, models, plan, spectrum
+from ._spectra import LayerType, Models, ModelSpectrum, Plan, Spectrum, SpectrumRow, ZooLayerType, ZooModel, models, plan, spectrum
 from ._tensors import BFloat16Tensor, apply, apply_, bfloat16
-from ._usage import (HEAD_KINDS, ContentBreak, HeadAblation, HeadScores, ScoreTest, Usage, UsageHead, UsageLayer, UsageSimilarity,
-                     attention, attention_layer, compare_usage, usage)
+from ._usage import (HEAD_KINDS, BreakDistribution, BreakQuantile, ContentBreak, HeadAblation, HeadScores, LayerRanking, NullCheck,
+                     NullKind, PositionalRanking, ScoreTest, Usage, UsageCapture, UsageHead, UsageLayer, UsageSimilarity,
+                     WithinLayerRanking, attention, attention_layer, compare_usage, usage)
 
 __version__: str = _core.VERSION
 
 __all__ = [
     "InputError",
-    "models", "spectrum", "plan", "Models", "Spectrum", "ModelSpectrum", "LayerType", "Plan",
+    "models", "spectrum", "plan", "Models", "ZooModel", "ZooLayerType", "Spectrum", "SpectrumRow", "ModelSpectrum", "LayerType", "Plan",
     "apply", "apply_", "bfloat16", "BFloat16Tensor",
-    "audit", "Audit",
-    "verify", "claims", "Verification", "Certificate", "Bound",
-    "usage", "Usage", "UsageLayer", "UsageHead", "HeadScores", "ScoreTest", "HeadAblation", "ContentBreak",
+    "audit", "Audit", "AuditErrors", "AuditDecade", "AuditWorst",
+    "verify", "claims", "Verification", "ArithmeticEnvironment", "Certificate", "CertificateParameters", "CertificateDetails",
+    "Conjunct", "Bound",
+    "usage", "Usage", "UsageCapture", "UsageLayer", "UsageHead", "HeadScores", "ScoreTest", "HeadAblation", "ContentBreak",
+    "PositionalRanking", "WithinLayerRanking", "LayerRanking", "NullCheck", "NullKind", "BreakDistribution", "BreakQuantile",
     "compare_usage", "UsageSimilarity", "attention", "attention_layer",
 ]

@@ -9,13 +9,109 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional
 from . import _arguments as args
 from . import _core
 from ._errors import InputError
-from ._results import deep_copy, from_json, json_field, kept_json, number
+from ._results import deep_copy, from_json, integers, json_field, kept_json, number, strings
 from ._options import ModelOptions, TensorLike
 from ._tensors import native_copy, positions_array, tensor
 
 if TYPE_CHECKING:
     import numpy.typing as npt
     from typing_extensions import Unpack
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditDecade:
+    """The audit of one position decade (``positions``, e.g. "[1e3, 1e4)"): its ``elements``, how
+    many are ``correctly_rounded``, the largest error in ulp (``max_ulps``), absolute
+    (``max_abs``), over the pair's norm (``max_abs_over_pair_norm``) and as a phase
+    (``max_phase_rad``)."""
+
+    positions: str
+    elements: int
+    correctly_rounded: int
+    max_ulps: float
+    max_abs: float
+    max_abs_over_pair_norm: float
+    max_phase_rad: float
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> AuditDecade:
+        return cls(positions=str(d["positions"]), elements=int(d["elements"]), correctly_rounded=int(d["correctly_rounded"]),
+                   max_ulps=number(d["max_ulps"]), max_abs=number(d["max_abs"]),
+                   max_abs_over_pair_norm=number(d["max_abs_over_pair_norm"]), max_phase_rad=number(d["max_phase_rad"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditWorst:
+    """The element with the largest error: where (``position``, ``token``, ``head``, ``pair``,
+    ``component`` "y_a" or "y_b"), its error (``ulps``, ``abs``) and the pair's ``norm``, the two
+    inputs (``inputs_hex``, ``input_bits``), what was got, the exact value and its correctly
+    rounded one (hex, and the got value's bits), and ``text``, the line the audit prints."""
+
+    position: int
+    token: int
+    head: int
+    pair: int
+    component: str
+    ulps: float
+    abs: float
+    norm: float
+    text: str
+    inputs_hex: tuple[str, ...]
+    input_bits: tuple[int, ...]
+    got_hex: str
+    got_bits: int
+    exact_hex: str
+    correctly_rounded_hex: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> AuditWorst:
+        return cls(position=int(d["position"]), token=int(d["token"]), head=int(d["head"]), pair=int(d["pair"]),
+                   component=str(d["component"]), ulps=number(d["ulps"]), abs=number(d["abs"]), norm=number(d["norm"]),
+                   text=str(d["text"]), inputs_hex=strings(d["inputs_hex"]), input_bits=integers(d["input_bits"]),
+                   got_hex=str(d["got_hex"]), got_bits=int(d["got_bits"]), exact_hex=str(d["exact_hex"]),
+                   correctly_rounded_hex=str(d["correctly_rounded_hex"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditErrors:
+    """The audit's whole error record (accuracy/ulp_error.h), every field named as in the JSON's
+    ``errors``: the ``format`` and the ulp ``metric``; ``elements``, how many are
+    ``correctly_rounded`` and ``undecided``; the share correctly rounded, the largest and median
+    error in ulp (the median to ``median_resolution_ulps``), the largest absolute, relative and
+    phase errors; specials and pass-through elements with their mismatches; the ``worst`` element
+    (None when there is none) and a row per position decade (``decades``)."""
+
+    format: str
+    metric: str
+    elements: int
+    correctly_rounded: int
+    undecided: int
+    share_correctly_rounded: float
+    max_ulps: float
+    median_ulps: float
+    median_resolution_ulps: float
+    max_abs: float
+    max_abs_over_pair_norm: float
+    max_phase_rad: float
+    specials: int
+    special_mismatches: int
+    pass_through: int
+    pass_through_mismatches: int
+    worst: Optional[AuditWorst]
+    decades: tuple[AuditDecade, ...]
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> AuditErrors:
+        worst = d.get("worst")
+        return cls(format=str(d["format"]), metric=str(d["metric"]), elements=int(d["elements"]),
+                   correctly_rounded=int(d["correctly_rounded"]), undecided=int(d["undecided"]),
+                   share_correctly_rounded=number(d["share_correctly_rounded"]), max_ulps=number(d["max_ulps"]),
+                   median_ulps=number(d["median_ulps"]), median_resolution_ulps=number(d["median_resolution_ulps"]),
+                   max_abs=number(d["max_abs"]), max_abs_over_pair_norm=number(d["max_abs_over_pair_norm"]),
+                   max_phase_rad=number(d["max_phase_rad"]), specials=int(d["specials"]), special_mismatches=int(d["special_mismatches"]),
+                   pass_through=int(d["pass_through"]), pass_through_mismatches=int(d["pass_through_mismatches"]),
+                   worst=None if worst is None else AuditWorst._from_json(worst),
+                   decades=tuple(AuditDecade._from_json(r) for r in d["decades"]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,12 +129,15 @@ class Audit:
     share_correctly_rounded : float
         Share of the elements equal to their correctly rounded value.
     elements, specials, special_mismatches, pass_through, pass_through_mismatches : int
-    decades : tuple of dict
+    decades : tuple of AuditDecade
         A row per position decade: elements, correctly rounded, max ulp, max abs, phase error.
-    worst : dict or None
+    worst : AuditWorst or None
         The worst element: position, token, head, pair, component, inputs and outputs in hex.
+    errors : AuditErrors
+        The whole error record (``decades`` and ``worst`` are its own).
     """
 
+    errors: AuditErrors = dataclasses.field(repr=False, compare=False)  # first: the json_fields count as defaulted
     max_ulp: float = json_field("max_ulps", convert=number)
     median_ulp: float = json_field("median_ulps", convert=number)
     share_correctly_rounded: float = json_field()
@@ -48,9 +147,8 @@ class Audit:
     special_mismatches: int = json_field()
     pass_through: int = json_field()
     pass_through_mismatches: int = json_field()
-    decades: tuple[dict[str, Any], ...] = json_field(convert=tuple)
-    worst: Optional[dict[str, Any]] = json_field()
-    errors: Mapping[str, Any] = dataclasses.field(default_factory=dict, repr=False, compare=False)
+    decades: tuple[AuditDecade, ...] = json_field(convert=lambda rows: tuple(AuditDecade._from_json(r) for r in rows))
+    worst: Optional[AuditWorst] = json_field(convert=AuditWorst._from_json)
     text: str = dataclasses.field(default="", repr=False, compare=False)
     _data: Mapping[str, Any] = kept_json()
 
@@ -118,5 +216,5 @@ def audit(x: TensorLike, positions: npt.ArrayLike, y: TensorLike, *, model: Opti
         text, data = _core.audit(a, positions_array(positions), b, request, args.layout(layout), args.choice("axes", axes, args.AXES),
                                  checked_threads, checked_precision)
     document = json.loads(data)
-    errors = document.get("errors", {})
-    return from_json(Audit, errors, errors=errors, text=text, _data=document)
+    errors = AuditErrors._from_json(document["errors"])
+    return from_json(Audit, document["errors"], errors=errors, decades=errors.decades, worst=errors.worst, text=text, _data=document)

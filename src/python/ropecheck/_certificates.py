@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Sequence, Un
 from . import _arguments as args
 from . import _core
 from ._options import SpectrumRequest
-from ._results import deep_copy, from_json, json_field, kept_json
+from ._results import JSONValue, deep_copy, from_json, frozen_json, integers, json_field, kept_json
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -65,6 +65,110 @@ def _bounds(quantities: Sequence[Mapping[str, Any]]) -> tuple[Bound, ...]:
     return tuple(from_json(Bound, q) for q in quantities)
 
 
+class _JSONObject(collections.abc.Mapping[str, JSONValue]):
+    """A read-only mapping over a JSON object the library wrote (the ``_data`` field of the
+    dataclass deriving from it): every key as written, objects read-only and arrays tuples
+    (``frozen_json``); equal to any mapping with the same items."""
+
+    _data: Mapping[str, JSONValue]
+
+    def __getitem__(self, key: str) -> JSONValue:
+        return self._data[key]
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+
+def _object(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _frozen_object(value: Any) -> Mapping[str, JSONValue]:
+    frozen = frozen_json(_object(value))
+    assert isinstance(frozen, Mapping)
+    return frozen
+
+
+def _optional_str(value: Any) -> Optional[str]:
+    return None if value is None else str(value)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class CertificateParameters(_JSONObject):
+    """What a certificate checked (the library's ``parameters``): a read-only mapping of every
+    parameter as the claim wrote it (each claim its own; proofs/<id>.md names them), with the ones
+    the claims share as typed attributes.
+
+    Attributes
+    ----------
+    configuration : str
+        The configuration column of ``ropecheck verify``'s table ("-" when the claim names none).
+    precision_bits : int or None
+        The working precision of the reals the verdict was reached with, as the claim reports it
+        (MPFR's, which may exceed the one asked for: 257 for 256).
+    spectrum : str or None
+        The spectrum checked, for the claims about one.
+    """
+
+    configuration: str
+    precision_bits: Optional[int]
+    spectrum: Optional[str]
+    _data: Mapping[str, JSONValue] = dataclasses.field(repr=False)
+
+    @classmethod
+    def _from_json(cls, d: Any) -> CertificateParameters:
+        raw = _object(d)
+        bits = raw.get("precision_bits")
+        return cls(configuration=str(raw.get("configuration", "-")), precision_bits=None if bits is None else int(bits),
+                   spectrum=_optional_str(raw.get("spectrum")), _data=_frozen_object(raw))
+
+
+@dataclasses.dataclass(frozen=True)
+class Conjunct:
+    """One conjunct of a claim checked as several: its ``statement`` and its ``decision`` ("yes",
+    "no" or "undecided")."""
+
+    statement: str
+    decision: str
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class CertificateDetails(_JSONObject):
+    """The evidence behind a verdict (the library's ``details``): a read-only mapping of every
+    item as the claim wrote it (per frequency, per distance, ...: each claim its own), with the
+    ones the certificates share as typed attributes.
+
+    Attributes
+    ----------
+    precision_attempts : tuple of int
+        The working precisions asked for, in bits, in the order tried (certificate/retry.h's
+        ladder); the verdict is the last one's.
+    precision_cannot_help : bool
+        An inconclusive verdict that more precision would not decide (no retry was made).
+    conjuncts : tuple of Conjunct
+        For a claim checked as a conjunction, each conjunct decided (empty otherwise).
+    note : str or None
+        A remark on the verdict (a vacuous case, ...).
+    """
+
+    precision_attempts: tuple[int, ...]
+    precision_cannot_help: bool
+    conjuncts: tuple[Conjunct, ...]
+    note: Optional[str]
+    _data: Mapping[str, JSONValue] = dataclasses.field(repr=False)
+
+    @classmethod
+    def _from_json(cls, d: Any) -> CertificateDetails:
+        raw = _object(d)
+        return cls(precision_attempts=integers(raw.get("precision_attempts", ())),
+                   precision_cannot_help=bool(raw.get("precision_cannot_help", False)),
+                   conjuncts=tuple(Conjunct(str(k), str(v)) for k, v in _object(raw.get("conjuncts")).items()),
+                   note=_optional_str(raw.get("note")), _data=_frozen_object(raw))
+
+
 @dataclasses.dataclass(frozen=True)
 class Certificate:
     """One certificate of a claim check.
@@ -79,7 +183,10 @@ class Certificate:
         The verdict the paper states.
     as_paper_states : bool
         The verdict is the paper's (an inconclusive one never is).
-    parameters, details : dict
+    parameters : CertificateParameters
+        The configuration, precision and spectrum, and as a read-only mapping every parameter.
+    details : CertificateDetails
+        The precisions tried and the conjuncts, and as a read-only mapping every item of evidence.
     quantities : tuple of Bound
     seconds : float
     """
@@ -90,8 +197,8 @@ class Certificate:
     expected: str = json_field("paper_states")
     as_paper_states: bool = json_field()
     method: str = json_field()
-    parameters: Mapping[str, Any] = json_field()
-    details: Any = json_field()
+    parameters: CertificateParameters = json_field(convert=CertificateParameters._from_json)
+    details: CertificateDetails = json_field(convert=CertificateDetails._from_json)
     quantities: tuple[Bound, ...] = json_field(convert=_bounds)
     seconds: float = json_field()
     _data: Mapping[str, Any] = kept_json()
@@ -106,6 +213,27 @@ class Certificate:
         return "\n".join(lines)
 
 
+def _certificate(c: Mapping[str, Any]) -> Certificate:
+    # parameters and details are read even when null (as empty objects): their attributes are never None.
+    return from_json(Certificate, c, parameters=CertificateParameters._from_json(c.get("parameters")),
+                     details=CertificateDetails._from_json(c.get("details")))
+
+
+@dataclasses.dataclass(frozen=True)
+class ArithmeticEnvironment:
+    """The arithmetic the certificates were computed with: the versions of MPFR, MPFI, GMP, Boost
+    and Eigen, the compiler, its C++ standard (``__cplusplus``) and whether fast-math was on."""
+
+    mpfr: str = json_field()
+    mpfi: str = json_field()
+    gmp: str = json_field()
+    boost: str = json_field()
+    eigen: str = json_field()
+    compiler: str = json_field()
+    cxx_standard: int = json_field()
+    fast_math: bool = json_field()
+
+
 @dataclasses.dataclass(frozen=True)
 class Verification(collections.abc.Sequence[Certificate]):
     """The certificates of one claim check, a sequence of Certificate; printed as the CLI's table.
@@ -116,8 +244,8 @@ class Verification(collections.abc.Sequence[Certificate]):
 
     claim: str = json_field()
     title: str = json_field()
-    arithmetic: Mapping[str, Any] = json_field()
-    certificates: tuple[Certificate, ...] = json_field(convert=lambda cs: tuple(from_json(Certificate, c) for c in cs))
+    arithmetic: ArithmeticEnvironment = json_field(convert=lambda d: from_json(ArithmeticEnvironment, d))
+    certificates: tuple[Certificate, ...] = json_field(convert=lambda cs: tuple(_certificate(c) for c in cs))
     text: str = dataclasses.field(default="", repr=False, compare=False)
     _data: Mapping[str, Any] = kept_json()
 

@@ -14,16 +14,21 @@ import dataclasses
 import json
 import math
 import numbers
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 from . import _arguments as args
 from . import _core
+from ._audit import AuditErrors
 from ._errors import InputError
-from ._options import ModelOptions
+from ._options import ArrayRope, ModelOptions, TorchRope
 from ._results import from_json
 from ._spectra import Plan
 
 CHECK_AXES = tuple(a for a in args.AXES if a != "auto")
+
+#: What the engine calls: a NumPy RoPE (ropecheck.testing) or a torch one (ropecheck.torch), each
+#: through its Adapter.
+RopeFunction = Union[ArrayRope, TorchRope]
 
 #: The input classes of accuracy/element_check.h, in the order failures are reported: ordinary
 #: inputs first, since there every implementation can be right.
@@ -134,14 +139,14 @@ def settings(*, model: Optional[str], layer_type: Optional[str], layout: Optiona
                     args.choice("axes", axes, CHECK_AXES), backward)
 
 
-def function_name(fn: Any) -> str:
+def function_name(fn: object) -> str:
     return str(getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn))))
 
 
 class Runner:
     """Calls fn on generated tensors [tokens, heads, dim] and reads its output back."""
 
-    def __init__(self, fn: Callable[[Any, Any], Any], s: Settings, adapter: Adapter) -> None:
+    def __init__(self, fn: RopeFunction, s: Settings, adapter: Adapter) -> None:
         if not callable(fn):
             raise InputError("fn", "a callable fn(x, positions)", type(fn).__name__)
         self.fn, self.s, self.adapter = fn, s, adapter
@@ -283,7 +288,7 @@ class CheckResult:
                 f"{self.undecided} undecided; seed {self.seed}")
 
 
-def check(fn: Callable[[Any, Any], Any], adapter: Adapter, s: Settings, *, max_ulp: float, rtol: Optional[float],
+def check(fn: RopeFunction, adapter: Adapter, s: Settings, *, max_ulp: float, rtol: Optional[float],
           signed_zeros: bool, canonical_nan: bool, seed: int, budget: int, tokens: int, heads: int, min_position: int,
           max_position: int) -> CheckResult:
     """check_rope's loop: every round run, failures grouped by input class, each failing class
@@ -410,7 +415,7 @@ class Profile:
         return "\n".join(lines)
 
 
-def profile(fn: Callable[[Any, Any], Any], adapter: Adapter, s: Settings, *, seed: int, tokens: int, heads: int,
+def profile(fn: RopeFunction, adapter: Adapter, s: Settings, *, seed: int, tokens: int, heads: int,
             max_position: int, threads: int) -> Profile:
     """fn called once on profile_tensor's inputs, its output audited; one row per decade."""
     np = args.numpy()
@@ -425,9 +430,9 @@ def profile(fn: Callable[[Any, Any], Any], adapter: Adapter, s: Settings, *, see
         y = runner.call(positions, x)
         _, data = _core.audit(x, np.ascontiguousarray(s.reference_positions(positions)), y, s.request, s.layout, "shd",
                               checked_threads, _core.DEFAULT_PRECISION_BITS)
-    errors = json.loads(data)["errors"]
-    rows = tuple(ProfileRow(d["positions"], int(d["elements"]), float(d["max_ulps"]), float(d["max_abs_over_pair_norm"]),
-                            int(d["correctly_rounded"]) / int(d["elements"])) for d in errors["decades"])
+    decades = AuditErrors._from_json(json.loads(data)["errors"]).decades
+    rows = tuple(ProfileRow(d.positions, d.elements, d.max_ulps, d.max_abs_over_pair_norm, d.correctly_rounded / d.elements)
+                 for d in decades)
     model = runner.plan.description
     if "model" in s.request:
         model = f"{s.request['model']}{'/' + s.request['layer_type'] if 'layer_type' in s.request else ''}: {model}"

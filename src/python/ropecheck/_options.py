@@ -10,7 +10,7 @@ project's ctest passes it; without it mypy reports the annotation and reads the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Protocol, TypedDict, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, TypedDict, TypeVar, Union
 
 from ._arguments import DecimalLike
 
@@ -70,3 +70,15 @@ WritableTensor = TypeVar("WritableTensor", bound=Union["npt.NDArray[Any]", Suppo
 #: A dtype argument: its name ("float32", "bfloat16", "float16"), a NumPy dtype or scalar type
 #: (numpy.float32), or a torch.dtype (torch.bfloat16). Normalised by _arguments.dtype_name.
 DTypeLike = Union[str, "numpy.dtype[Any]", "type[numpy.generic]", "torch.dtype"]
+
+#: The RoPE ``ropecheck.testing.check_rope`` and ``profile`` test: ``fn(x, positions)``, x a NumPy
+#: array (float32, float16, or uint16 holding bfloat16 bits; [tokens, heads, head_dim] or as
+#: ``axes`` says) and positions int64; it returns the rotated tensor (an array or DLPack tensor of
+#: x's shape and dtype), or None after rotating x in place. A function typed for one dtype
+#: (``x: npt.NDArray[numpy.float32]``) is one.
+ArrayRope = Callable[["npt.NDArray[Any]", "npt.NDArray[numpy.int64]"], Union["npt.NDArray[Any]", SupportsDLPack, None]]
+
+#: The RoPE ``ropecheck.torch.check_rope`` and ``profile`` test: ``fn(x, positions)``, x a torch
+#: tensor of the dtype on the device asked for and positions int64 on that device; it returns the
+#: rotated tensor, or None after rotating x in place.
+TorchRope = Callable[["torch.Tensor", "torch.Tensor"], Optional["torch.Tensor"]]

@@ -4,14 +4,15 @@ print, as objects."""
 from __future__ import annotations
 
 import collections.abc
+import copy
 import dataclasses
 import json
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Union, overload
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Sequence, Union, overload
 
 from . import _arguments as args
 from . import _core
 from ._options import SpectrumOptions, SpectrumRequest
-from ._results import deep_copy, from_json, json_field, kept_json
+from ._results import deep_copy, from_json, integers, json_field, kept_json, number, optional_int, strings
 
 if TYPE_CHECKING:
     import numpy
@@ -20,29 +21,75 @@ if TYPE_CHECKING:
 
 
 @dataclasses.dataclass(frozen=True)
-class Models(collections.abc.Sequence[dict[str, Any]]):
-    """The model zoo: a sequence of dicts (model, title, model_type, layer_types, sources,
-    unconfirmed), one per model, as ``ropecheck models --json`` lists them; printed as
-    ``ropecheck models`` prints them."""
+class ZooLayerType:
+    """One layer type of a zoo model as ``ropecheck models`` lists it: its name, how many
+    ``layers`` have it, its ``geometry`` (layout and rotary channels), ``theta``, ``span``,
+    ``attention_factor`` and ``scaling`` as the library prints them ("-" and "no RoPE" for a layer
+    type without RoPE)."""
 
-    rows: tuple[dict[str, Any], ...]
+    layer_type: str
+    layers: int
+    geometry: str
+    theta: str
+    span: int
+    attention_factor: str
+    scaling: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> ZooLayerType:
+        return cls(layer_type=str(d["layer_type"]), layers=int(d["layers"]), geometry=str(d["geometry"]), theta=str(d["theta"]),
+                   span=int(d["span"]), attention_factor=str(d["attention_factor"]), scaling=str(d["scaling"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class ZooModel:
+    """One model of the zoo (``ropecheck models --json``'s entry): its name (``model``), ``title``,
+    Hugging Face ``model_type``, ``layer_types``, and the ``sources`` each value was read from and
+    the values still ``unconfirmed``."""
+
+    model: str
+    title: str
+    model_type: str
+    layer_types: tuple[ZooLayerType, ...]
+    sources: tuple[str, ...]
+    unconfirmed: tuple[str, ...]
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> ZooModel:
+        return cls(model=str(d["model"]), title=str(d["title"]), model_type=str(d["model_type"]),
+                   layer_types=tuple(ZooLayerType._from_json(t) for t in d["layer_types"]), sources=strings(d["sources"]),
+                   unconfirmed=strings(d["unconfirmed"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class Models(collections.abc.Sequence[ZooModel]):
+    """The model zoo: a sequence of ZooModel (model, title, model_type, layer_types, sources,
+    unconfirmed), one per model, as ``ropecheck models --json`` lists them; printed as
+    ``ropecheck models`` prints them. ``to_dict()`` is ``ropecheck models --json`` (a list)."""
+
+    rows: tuple[ZooModel, ...]
     text: str = dataclasses.field(repr=False)
+    _data: Sequence[Any] = dataclasses.field(default=(), repr=False, compare=False)
 
     def names(self) -> list[str]:
         """The zoo's model names, in order."""
-        return [str(m["model"]) for m in self.rows]
+        return [m.model for m in self.rows]
+
+    def to_dict(self) -> list[dict[str, Any]]:
+        """``ropecheck models --json``: one dict per model."""
+        return copy.deepcopy(list(self._data))
 
     @overload
-    def __getitem__(self, i: int) -> dict[str, Any]: ...
+    def __getitem__(self, i: int) -> ZooModel: ...
     @overload
-    def __getitem__(self, i: slice) -> tuple[dict[str, Any], ...]: ...
-    def __getitem__(self, i: Union[int, slice]) -> Union[dict[str, Any], tuple[dict[str, Any], ...]]:
+    def __getitem__(self, i: slice) -> tuple[ZooModel, ...]: ...
+    def __getitem__(self, i: Union[int, slice]) -> Union[ZooModel, tuple[ZooModel, ...]]:
         return self.rows[i]
 
     def __len__(self) -> int:
         return len(self.rows)
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[ZooModel]:
         return iter(self.rows)
 
     def __repr__(self) -> str:
@@ -55,7 +102,7 @@ def models() -> Models:
     Returns
     -------
     Models
-        One dict per model; ``repr`` is the CLI's table.
+        One ZooModel per model; ``repr`` is the CLI's table, ``to_dict()`` its JSON.
 
     Examples
     --------
@@ -64,13 +111,45 @@ def models() -> Models:
     True
     """
     text, data = _core.zoo(False)
-    return Models(tuple(json.loads(data)), text)
+    document = json.loads(data)
+    return Models(tuple(ZooModel._from_json(m) for m in document), text, tuple(document))
+
+
+@dataclasses.dataclass(frozen=True)
+class SpectrumRow:
+    """One pair of a spectrum's table (spectrum/table.h), named as in the JSON: ``k`` (1-based),
+    ``status`` ("kept": it rotates, or "removed"), ``g`` (rad/token, 17 significant digits),
+    ``g_float64`` (g rounded to nearest binary64), ``g_unscaled`` (before the scaling),
+    ``wavelength`` ("inf" for a removed pair) and ``rotations_over_context`` (decimal strings),
+    ``quarter_turn_horizon`` (the first position turning it a quarter, None when not decided or
+    not rotating) and ``semantic`` ("yes", "no" or "undecided")."""
+
+    k: int
+    status: str
+    g: str
+    g_float64: float
+    g_unscaled: str
+    wavelength: str
+    rotations_over_context: str
+    quarter_turn_horizon: Optional[int]
+    semantic: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> SpectrumRow:
+        return cls(k=int(d["k"]), status=str(d["status"]), g=str(d["g"]), g_float64=number(d["g_float64"]),
+                   g_unscaled=str(d["g_unscaled"]), wavelength=str(d["wavelength"]),
+                   rotations_over_context=str(d["rotations_over_context"]),
+                   quarter_turn_horizon=optional_int(d.get("quarter_turn_horizon")), semantic=str(d["semantic"]))
+
+
+def _rows(rows: Sequence[Mapping[str, Any]]) -> tuple[SpectrumRow, ...]:
+    return tuple(SpectrumRow._from_json(r) for r in rows)
 
 
 @dataclasses.dataclass(frozen=True)
 class Spectrum:
-    """One spectrum's table: a row per pair k (status, g, wavelength, rotations over the context,
-    quarter-turn horizon, semantic), as ``ropecheck spectrum`` prints it.
+    """One spectrum's table: a SpectrumRow per pair k (status, g, wavelength, rotations over the
+    context, quarter-turn horizon, semantic), as ``ropecheck spectrum`` prints it.
 
     Frequencies come three ways: ``frequencies`` (NumPy float64, g rounded to nearest),
     ``frequency_floats`` (the same as Python floats) and ``frequencies_exact`` (the library's
@@ -89,19 +168,19 @@ class Spectrum:
     semantic_pairs: Optional[int] = json_field()
     semantic_pairs_undecided: Optional[int] = json_field()
     semantic_pairs_definition: Optional[str] = json_field()
-    rows: tuple[dict[str, Any], ...] = json_field(convert=tuple)
+    rows: tuple[SpectrumRow, ...] = json_field(convert=_rows)
     text: Optional[str] = dataclasses.field(default=None, repr=False, compare=False)
     _data: Mapping[str, Any] = kept_json()
 
     @property
     def frequencies_exact(self) -> list[str]:
         """g_k per pair as the library's decimal strings (17 significant digits)."""
-        return [str(r["g"]) for r in self.rows]
+        return [r.g for r in self.rows]
 
     @property
     def frequency_floats(self) -> list[float]:
         """g_k per pair, rounded to the nearest binary64."""
-        return [float(r["g_float64"]) for r in self.rows]
+        return [r.g_float64 for r in self.rows]
 
     @property
     def frequencies(self) -> npt.NDArray[numpy.float64]:
@@ -111,7 +190,7 @@ class Spectrum:
 
     @property
     def wavelengths_exact(self) -> list[str]:
-        return [str(r["wavelength"]) for r in self.rows]
+        return [r.wavelength for r in self.rows]
 
     @property
     def wavelengths(self) -> npt.NDArray[numpy.float64]:
@@ -122,7 +201,7 @@ class Spectrum:
     @property
     def semantic(self) -> list[str]:
         """Per pair: "yes" when it turns less than once over the context, "no", or "undecided"."""
-        return [str(r["semantic"]) for r in self.rows]
+        return [r.semantic for r in self.rows]
 
     def to_dict(self) -> dict[str, Any]:
         """``ropecheck spectrum --json``."""
@@ -147,7 +226,7 @@ class LayerType:
     for a layer type without RoPE)."""
 
     layer_type: str = json_field()
-    layers: list[int] = json_field()
+    layers: tuple[int, ...] = json_field(convert=integers)
     head_dim: int = json_field()
     rotary_offset: int = json_field()
     rotary_dims: int = json_field()
@@ -203,7 +282,7 @@ class ModelSpectrum:
         return self.first().frequencies_exact
 
     @property
-    def rows(self) -> tuple[dict[str, Any], ...]:
+    def rows(self) -> tuple[SpectrumRow, ...]:
         return self.first().rows
 
     def to_dict(self) -> dict[str, Any]:

@@ -5,31 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from . import _arguments as args
 from . import _core
 from ._errors import InputError
-from ._results import deep_copy, from_json, json_field, kept_json
+from ._results import deep_copy, from_json, integers, json_field, kept_json, number, numbers, optional_int, optional_number
 from ._tensors import native_copy, positions_array
 
 if TYPE_CHECKING:
     import numpy
     import numpy.typing as npt
-
-
-def _float(value: Any) -> float:
-    """A JSON double: a number, the library's "inf"/"-inf" strings, or null for NaN."""
-    return math.nan if value is None else float(value)
-
-
-def _floats(values: Any) -> tuple[float, ...]:
-    return tuple(_float(v) for v in values)
-
-
-def _optional_int(value: Any) -> Optional[int]:
-    return None if value is None else int(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,9 +37,9 @@ class ScoreTest:
     @classmethod
     def _from_json(cls, d: Mapping[str, Any]) -> ScoreTest:
         lo, hi = d["interval95"]
-        return cls(rows=int(d["rows"]), mass=_float(d["mass"]), interval95=(_float(lo), _float(hi)),
-                   baseline=_float(d["baseline"]), ratio=_float(d["ratio"]), z=_float(d["z"]),
-                   significant=bool(d["significant"]), offset=_optional_int(d.get("offset")))
+        return cls(rows=int(d["rows"]), mass=number(d["mass"]), interval95=(number(lo), number(hi)),
+                   baseline=number(d["baseline"]), ratio=number(d["ratio"]), z=number(d["z"]),
+                   significant=bool(d["significant"]), offset=optional_int(d.get("offset")))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,7 +68,7 @@ class HeadAblation:
 
     @classmethod
     def _from_json(cls, d: Optional[Mapping[str, Any]]) -> Optional[HeadAblation]:
-        return None if d is None else cls(tv=_float(d["tv"]), top1=_float(d["top1"]))
+        return None if d is None else cls(tv=number(d["tv"]), top1=number(d["top1"]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,7 +94,7 @@ class ContentBreak:
     @classmethod
     def _from_json(cls, d: Mapping[str, Any]) -> ContentBreak:
         return cls(sequence=int(d["sequence"]), query=int(d["query"]), key=int(d["key"]), runner=int(d["runner"]),
-                   key_distance=int(d["key_distance"]), runner_distance=int(d["runner_distance"]), weight=_float(d["weight"]),
+                   key_distance=int(d["key_distance"]), runner_distance=int(d["runner_distance"]), weight=number(d["weight"]),
                    outcome=str(d["outcome"]), distance=int(d["distance"]), limit=int(d["limit"]), span=int(d["span"]),
                    method=str(d["method"]))
 
@@ -143,13 +129,12 @@ class UsageHead:
 
     @classmethod
     def _from_json(cls, layer: int, d: Mapping[str, Any]) -> UsageHead:
-        share = d.get("high_frequency_share")
         breaking = d.get("breaking")
-        return cls(layer=layer, head=int(d["head"]), kv_head=int(d["kv_head"]), q_norm=_floats(d["q_norm"]),
-                   k_norm=_floats(d["k_norm"]), rows=int(d["rows"]), diagonal=_float(d["diagonal"]),
-                   previous_token=_float(d["previous_token"]), first_token=_float(d["first_token"]), kind=str(d["kind"]),
-                   kind_offset=_optional_int(d.get("kind_offset")), scores=HeadScores._from_json(d["scores"]),
-                   high_frequency_share=None if share is None else float(share), share_rank=_optional_int(d.get("share_rank")),
+        return cls(layer=layer, head=int(d["head"]), kv_head=int(d["kv_head"]), q_norm=numbers(d["q_norm"]),
+                   k_norm=numbers(d["k_norm"]), rows=int(d["rows"]), diagonal=number(d["diagonal"]),
+                   previous_token=number(d["previous_token"]), first_token=number(d["first_token"]), kind=str(d["kind"]),
+                   kind_offset=optional_int(d.get("kind_offset")), scores=HeadScores._from_json(d["scores"]),
+                   high_frequency_share=optional_number(d.get("high_frequency_share")), share_rank=optional_int(d.get("share_rank")),
                    slow_still=HeadAblation._from_json(d.get("slow_still")), fast_removed=HeadAblation._from_json(d.get("fast_removed")),
                    strong_matches=int(d["strong_matches"]),
                    breaking=None if breaking is None else ContentBreak._from_json(breaking),
@@ -170,9 +155,163 @@ class UsageLayer:
 
 def _layers(layers: Any) -> tuple[UsageLayer, ...]:
     """The JSON's layers as UsageLayers."""
-    return tuple(UsageLayer(layer=int(d["layer"]), layer_type=str(d["layer_type"]), q_norm=_floats(d["q_norm"]),
-                            k_norm=_floats(d["k_norm"]), heads=tuple(UsageHead._from_json(int(d["layer"]), h) for h in d["heads"]))
+    return tuple(UsageLayer(layer=int(d["layer"]), layer_type=str(d["layer_type"]), q_norm=numbers(d["q_norm"]),
+                            k_norm=numbers(d["k_norm"]), heads=tuple(UsageHead._from_json(int(d["layer"]), h) for h in d["heads"]))
                  for d in layers)
+
+
+@dataclasses.dataclass(frozen=True)
+class UsageCapture:
+    """The capture a usage analysis measured: its ``description`` (file, shapes, dtypes), its
+    geometry and the dtypes of q and k ("float32", "float16")."""
+
+    description: str
+    sequences: int
+    layers: int
+    heads: int
+    kv_heads: int
+    tokens: int
+    head_dim: int
+    q_dtype: str
+    k_dtype: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> UsageCapture:
+        return cls(description=str(d["description"]), sequences=int(d["sequences"]), layers=int(d["layers"]), heads=int(d["heads"]),
+                   kv_heads=int(d["kv_heads"]), tokens=int(d["tokens"]), head_dim=int(d["head_dim"]), q_dtype=str(d["q_dtype"]),
+                   k_dtype=str(d["k_dtype"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class PositionalRanking:
+    """Section 5 across heads (usage/positional_ranking.h): of the ``ranked`` heads with a
+    fast-quarter share, ``positional`` are positional; ``auc`` is P(a positional head's share >
+    another's) and ``p_value`` its one-sided rank-sum test (None when undefined), by ``p_method``;
+    ``statement`` says it in one line."""
+
+    ranked: int
+    positional: int
+    auc: Optional[float]
+    p_value: Optional[float]
+    p_method: str
+    statement: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> PositionalRanking:
+        return cls(ranked=int(d["ranked"]), positional=int(d["positional"]), auc=optional_number(d.get("auc")),
+                   p_value=optional_number(d.get("p_value")), p_method=str(d["p_method"]), statement=str(d["statement"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerRanking:
+    """Section 5 within one layer: its ``positional`` and ``others`` heads (head indices), the AUC
+    of the positional heads' shares against the others' and its one-sided ``p_value``."""
+
+    layer: int
+    positional: tuple[int, ...]
+    others: tuple[int, ...]
+    auc: float
+    p_value: float
+    p_method: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> LayerRanking:
+        return cls(layer=int(d["layer"]), positional=integers(d["positional"]), others=integers(d["others"]), auc=number(d["auc"]),
+                   p_value=number(d["p_value"]), p_method=str(d["p_method"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class WithinLayerRanking:
+    """Section 5 within layers: one LayerRanking per layer with a positional and another head,
+    and over the ``pairs`` (positional, other) pairs compared within a layer the ``auc`` and
+    ``p_value`` stratified by layer (None when no layer qualifies); ``statement`` in one line."""
+
+    layers: tuple[LayerRanking, ...]
+    pairs: int
+    auc: Optional[float]
+    p_value: Optional[float]
+    p_method: str
+    statement: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> WithinLayerRanking:
+        return cls(layers=tuple(LayerRanking._from_json(r) for r in d["layers"]), pairs=int(d["pairs"]),
+                   auc=optional_number(d.get("auc")), p_value=optional_number(d.get("p_value")), p_method=str(d["p_method"]),
+                   statement=str(d["statement"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class NullKind:
+    """The null's heads given one kind: ``kind`` (of ``HEAD_KINDS``) and how many ``heads``."""
+
+    kind: str
+    heads: int
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> NullKind:
+        return cls(kind=str(d["kind"]), heads=int(d["heads"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class NullCheck:
+    """The kind rule on Gaussian captures of the same shapes (usage/gaussian_capture.h): ``repeats``
+    captures from ``seed`` of ``sequences`` sequences (the first described by ``capture``); of
+    their ``heads``, ``flagged`` got a kind other than ``other`` (by kind in ``kinds``): the
+    false-positive ``rate`` and its one-sided 95% ``upper95`` bound (``upper95_method``)."""
+
+    seed: int
+    sequences: int
+    repeats: int
+    capture: str
+    heads: int
+    flagged: int
+    kinds: tuple[NullKind, ...]
+    rate: float
+    upper95: float
+    upper95_method: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> NullCheck:
+        return cls(seed=int(d["seed"]), sequences=int(d["sequences"]), repeats=int(d["repeats"]), capture=str(d["capture"]),
+                   heads=int(d["heads"]), flagged=int(d["flagged"]), kinds=tuple(NullKind._from_json(k) for k in d["kinds"]),
+                   rate=number(d["rate"]), upper95=number(d["upper95"]), upper95_method=str(d["upper95_method"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class BreakQuantile:
+    """A quantile of the certified breaking distances: at ``level``, ``distance`` (None: beyond the
+    limit searched)."""
+
+    level: float
+    distance: Optional[int]
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> BreakQuantile:
+        return cls(level=number(d["level"]), distance=optional_int(d.get("distance")))
+
+
+@dataclasses.dataclass(frozen=True)
+class BreakDistribution:
+    """The certified breaking distances over rows (usage/content_breaks.h): ``rows`` certified
+    from ``heads`` heads, of which ``found`` break (``found_within_span`` within the layer type's
+    span), ``none`` are certified not to break up to ``limit`` and ``undecided``; ``quantiles`` by
+    ``quantile_rule``."""
+
+    rows: int
+    heads: int
+    found: int
+    none: int
+    undecided: int
+    found_within_span: int
+    limit: int
+    quantiles: tuple[BreakQuantile, ...]
+    quantile_rule: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> BreakDistribution:
+        return cls(rows=int(d["rows"]), heads=int(d["heads"]), found=int(d["found"]), none=int(d["none"]),
+                   undecided=int(d["undecided"]), found_within_span=int(d["found_within_span"]), limit=int(d["limit"]),
+                   quantiles=tuple(BreakQuantile._from_json(q) for q in d["quantiles"]), quantile_rule=str(d["quantile_rule"]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,8 +326,8 @@ class Usage:
     ----------
     model : str
         The model the capture was analysed with.
-    capture : dict
-        Sequences, layers, heads, kv_heads, tokens, head_dim and the dtypes.
+    capture : UsageCapture
+        Its description, sequences, layers, heads, kv_heads, tokens, head_dim and the dtypes.
     layers : tuple of UsageLayer
         One per layer: ``layer_type``, ``q_norm`` and ``k_norm`` per pair, and ``heads``
         (UsageHead), each with ``kind`` (one of ``HEAD_KINDS``) and ``kind_offset``, ``scores``
@@ -196,24 +335,26 @@ class Usage:
         rows, uniform baseline, z, significant), ``high_frequency_share``, the two ablations
         (``slow_still``, ``fast_removed``: HeadAblation) and ``breaks`` (ContentBreak, certified, one per
         strong content match; ``breaking`` is the first).
-    positional_ranking : dict
+    positional_ranking : PositionalRanking
         Section 5 measured across heads: do the positional heads have the largest fast-quarter share
         (AUC, p-value).
-    within_layers : dict
-        The same within each layer and stratified by layer (exact where small).
-    null : dict or None
-        The kind rule's false-positive rate on Gaussian captures of the same shapes.
-    break_distribution : dict or None
-        Quantiles over rows of the certified breaking distances.
+    within_layers : WithinLayerRanking
+        The same within each layer (LayerRanking) and stratified by layer (exact where small).
+    null : NullCheck or None
+        The kind rule's false-positive rate on Gaussian captures of the same shapes (None when
+        skipped: ``null_sequences=0``).
+    break_distribution : BreakDistribution or None
+        Quantiles over rows of the certified breaking distances (None with
+        ``certify_breaks=False``).
     """
 
     model: str = json_field()
-    capture: Mapping[str, Any] = json_field()
+    capture: UsageCapture = json_field(convert=UsageCapture._from_json)
     layers: tuple[UsageLayer, ...] = json_field(convert=_layers)
-    positional_ranking: Mapping[str, Any] = json_field()
-    within_layers: Mapping[str, Any] = json_field()
-    null: Optional[Mapping[str, Any]] = json_field()
-    break_distribution: Optional[Mapping[str, Any]] = json_field()
+    positional_ranking: PositionalRanking = json_field(convert=PositionalRanking._from_json)
+    within_layers: WithinLayerRanking = json_field(convert=WithinLayerRanking._from_json)
+    null: Optional[NullCheck] = json_field(convert=NullCheck._from_json)
+    break_distribution: Optional[BreakDistribution] = json_field(convert=BreakDistribution._from_json)
     _data: Mapping[str, Any] = kept_json()
     _text: str = dataclasses.field(default="", repr=False, compare=False)
 
@@ -312,7 +453,7 @@ def usage(q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *, model
     >>> import numpy as np, ropecheck
     >>> q = np.zeros((1, 16, 32, 4, 64), np.float32); q[..., 0] = 1  # llama-3.2-1b: 16 layers, 32/8 heads, head_dim 64
     >>> u = ropecheck.usage(q, q[:, :, :8], np.arange(4), model="llama-3.2-1b", certify_breaks=False)
-    >>> u.capture["heads"], u.layers[0].heads[0].kind
+    >>> u.capture.heads, u.layers[0].heads[0].kind
     (32, 'other')
 
     Parameters

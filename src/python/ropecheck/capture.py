@@ -1,9 +1,9 @@
 """ropecheck.capture: pre-rotation queries and keys of a Hugging Face-style torch model, saved as .npz.
 
     from ropecheck import capture
-    c = capture.from_module(model, input_ids)        # {"q", "k", "positions", "token_ids"}
+    c = capture.from_module(model, input_ids)        # a Capture: c.q, c.k, c.positions, c.token_ids
     capture.save("capture.npz", **c, source="Qwen/Qwen3-0.6B, prompt set A")
-    c = capture.load("capture.npz")
+    c = capture.load("capture.npz")                  # c.source: "Qwen/Qwen3-0.6B, prompt set A"
 
 from_module hooks the submodules that produce q and k just before the rotation (after q_proj/k_proj
 and any q/k norm; the family decides which, see _FAMILIES), runs one forward pass under
@@ -16,20 +16,65 @@ Neither torch nor NumPy is imported until a function needs them, so ``import rop
 
 from __future__ import annotations
 
+import collections.abc
+import dataclasses
 import importlib
 import os
 import re
 import tempfile
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Union
 
 from . import _arguments as args
 from . import _core
 from ._errors import InputError
 
 if TYPE_CHECKING:
+    import numpy
     import numpy.typing as npt
 
-__all__ = ["from_module", "save", "load"]
+__all__ = ["Capture", "from_module", "save", "load"]
+
+#: A capture's q or k: float32, or float16 when the model computes them in float16.
+CaptureArray = Union["npt.NDArray[numpy.float32]", "npt.NDArray[numpy.float16]"]
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Capture(collections.abc.Mapping[str, Any]):
+    """A capture: pre-rotation queries and keys with their positions (what ``save`` writes, and
+    ``from_module`` and ``load`` return).
+
+    Also a read-only mapping of the arrays as ``save`` writes them (q, k, positions, and token_ids
+    and source when present; source a 0-d unicode array), so that ``save(path, **c)`` writes it.
+
+    Attributes
+    ----------
+    q : numpy.ndarray of float32 or float16, [sequences, layers, heads, tokens, head_dim]
+    k : numpy.ndarray of q's dtype, [sequences, layers, kv_heads, tokens, head_dim]
+    positions : numpy.ndarray of int64, [sequences, tokens] (from_module) or as saved
+    token_ids : numpy.ndarray of int64, like positions, or None
+    source : str or None
+        Where the capture came from, as saved.
+    """
+
+    q: CaptureArray
+    k: CaptureArray
+    positions: npt.NDArray[numpy.int64]
+    token_ids: Optional[npt.NDArray[numpy.int64]] = None
+    source: Optional[str] = None
+
+    def _names(self) -> list[str]:
+        return ["q", "k", "positions"] + [n for n in ("token_ids", "source") if getattr(self, n) is not None]
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._names():
+            raise KeyError(name)
+        return args.numpy().array(self.source) if name == "source" else getattr(self, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
 
 # model_type -> how q and k are read. "proj": q_proj/k_proj outputs (b, s, H*d); "norm_bshd": q_norm/k_norm
 # outputs (b, s, H, d) (Qwen3); "norm_bhsd": the same after the transpose, (b, H, s, d) (Gemma 3);
@@ -169,7 +214,7 @@ def _int_tensor(torch: Any, values: Any, parameter: str, sequences: Optional[int
 
 
 def from_module(model: Any, input_ids: Any, *, positions: Any = None, heads: Optional[int] = None,
-                kv_heads: Optional[int] = None, head_dim: Optional[int] = None) -> dict[str, Any]:
+                kv_heads: Optional[int] = None, head_dim: Optional[int] = None) -> Capture:
     """Queries and keys just before the rotation, from one forward pass of a Hugging Face-style model.
 
     Parameters
@@ -189,11 +234,11 @@ def from_module(model: Any, input_ids: Any, *, positions: Any = None, heads: Opt
 
     Returns
     -------
-    dict
+    Capture
         ``q``: [sequences, layers, heads, tokens, head_dim], ``k``: [sequences, layers, kv_heads,
         tokens, head_dim], float16 when the model computes q and k in float16, else float32 (bfloat16
-        exactly, float64 rounded); ``positions`` and ``token_ids``: int64 [sequences, tokens]. The
-        channels are in the model's own order (DeepSeek-V3: per head [nope | rope]).
+        exactly, float64 rounded); ``positions`` and ``token_ids``: int64 [sequences, tokens]; no
+        ``source``. The channels are in the model's own order (DeepSeek-V3: per head [nope | rope]).
 
     Raises
     ------
@@ -258,8 +303,8 @@ def from_module(model: Any, input_ids: Any, *, positions: Any = None, heads: Opt
         qs.append(q)
         ks.append(k)
     dtype = torch.float16 if qs[0].dtype == torch.float16 and ks[0].dtype == torch.float16 else torch.float32
-    return {"q": torch.stack(qs, 1).to(dtype).numpy(), "k": torch.stack(ks, 1).to(dtype).numpy(),
-            "positions": pos.numpy().astype(np.int64), "token_ids": ids.numpy().astype(np.int64)}
+    return Capture(q=torch.stack(qs, 1).to(dtype).numpy(), k=torch.stack(ks, 1).to(dtype).numpy(),
+                   positions=pos.numpy().astype(np.int64), token_ids=ids.numpy().astype(np.int64))
 
 
 def _check(q: Any, k: Any, positions: Any, token_ids: Any, source: Any) -> dict[str, Any]:
@@ -342,6 +387,8 @@ def save(path: Union[str, "os.PathLike[str]"], q: npt.ArrayLike, k: npt.ArrayLik
     >>> capture.save(path, q, q[:, :, :2], np.arange(3), source="zeros")
     >>> sorted(capture.load(path))
     ['k', 'positions', 'q', 'source']
+    >>> capture.load(path).source
+    'zeros'
     >>> capture.save(path, q, q[:, :, :3], np.arange(3))
     Traceback (most recent call last):
     ...
@@ -374,7 +421,7 @@ def save(path: Union[str, "os.PathLike[str]"], q: npt.ArrayLike, k: npt.ArrayLik
         raise
 
 
-def load(path: Union[str, "os.PathLike[str]"]) -> dict[str, Any]:
+def load(path: Union[str, "os.PathLike[str]"]) -> Capture:
     """A capture save wrote: ``save(other, **load(path))`` copies it.
 
     Parameters
@@ -383,9 +430,9 @@ def load(path: Union[str, "os.PathLike[str]"]) -> dict[str, Any]:
 
     Returns
     -------
-    dict
-        ``q``, ``k``, ``positions`` and, when saved, ``token_ids`` and ``source`` (a 0-d unicode
-        array: ``str(c["source"])``), as NumPy arrays.
+    Capture
+        ``q``, ``k``, ``positions`` and, when saved, ``token_ids`` and ``source`` (a str; as a
+        mapping, ``c["source"]`` is the 0-d unicode array the file holds), None when not saved.
 
     Raises
     ------
@@ -400,4 +447,7 @@ def load(path: Union[str, "os.PathLike[str]"]) -> dict[str, Any]:
     if not {"q", "k", "positions"} <= names or not names <= {"q", "k", "positions", "token_ids", "source"}:
         raise InputError("path", "a capture with arrays q, k, positions and optionally token_ids, source",
                          ", ".join(sorted(names)))
-    return _check(arrays["q"], arrays["k"], arrays["positions"], arrays.get("token_ids"), arrays.get("source"))
+    checked = _check(arrays["q"], arrays["k"], arrays["positions"], arrays.get("token_ids"), arrays.get("source"))
+    source = checked.get("source")
+    return Capture(q=checked["q"], k=checked["k"], positions=checked["positions"], token_ids=checked.get("token_ids"),
+                   source=None if source is None else str(source))

@@ -19,13 +19,13 @@ position decade on ordinary inputs. ropecheck.torch has both for torch tensors.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Optional
 
 from . import _arguments as args
 from . import _checking
 from . import _core
 from ._checking import CheckResult, ClassSummary, Profile, ProfileRow
-from ._options import DTypeLike, KernelArray
+from ._options import ArrayRope, DTypeLike, KernelArray
 
 if TYPE_CHECKING:
     import numpy
@@ -77,7 +77,7 @@ def fuzz_inputs(*, seed: int = 0, round: int = 0, dtype: DTypeLike = "float32", 
     return positions, x
 
 
-def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, layer_type: Optional[str] = None, dtype: DTypeLike = "float32",
+def check_rope(fn: ArrayRope, *, model: Optional[str] = None, layer_type: Optional[str] = None, dtype: DTypeLike = "float32",
                layout: Optional[str] = None, axes: str = "shd", max_ulp: float = 0.5, rtol: Optional[float] = None,
                signed_zeros: bool = True, backward: bool = False, seed: int = 0, budget: int = 16, tokens: int = 32, heads: int = 2,
                min_position: int = 0, max_position: int = 1 << 40, canonical_nan: bool = False,
@@ -154,7 +154,7 @@ def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, la
                            min_position=min_position, max_position=max_position)
 
 
-def profile(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, layer_type: Optional[str] = None, dtype: DTypeLike = "float32",
+def profile(fn: ArrayRope, *, model: Optional[str] = None, layer_type: Optional[str] = None, dtype: DTypeLike = "float32",
             layout: Optional[str] = None, axes: str = "shd", backward: bool = False, seed: int = 0, tokens: int = 64, heads: int = 4,
             max_position: int = 10 ** 7 - 1, threads: int = 1, **spectrum_options: Unpack[ModelOptions]) -> Profile:
     """fn's error per position decade, on ordinary inputs: the audit's table for a function.

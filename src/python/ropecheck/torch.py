@@ -42,7 +42,7 @@ from ._ablation import (AblationLosses, AblationRow, BandAblation, BucketLoss, a
                         rotary_bands)
 from ._checking import CheckResult, Profile
 from ._errors import InputError
-from ._options import DTypeLike
+from ._options import DTypeLike, TorchRope
 from ._statistics import MeanInterval
 
 if TYPE_CHECKING:
@@ -229,7 +229,7 @@ def apply_(x: torch.Tensor, positions: Positions, *, model: Optional[str] = None
     return x
 
 
-def gradient_map(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+def gradient_map(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> TorchRope:
     """The gradient map of a differentiable RoPE fn(x, positions): g -> d<fn(x, positions), g>/dx,
     through torch.autograd (fn's own backward), for check_rope(..., backward=True).
 
@@ -257,7 +257,7 @@ def gradient_map(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     if not callable(fn):
         raise InputError("fn", "a callable fn(x, positions)", type(fn).__name__)
 
-    def grad_map(g: Any, positions: Any) -> Any:
+    def grad_map(g: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         x = torch.zeros_like(g, requires_grad=True)
         with torch.enable_grad():
             y = fn(x, positions)
@@ -313,7 +313,7 @@ def _device(device: Any) -> torch.device:
     return d
 
 
-def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, layer_type: Optional[str] = None,
+def check_rope(fn: TorchRope, *, model: Optional[str] = None, layer_type: Optional[str] = None,
                dtype: DTypeLike = torch.bfloat16, device: Any = "cpu", layout: Optional[str] = None, axes: str = "shd",
                max_ulp: float = 0.5, rtol: Optional[float] = None, signed_zeros: bool = True, backward: bool = False,
                seed: int = 0, budget: int = 16, tokens: int = 32, heads: int = 2, min_position: int = 0,
@@ -366,7 +366,7 @@ def check_rope(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, la
                            min_position=min_position, max_position=max_position)
 
 
-def profile(fn: Callable[[Any, Any], Any], *, model: Optional[str] = None, layer_type: Optional[str] = None,
+def profile(fn: TorchRope, *, model: Optional[str] = None, layer_type: Optional[str] = None,
             dtype: DTypeLike = torch.bfloat16, device: Any = "cpu", layout: Optional[str] = None, axes: str = "shd",
             backward: bool = False, seed: int = 0, tokens: int = 64, heads: int = 4, max_position: int = 10 ** 7 - 1,
             threads: int = 1, **spectrum_options: Unpack[ModelOptions]) -> Profile:

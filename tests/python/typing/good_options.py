@@ -1,11 +1,14 @@
 """Calls that mypy --strict must accept (tests/python/test_typing.py): the spectrum keywords,
-every dtype form, and the typed results."""
+every dtype form, the RoPE functions check_rope takes, and the typed results."""
+
+from typing import Optional
 
 import numpy as np
 import numpy.typing as npt
 import torch
 
 import ropecheck
+import ropecheck.capture
 import ropecheck.torch as rt
 from ropecheck.testing import check_rope, fuzz_inputs
 
@@ -35,3 +38,40 @@ u = ropecheck.usage(x, x, [0, 1], model="llama-3.1-8b")
 kind: str = u.layers[0].heads[0].kind
 mass: float = u.layers[0].heads[0].scores.first_token.mass
 norms: tuple[float, ...] = u.heads()[0].q_norm
+context: Optional[int] = u.capture.tokens if u.capture.kv_heads else None
+auc: Optional[float] = u.positional_ranking.auc
+layer_aucs: list[float] = [r.auc for r in u.within_layers.layers]
+flagged: Optional[int] = u.null.flagged if u.null is not None else None
+quantiles: tuple[ropecheck.BreakQuantile, ...] = u.break_distribution.quantiles if u.break_distribution else ()
+ulps: float = a.errors.max_ulps + a.decades[0].max_ulps
+bits: tuple[int, ...] = a.worst.input_bits if a.worst is not None else ()
+row: ropecheck.SpectrumRow = s.rows[0]
+g: float = row.g_float64
+horizon: Optional[int] = row.quarter_turn_horizon
+geometry: str = ropecheck.models()[0].layer_types[0].geometry
+zoo: list[ropecheck.ZooModel] = list(ropecheck.models())
+configuration: str = v[0].parameters.configuration
+attempts: tuple[int, ...] = v[0].details.precision_attempts
+decisions: list[str] = [c.decision for c in v[0].details.conjuncts]
+evidence: ropecheck.CertificateDetails = v[0].details
+n = v[0].parameters["N"]
+cxx: int = v.arithmetic.cxx_standard
+c = ropecheck.capture.load("capture.npz")
+ids: Optional[npt.NDArray[np.int64]] = c.token_ids
+source: Optional[str] = c.source
+ropecheck.capture.save("copy.npz", **c)
+
+
+def in_place(x: npt.NDArray[np.float16], positions: npt.NDArray[np.int64]) -> None:
+    x[...] = ropecheck.apply(x, positions, model="llama-3.1-8b")
+
+
+def torch_rope(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    return rt.apply(x, positions, model="llama-3.1-8b")
+
+
+check_rope(in_place, model="llama-3.1-8b", dtype=np.float16)
+check_rope(lambda x, p: ropecheck.bfloat16(x), model="llama-3.1-8b", dtype="bfloat16")
+rt.check_rope(torch_rope, model="llama-3.1-8b")
+rt.check_rope(rt.gradient_map(torch_rope), model="llama-3.1-8b", backward=True)
+rt.profile(lambda t, p: None, model="llama-3.1-8b")

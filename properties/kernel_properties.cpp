@@ -349,7 +349,7 @@ RC_GTEST_PROP(KernelProperties, NormPreservedWithinTheBound, ()) {
   for (Dtype t : {Dtype::f32, Dtype::bf16}) {
     std::vector<float> xt(x);
     for (float& v : xt) v = finite::round_to(t, v);
-    const double c = t == Dtype::f32 ? (0.5 + 0x1p-25) * 0x1p-23 : (0.5 + 0x1p-14) * 0x1p-7;
+    const double c = kernel::kProvedUlpBound * std::ldexp(1.0, 1 - dtype_info(t).precision);  // c 2^(1-p')
     const double eps = c / (1 - c);
     const std::vector<float> y = finite::rotate(finite::Implementation::kernel, t, plan, pos, xt, 1, cpu::default_path());
     for (int k = 0; k < plan.block_pairs(); ++k) {

@@ -9,8 +9,8 @@
 // at position p in dtype t.
 //
 // Derivation (apply_rope.h's contract): an output component y~ of a pair P = (x_a, x_b) has
-// |y~ - y| <= c max(ulp(y~), 2^-p' ||P||), c = 1/2 + 2^-25 (f32, p' = 24) or 1/2 + 2^-14 (bf16,
-// p' = 8), and ulp(y~) <= 2^(1-p') |y~| <= 2^(1-p') (||P|| + |y~ - y|) for normal y~ (inputs with
+// |y~ - y| <= c max(ulp(y~), 2^-p' ||P||), c = kernel::kProvedUlpBound = 1/2 (p' = 24 for f32, 8 for
+// bf16, 11 for f16), and ulp(y~) <= 2^(1-p') |y~| <= 2^(1-p') (||P|| + |y~ - y|) for normal y~ (inputs with
 // pair norms >= 2^-100 keep every output within the normal range or below the floor). Hence
 // |y~ - y| <= eps ||P||, eps = c 2^(1-p') / (1 - c 2^(1-p')). For x~, y~ the rotated q and k, per
 // chunk k (X_k, Y_k the exact rotated chunks, ||X_k|| = ||q_k||, ||Y~_k|| <= (1 + sqrt2 eps) ||Y_k||):

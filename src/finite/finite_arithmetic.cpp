@@ -42,22 +42,18 @@ std::vector<float> rotate(Implementation r, Dtype t, const kernel::RopePlan& pla
     throw InputError("rotate: input", std::to_string(tokens * heads * d) + " values (tokens x heads x dim)",
                      std::to_string(in.size()));
   std::vector<float> out(in.size());
-  if (t == Dtype::f32) {
-    const auto iv = kernel::dense_view(in.data(), tokens, heads, d);
-    const auto ov = kernel::dense_view(out.data(), tokens, heads, d);
+  with_storage(t, [&]<typename E>(E) {  // the kernel's element type for t, whichever format
+    std::vector<E> ei(in.size()), eo(in.size());
+    for (size_t i = 0; i < in.size(); ++i) {
+      ei[i] = narrow_to<E>(in[i]);
+      if (widen(ei[i]) != static_cast<double>(in[i]) && !std::isnan(in[i]))
+        throw InputError("rotate: input", "values representable in " + dtype_name(t), hex_float(in[i]));
+    }
+    const auto iv = kernel::dense_view(static_cast<const E*>(ei.data()), tokens, heads, d);
+    const auto ov = kernel::dense_view(eo.data(), tokens, heads, d);
     accuracy::apply_rope_with(r, plan, positions, iv, ov, kernel::KernelOptions{path, 1});
-    return out;
-  }
-  std::vector<Bf16Bits> bi(in.size()), bo(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    bi[i] = bf16_from_float(in[i]);
-    if (to_float(bi[i]) != in[i] && !std::isnan(in[i]))
-      throw InputError("rotate: input", "values representable in bf16", hex_float(in[i]));
-  }
-  const auto iv = kernel::dense_view(static_cast<const Bf16Bits*>(bi.data()), tokens, heads, d);
-  const auto ov = kernel::dense_view(bo.data(), tokens, heads, d);
-  accuracy::apply_rope_with(r, plan, positions, iv, ov, kernel::KernelOptions{path, 1});
-  for (size_t i = 0; i < out.size(); ++i) out[i] = to_float(bo[i]);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(widen(eo[i]));
+  });
   return out;
 }
 

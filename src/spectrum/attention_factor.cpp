@@ -5,7 +5,8 @@
 namespace ropecheck {
 
 std::optional<std::string> stated_attention_factor(const Scaling& s) {
-  if (s.kind == Scaling::Kind::yarn || s.kind == Scaling::Kind::longrope) return s.attention_factor;  // attention_factor<T>'s first branch
+  // A kind with an attention factor returns the stated one first (scaling_rules.h).
+  if (scaling_rule(s.kind).formulas->has_attention_factor()) return s.attention_factor;
   return std::nullopt;
 }
 

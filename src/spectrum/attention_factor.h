@@ -11,7 +11,8 @@
 //             config: max_position_embeddings over original_max_position_embeddings); a = 1 for
 //             f <= 1, else sqrt(1 + ln f / ln C).
 //   others    1.
-// The comparisons f <= 1 are decided exactly on the decimal (or integer ratio) inputs.
+// The comparisons f <= 1 are decided exactly on the decimal (or integer ratio) inputs. The rules
+// are written in spectrum/scaling/yarn.cpp and longrope.cpp.
 #pragma once
 
 #include <optional>
@@ -19,51 +20,18 @@
 
 #include "numeric/scalar.h"
 #include "spectrum/scaling.h"
+#include "spectrum/scaling_registry.h"
+#include "spectrum/scaling_rules.h"
 #include "spectrum/spectrum.h"
 
 namespace ropecheck {
 
-namespace attention_detail {
-
-// Decides x <= 1 for an exact decimal, or for M/C.
-inline bool at_most_one(const std::string& decimal) {
-  return !certainly_less(Interval(1), from_decimal<Interval>(decimal));
-}
-inline bool nonzero(const std::string& decimal) {
-  const Interval x = from_decimal<Interval>(decimal);
-  return certainly_positive(x) || certainly_negative(x);
-}
-
-template <Scalar T>
-T mscale(const std::string& f, const T& k) {
-  if (at_most_one(f)) return T(1);
-  return T(T(T(1) / 10) * k * log(from_decimal<T>(f)) + 1);
-}
-
-}  // namespace attention_detail
-
-// Returns: the attention factor of s (exactly 1 for none, linear, llama3, dynamic).
+// Returns: the attention factor of s in T (exactly 1 for the kinds without one: none, linear,
+// llama3, dynamic); each kind's rule is in its file, spectrum/scaling/<kind>.cpp (scaling_rules.h).
 template <Scalar T>
 T attention_factor(const Scaling& s) {
-  using namespace attention_detail;
-  if (s.kind == Scaling::Kind::yarn) {
-    if (s.attention_factor) return from_decimal<T>(*s.attention_factor);
-    if (s.mscale && s.mscale_all_dim && nonzero(*s.mscale) && nonzero(*s.mscale_all_dim)) {
-      // Equal decimals (DeepSeek-V3: 1 and 1) give exactly 1, whatever f is.
-      const Interval m = from_decimal<Interval>(*s.mscale), m_all = from_decimal<Interval>(*s.mscale_all_dim);
-      if (lower_of(m) == lower_of(m_all) && upper_of(m) == upper_of(m_all)) return T(1);
-      return T(mscale<T>(s.factor, from_decimal<T>(*s.mscale)) / mscale<T>(s.factor, from_decimal<T>(*s.mscale_all_dim)));
-    }
-    return mscale<T>(s.factor, T(1));
-  }
-  if (s.kind == Scaling::Kind::longrope) {
-    if (s.attention_factor) return from_decimal<T>(*s.attention_factor);
-    const bool ratio = s.factor.empty();
-    if (ratio ? s.max_position <= s.original_context : at_most_one(s.factor)) return T(1);
-    const T f = ratio ? T(T(s.max_position) / T(s.original_context)) : from_decimal<T>(s.factor);
-    return T(sqrt(T(1 + log(f) / log(T(s.original_context)))));
-  }
-  return T(1);
+  const AttentionFactorRule<T> rule = scaling_rule(s.kind).formulas->template attention_factor<T>();
+  return rule ? rule(s) : T(1);
 }
 
 // Returns: the decimal the attention factor is exactly, when the config states it (yarn's and

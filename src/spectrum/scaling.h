@@ -22,8 +22,9 @@
 //   longrope  (Ding et al. 2024; rope_type "longrope") g_i / ext_i, ext = long_factor when the
 //               sequence length S > C, else short_factor (lists of d/2 decimals).
 // Attention factor (cos and sin both multiplied by it; attention_factor.h): yarn and longrope only.
-// The rules, generic over the scalar types, are in spectrum/scaling_rules.h (this header stays
-// free of Boost so that the kernel, which only carries a Scaling, does not parse it).
+// Each kind's rules, generic over the scalar types, are in its own file, spectrum/scaling/<kind>.cpp,
+// reached through spectrum/scaling_registry.h and scaling_rules.h (this header stays free of Boost
+// so that the kernel, which only carries a Scaling, does not parse it).
 #pragma once
 
 #include <optional>

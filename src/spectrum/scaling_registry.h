@@ -1,27 +1,38 @@
 // File: scaling_registry.h
 // The one list of scaling rules. Each Scaling::Kind is one file, spectrum/scaling/<kind>.cpp,
-// holding its name, describe() text, parameter checks and its Hugging Face rope_type reader;
-// scaling_rule() (a switch under -Werror=switch) is the registration every kind needs. scaling.cpp,
-// hf_config.cpp, spectrum_json.cpp and the listings read the rules only through this list. The
-// frequencies and attention factors, templates over every scalar type, stay in scaling_rules.h and
-// attention_factor.h (switches under -Werror=switch as well).
+// holding everything about it: its name, describe() text, parameter checks, its spectrum-file
+// fields, its Hugging Face rope_type reader, and its formulas (frequencies and attention factor in
+// every scalar type, scaling_rules.h). scaling_rule() (a switch under -Werror=switch) is the
+// registration every kind needs. scaling.cpp, hf_config.cpp, spectrum_json.cpp, scaling_rules.h,
+// attention_factor.h and the listings read the rules only through this list.
 #pragma once
 
 #include <span>
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "spectrum/scaling.h"
 
 namespace ropecheck {
 
-struct HfRopeDict;  // spectrum/detail/hf_rope_dict.h: one rope_scaling / rope_parameters dict
+struct HfRopeDict;       // spectrum/detail/hf_rope_dict.h: one rope_scaling / rope_parameters dict
+struct ScalingFormulas;  // spectrum/scaling_rules.h: the kind's formulas in every scalar type
+class JsonPlace;         // io/json_fields.h
 
 struct ScalingRuleInfo {
   Scaling::Kind value;
   std::string_view name;                       // as configs and spectrum files spell the kind
   std::string (*describe)(const Scaling& s);   // Scaling::describe's text
   void (*check)(const Scaling& s, int pairs);  // check_scaling: InputError naming scaling.<field>
+  // A spectrum file's SCALING (spectrum_json.h): the short string form where it has one ("none",
+  // "linear:F", "llama3"), else the object {"kind": name, <the kind's fields>}.
+  nlohmann::json (*to_json)(const Scaling& s);
+  // The object form's fields, after "kind" (detail/scaling_json.h's readers; unknown keys refused):
+  // InputError naming place.<field>.
+  Scaling (*from_json)(const nlohmann::json& object, const JsonPlace& place);
+  const ScalingFormulas* formulas;
 };
 
 // A rope_type of transformers' rope utilities and how its dict's fields become a Scaling.

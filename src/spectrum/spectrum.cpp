@@ -44,11 +44,7 @@ Spectrum::Spectrum(int dim, std::string theta, Variant variant, std::string frac
       kept_ = kept_pairs(dim_, f);
     }
   }
-  if (scaling_.kind != Scaling::Kind::none && kept_ > 0) {
-    check_scaling(scaling_, rotary_width() / 2);
-    if (scaling_.kind == Scaling::Kind::dynamic && rotary_width() <= 2)
-      throw InputError("dim", "a rotary width > 2 for dynamic scaling (its exponent is d/(d-2))", std::to_string(rotary_width()));
-  }
+  if (kept_ > 0) check_scaling(scaling_, rotary_width() / 2);  // a rule's constraints on the spectrum too (dynamic: d > 2)
 }
 
 bool Spectrum::rotated(int k) const {

@@ -1,124 +1,32 @@
 #include "spectrum/spectrum_json.h"
 
-#include <climits>
-#include <set>
-#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "io/input_error.h"
+#include "io/json_fields.h"
+#include "spectrum/detail/spectrum_fields.h"
 #include "spectrum/limits.h"
 #include "spectrum/scaling_registry.h"
-#include "numeric/scalar.h"
-#include "io/json_fields.h"
 
 namespace ropecheck {
 
 namespace {
 
 using nlohmann::json;
+using spectrum_fields::boolean_field;
+using spectrum_fields::integer_at_least;
 
-
-bool same_parameters(const Scaling& a, const Scaling& b) {
-  return a.factor == b.factor && a.low_freq_factor == b.low_freq_factor && a.high_freq_factor == b.high_freq_factor &&
-         a.original_context == b.original_context;
-}
-
-// A decimal parameter of a scaling object that must be > 0 (exact text kept, as Scaling holds it).
-std::string positive_decimal(const json& object, const JsonPlace& place, const std::string& key) {
-  const std::string accepted = "a decimal > 0";
-  const std::string text = decimal_value(required(object, place, key, accepted), place.member(key), accepted);
-  double v = 0;
-  try {
-    v = from_decimal<double>(text);
-  } catch (const std::invalid_argument&) {
-    throw InputError(place.member(key).name(), accepted, text);
-  }
-  if (!(v > 0)) throw InputError(place.member(key).name(), accepted, text);
-  return text;
-}
-
-std::optional<std::string> optional_positive(const json& object, const JsonPlace& place, const std::string& key) {
-  if (!object.contains(key)) return std::nullopt;
-  return positive_decimal(object, place, key);
-}
-
-long long integer_at_least(const json& object, const JsonPlace& place, const std::string& key, long long min) {
-  const std::string accepted = "an integer >= " + std::to_string(min);
-  const long long v = integer_value(required(object, place, key, accepted), place.member(key), accepted);
-  if (v < min) throw InputError(place.member(key).name(), accepted, std::to_string(v));
-  return v;
-}
-
-bool boolean_field(const json& object, const JsonPlace& place, const std::string& key) {
-  const json& v = required(object, place, key, "true or false");
-  if (!v.is_boolean()) throw InputError(place.member(key).name(), "true or false", shown(v));
-  return v.get<bool>();
-}
-
-std::vector<std::string> decimal_list(const json& object, const JsonPlace& place, const std::string& key) {
-  const std::string accepted = "a list of decimals > 0";
-  const json& v = required(object, place, key, accepted);
-  if (!v.is_array()) throw InputError(place.member(key).name(), accepted, shown(v));
-  std::vector<std::string> out;
-  for (size_t i = 0; i < v.size(); ++i) out.push_back(decimal_value(v[i], place.member(key).item(i), "a decimal > 0"));
-  return out;
-}
-
-// The object form of SCALING (spectrum_json.h). A new kind: its case here and in scaling_to_json.
+// The object form of SCALING (spectrum_json.h): "kind" names a rule of the registry, whose
+// from_json reads its fields (spectrum/scaling/<kind>.cpp).
 Scaling scaling_from_object(const json& j, const JsonPlace& place) {
-  std::vector<std::string> names;  // every kind of the registry (scaling_registry.h)
+  std::vector<std::string> names;
   for (const ScalingRuleInfo* rule : scaling_rules()) names.emplace_back(rule->name);
   const std::string kinds = or_list(names);
   const std::string kind = string_value(required(j, place, "kind", kinds), place.member("kind"), kinds);
-  Scaling s;
-  if (kind == "none") {
-    refuse_unknown_keys(j, place, {"kind"}, "a scaling of kind none");
-  } else if (kind == "linear") {
-    refuse_unknown_keys(j, place, {"kind", "factor"}, "a scaling of kind linear");
-    s = Scaling::linear(positive_decimal(j, place, "factor"));
-  } else if (kind == "llama3") {
-    refuse_unknown_keys(j, place, {"kind", "factor", "low_freq_factor", "high_freq_factor", "original_context"}, "a scaling of kind llama3");
-    s = Scaling::llama3(positive_decimal(j, place, "factor"), positive_decimal(j, place, "low_freq_factor"),
-                        positive_decimal(j, place, "high_freq_factor"), integer_at_least(j, place, "original_context", 1));
-    // Exact decimal comparison (scaling.cpp): low = high is Llama 4 Scout's hard cut.
-    try {
-      check_scaling(s, 1);
-    } catch (const InputError& e) {
-      throw InputError(place.member("high_freq_factor").name(), e.accepted(), e.got());
-    }
-  } else if (kind == "dynamic") {
-    refuse_unknown_keys(j, place, {"kind", "factor", "max_position", "sequence_length", "vllm_static"}, "a scaling of kind dynamic");
-    s.kind = Scaling::Kind::dynamic;
-    s.factor = positive_decimal(j, place, "factor");
-    s.max_position = integer_at_least(j, place, "max_position", 1);
-    s.sequence_length = integer_at_least(j, place, "sequence_length", 0);
-    s.vllm_static = boolean_field(j, place, "vllm_static");
-  } else if (kind == "yarn") {
-    refuse_unknown_keys(j, place, {"kind", "factor", "original_context", "beta_fast", "beta_slow", "truncate", "attention_factor", "mscale", "mscale_all_dim"},
-                        "a scaling of kind yarn");
-    s.kind = Scaling::Kind::yarn;
-    s.factor = positive_decimal(j, place, "factor");
-    s.original_context = integer_at_least(j, place, "original_context", 1);
-    s.beta_fast = positive_decimal(j, place, "beta_fast");
-    s.beta_slow = positive_decimal(j, place, "beta_slow");
-    s.truncate = boolean_field(j, place, "truncate");
-    s.attention_factor = optional_positive(j, place, "attention_factor");
-    if (j.contains("mscale")) s.mscale = decimal_value(j["mscale"], place.member("mscale"), "a decimal");
-    if (j.contains("mscale_all_dim")) s.mscale_all_dim = decimal_value(j["mscale_all_dim"], place.member("mscale_all_dim"), "a decimal");
-  } else if (kind == "longrope") {
-    refuse_unknown_keys(j, place, {"kind", "factor", "original_context", "max_position", "sequence_length", "short_factor", "long_factor", "attention_factor"},
-                        "a scaling of kind longrope");
-    s.kind = Scaling::Kind::longrope;
-    s.factor = j.contains("factor") ? positive_decimal(j, place, "factor") : "";
-    s.original_context = integer_at_least(j, place, "original_context", 1);
-    s.max_position = integer_at_least(j, place, "max_position", 0);
-    s.sequence_length = integer_at_least(j, place, "sequence_length", 0);
-    s.short_factor = decimal_list(j, place, "short_factor");
-    s.long_factor = decimal_list(j, place, "long_factor");
-    s.attention_factor = optional_positive(j, place, "attention_factor");
-  } else {
-    throw InputError(place.member("kind").name(), kinds, shown(j["kind"]));
-  }
-  return s;
+  for (const ScalingRuleInfo* rule : scaling_rules())
+    if (rule->name == kind) return rule->from_json(j, place);
+  throw InputError(place.member("kind").name(), kinds, shown(j["kind"]));
 }
 
 // Re-throws an InputError of resolve() or Spectrum, which name the parameter (io/input_error.h:
@@ -129,39 +37,7 @@ Scaling scaling_from_object(const json& j, const JsonPlace& place) {
 
 }  // namespace
 
-json scaling_to_json(const Scaling& s) {
-  const std::string kind = scaling_kind_name(s.kind);
-  switch (s.kind) {
-    case Scaling::Kind::none: return "none";
-    case Scaling::Kind::linear: return "linear:" + s.factor;
-    case Scaling::Kind::llama3:
-      if (same_parameters(s, Scaling::llama3_1())) return "llama3";
-      return json{{"kind", kind},
-                  {"factor", s.factor},
-                  {"low_freq_factor", s.low_freq_factor},
-                  {"high_freq_factor", s.high_freq_factor},
-                  {"original_context", s.original_context}};
-    case Scaling::Kind::dynamic:
-      return json{{"kind", kind}, {"factor", s.factor}, {"max_position", s.max_position}, {"sequence_length", s.sequence_length},
-                  {"vllm_static", s.vllm_static}};
-    case Scaling::Kind::yarn: {
-      json j{{"kind", kind}, {"factor", s.factor}, {"original_context", s.original_context}, {"beta_fast", s.beta_fast},
-             {"beta_slow", s.beta_slow}, {"truncate", s.truncate}};
-      if (s.attention_factor) j["attention_factor"] = *s.attention_factor;
-      if (s.mscale) j["mscale"] = *s.mscale;
-      if (s.mscale_all_dim) j["mscale_all_dim"] = *s.mscale_all_dim;
-      return j;
-    }
-    case Scaling::Kind::longrope: {
-      json j{{"kind", kind}, {"original_context", s.original_context}, {"max_position", s.max_position},
-             {"sequence_length", s.sequence_length}, {"short_factor", s.short_factor}, {"long_factor", s.long_factor}};
-      if (!s.factor.empty()) j["factor"] = s.factor;
-      if (s.attention_factor) j["attention_factor"] = *s.attention_factor;
-      return j;
-    }
-  }
-  return "none";
-}
+json scaling_to_json(const Scaling& s) { return scaling_rule(s.kind).to_json(s); }
 
 Scaling scaling_from_json(const json& j, const std::string& where) {
   if (j.is_object()) return scaling_from_object(j, where);

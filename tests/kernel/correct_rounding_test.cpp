@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,6 +39,7 @@
 #include "random/counter_rng.h"
 #include "spectrum/attention_factor.h"
 #include "spectrum/frequencies.h"
+#include "spectrum/scaling_registry.h"
 #include "tests/support/random_floats.h"
 
 namespace ropecheck::kernel {
@@ -205,6 +207,16 @@ Scaling generated_scaling(const CounterRng& rng, std::uint64_t i, int pairs) {
       s.sequence_length = 4096 + static_cast<long long>(rng.bits(i + 2) % 100000);
       return s;
   }
+}
+
+// A new scaling kind (spectrum/scaling_registry.h) needs its case above, or the kernel is never
+// checked under it. The kinds are drawn as bits % 6: 200 draws miss one with probability
+// (5/6)^200 < 1e-15, and the counter-based draws are the same every run.
+TEST(CorrectRounding, GeneratedScalingsCoverEveryRegisteredKind) {
+  const CounterRng rng(kRoundingSeed, 5);
+  std::set<Scaling::Kind> drawn;
+  for (std::uint64_t i = 0; i < 200; ++i) drawn.insert(generated_scaling(rng, 1000 * i, 4).kind);
+  for (const ScalingRuleInfo* rule : scaling_rules()) EXPECT_TRUE(drawn.count(rule->value)) << "generated_scaling never draws " << rule->name;
 }
 
 std::int64_t position(const CounterRng& rng, std::uint64_t i) {

@@ -9,6 +9,7 @@
 
 #include "io/input_error.h"
 #include "spectrum/hf_config.h"
+#include "spectrum/scaling_rules.h"
 #include "spectrum/spectrum_json.h"
 
 namespace ropecheck {
@@ -23,6 +24,17 @@ TEST(ScalingRegistry, EveryKindHasItsRuleAndName) {
     EXPECT_TRUE(names.insert(std::string(rule->name)).second) << "two rules named " << rule->name;
     EXPECT_NE(rule->describe, nullptr);
     EXPECT_NE(rule->check, nullptr);
+    EXPECT_NE(rule->to_json, nullptr);
+    EXPECT_NE(rule->from_json, nullptr);
+    ASSERT_NE(rule->formulas, nullptr) << rule->name;
+    EXPECT_NE(rule->formulas->frequency_map<float>(), nullptr);
+    EXPECT_NE(rule->formulas->frequency_map<double>(), nullptr);
+    EXPECT_NE(rule->formulas->frequency_map<Real>(), nullptr);
+    EXPECT_NE(rule->formulas->frequency_map<Interval>(), nullptr);
+    // An attention factor in every scalar type or in none.
+    const bool attention[] = {rule->formulas->attention_factor<float>() != nullptr, rule->formulas->attention_factor<double>() != nullptr,
+                              rule->formulas->attention_factor<Real>() != nullptr};
+    for (bool a : attention) EXPECT_EQ(a, rule->formulas->has_attention_factor()) << rule->name;
   }
   // The list is in Kind's order and skips none (a missing last one fails scaling_rule's switch).
   for (size_t i = 0; i < scaling_rules().size(); ++i) EXPECT_EQ(static_cast<size_t>(scaling_rules()[i]->value), i);

@@ -37,13 +37,15 @@ void add_spectrum_flags(CLI::App* cmd, SpectrumFlags& f) {
   cmd->add_option("--config", f.config, "named configuration: " + config_names());
   cmd->add_option("--dim", f.dim, "head dimension d (even, >= 2)");
   cmd->add_option("--theta", f.theta, "base wavelength theta (decimal > 1; default 10000)");
-  auto* nope = cmd->add_flag("--nope", f.nope, "no positional encoding (every frequency 0)");
-  auto* p = cmd->add_option("--p-rope", f.p_rope, "p-RoPE: keep the floor(P*d/2) highest frequencies (P in [0,1])");
-  auto* rev = cmd->add_option("--reversed", f.reversed, "reversed p-RoPE: keep the floor(P*d/2) lowest frequencies (P in [0,1])");
-  auto* part = cmd->add_option("--partial", f.partial, "GPT-NeoX partial rotary: first floor(F*d/2) pairs, frequencies over the rotated dims (F in [0,1])");
-  nope->excludes(p)->excludes(rev)->excludes(part);
-  p->excludes(rev)->excludes(part);
-  rev->excludes(part);
+  std::vector<CLI::Option*> variants;
+  for (size_t i = 0; i < std::size(kVariants); ++i) {
+    const VariantInfo& v = kVariants[i];
+    if (v.value == Variant::rope) continue;  // the default
+    const std::string flag = "--" + std::string(v.name), help(v.help);
+    CLI::Option* o = v.takes_fraction ? cmd->add_option(flag, f.variant_fraction[i], help) : cmd->add_flag(flag, f.variant_flag[i], help);
+    for (CLI::Option* other : variants) o->excludes(other);
+    variants.push_back(o);
+  }
   cmd->add_option("--scaling", f.scaling, "frequency scaling: none, linear:F, llama3, llama3:F:LOW:HIGH:C");
   cmd->add_option("--context", f.context, "context length N in tokens (integer >= 1)");
   auto* model = cmd->add_option("--model", f.model, "a model: a zoo name (ropecheck models) or a Hugging Face config.json path");
@@ -121,10 +123,13 @@ SpectrumRequest to_request(const SpectrumFlags& f) {
   if (!f.config.empty()) r.config = f.config;
   if (!f.dim.empty()) r.dim = static_cast<int>(parse_integer("--dim", f.dim, 2, 1 << 20));
   if (!f.theta.empty()) r.theta = f.theta;
-  if (f.nope) r.variant = Variant::nope, fraction_flag = "--nope";
-  if (!f.p_rope.empty()) r.variant = Variant::p_rope, r.fraction = f.p_rope, fraction_flag = "--p-rope";
-  if (!f.reversed.empty()) r.variant = Variant::reversed, r.fraction = f.reversed, fraction_flag = "--reversed";
-  if (!f.partial.empty()) r.variant = Variant::partial, r.fraction = f.partial, fraction_flag = "--partial";
+  for (size_t i = 0; i < std::size(kVariants); ++i) {
+    const VariantInfo& v = kVariants[i];
+    if (!f.variant_flag[i] && f.variant_fraction[i].empty()) continue;
+    r.variant = v.value;
+    if (v.takes_fraction) r.fraction = f.variant_fraction[i];
+    fraction_flag = "--" + std::string(v.name);
+  }
   if (!f.scaling.empty()) r.scaling = parse_scaling(f.scaling);
   if (!f.context.empty()) r.context = parse_integer("--context", f.context, 1, kMaxLengthArgument);
   if (!f.model.empty()) r.model = f.model;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <array>
 
 #include <cstdint>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "io/input_error.h"
 #include "spectrum/request.h"
+#include "spectrum/variant.h"
 
 namespace ropecheck::montecarlo {
 struct Shard;  // montecarlo/partial.h
@@ -21,13 +23,17 @@ namespace ropecheck::cli {
 
 // Raw text of the spectrum flags, as CLI11 stores them.
 struct SpectrumFlags {
-  std::string config, dim, theta, p_rope, reversed, partial, scaling, context;
+  std::string config, dim, theta, scaling, context;
   std::string model, layer_type, sequence_length;
-  bool nope = false, vllm_dynamic = false;
+  bool vllm_dynamic = false;
+  // Per variant of kVariants (spectrum/variant.h), at its index: --<name> FRACTION when it takes a
+  // fraction, else the flag --<name> (rope, the default, has none).
+  std::array<std::string, std::size(kVariants)> variant_fraction;
+  std::array<bool, std::size(kVariants)> variant_flag{};
 };
 
-// Adds --config --dim --theta --nope --p-rope --reversed --partial --scaling --context --model
-// --layer-type --sequence-length --vllm-dynamic to `cmd`.
+// Adds --config --dim --theta, a flag per variant (--nope --p-rope --reversed --partial, mutually
+// exclusive), --scaling --context --model --layer-type --sequence-length --vllm-dynamic to `cmd`.
 void add_spectrum_flags(CLI::App* cmd, SpectrumFlags& flags);
 
 // Returns: the request the flags describe. Throws InputError.
@@ -35,7 +41,7 @@ SpectrumRequest to_request(const SpectrumFlags& flags);
 
 // Returns: e's message as the CLI prints it: a library parameter of the spectrum (dim, theta,
 // config, context, scaling, fraction; io/input_error.h) renamed to the flag that carries it
-// (fraction: --p-rope, --reversed or --partial, whichever to_request read); any other input as is.
+// (variant, fraction: the variant flag to_request read); any other input as is.
 std::string cli_message(const InputError& e);
 
 // Refuses an unwritable output path at once (io/atomic_write.h check_writable_target: InputError

@@ -36,8 +36,8 @@ extern "C" {
 typedef struct ropecheck_rope_spec {
   int32_t head_dim;        /* even, >= 2 */
   const char* theta;       /* decimal text > 1, e.g. "10000" (text, so it is read exactly) */
-  const char* variant;     /* "rope", "nope", "p-rope", "reversed", "partial" */
-  const char* fraction;    /* P or F in [0, 1] for p-rope/reversed/partial, e.g. "0.75"; NULL = "1" */
+  const char* variant;     /* a name of kVariants (spectrum/variant.h): "rope", "nope", "p-rope", ... */
+  const char* fraction;    /* P or F in [0, 1] for a variant that takes one (p-rope, ...), e.g. "0.75"; NULL = "1" */
   const char* layout;      /* "interleaved" or "half" */
 } ropecheck_rope_spec;
 

@@ -31,38 +31,29 @@ Spectrum::Spectrum(int dim, std::string theta, Variant variant, std::string frac
     const Interval exact = from_decimal<Interval>(theta_);
     if (!(lower_of(exact) > 1) || !std::isfinite(t)) throw InputError("theta", "a decimal number > 1", theta_);
   }
-  switch (variant_) {
-    case Variant::rope: kept_ = pairs(); break;
-    case Variant::nope: kept_ = 0; break;
-    default: {
-      double f = -1;
-      try {
-        f = from_decimal<double>(fraction_);
-      } catch (const std::invalid_argument&) {
-      }
-      if (!(f >= 0 && f <= 1)) throw InputError("fraction", "a decimal in [0, 1]", fraction_);
-      kept_ = kept_pairs(dim_, f);
+  int fraction_pairs = 0;
+  if (variant_takes_fraction(variant_)) {
+    double f = -1;
+    try {
+      f = from_decimal<double>(fraction_);
+    } catch (const std::invalid_argument&) {
     }
+    if (!(f >= 0 && f <= 1)) throw InputError("fraction", "a decimal in [0, 1]", fraction_);
+    fraction_pairs = kept_pairs(dim_, f);
   }
+  kept_ = variant_info(variant_).rotated_pairs(pairs(), fraction_pairs);
   if (kept_ > 0) check_scaling(scaling_, rotary_width() / 2);  // a rule's constraints on the spectrum too (dynamic: d > 2)
 }
 
-bool Spectrum::rotated(int k) const {
-  switch (variant_) {
-    case Variant::rope: return true;
-    case Variant::nope: return false;
-    case Variant::p_rope:
-    case Variant::partial: return k < kept_;
-    case Variant::reversed: return k >= pairs() - kept_;
-  }
-  return false;
-}
+bool Spectrum::rotated(int k) const { return variant_info(variant_).rotated(k, pairs(), kept_); }
+
+int Spectrum::rotary_width() const { return variant_info(variant_).rotary_width(dim_, kept_); }
 
 int Spectrum::rotated_pairs() const { return kept_; }
 
 void Spectrum::exponent(int k, long long& numerator, long long& denominator) const {
   numerator = 2LL * k;
-  denominator = variant_ == Variant::partial ? 2LL * kept_ : dim_;
+  denominator = rotary_width();
 }
 
 std::string Spectrum::describe() const {

@@ -55,7 +55,7 @@ class Spectrum {
   void exponent(int k, long long& numerator, long long& denominator) const;
   // Returns: D, the width the exponents are taken over (transformers' d = int(head_dim *
   // partial_rotary_factor)): 2m for partial, dim otherwise. The scaling rules' d.
-  int rotary_width() const { return variant_ == Variant::partial ? 2 * kept_ : dim_; }
+  int rotary_width() const;
 
   // Returns: e.g. "p-rope 0.75, d=256, theta=10000, scaling none".
   std::string describe() const;

@@ -4,10 +4,8 @@
 
 namespace ropecheck {
 
-namespace {
 // kVariants lists every enumerator at its own index (variant.h's static_assert).
 const VariantInfo& variant_info(Variant v) { return kVariants[static_cast<std::size_t>(v)]; }
-}  // namespace
 
 std::string variant_name(Variant v) { return std::string(variant_info(v).name); }
 

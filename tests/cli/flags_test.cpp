@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
+#include <vector>
 #include <string>
 
 #include "montecarlo/partial.h"
@@ -22,6 +24,31 @@ void expect_refused(F&& f, const std::string& flag, const std::string& text) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.input(), flag) << e.what();
   }
+}
+
+// Every variant of kVariants but the default has its flag --<name>, which gives the request that
+// variant (and its fraction); two variant flags are refused together.
+TEST(Flags, EveryVariantHasItsFlag) {
+  for (const VariantInfo& v : kVariants) {
+    if (v.value == Variant::rope) continue;
+    CLI::App app;
+    SpectrumFlags f;
+    add_spectrum_flags(&app, f);
+    std::vector<std::string> args = {"--" + std::string(v.name)};
+    if (v.takes_fraction) args.push_back("0.5");
+    std::reverse(args.begin(), args.end());  // CLI11 parses a vector in reverse
+    ASSERT_NO_THROW(app.parse(args)) << v.name;
+    const SpectrumRequest r = to_request(f);
+    ASSERT_TRUE(r.variant.has_value()) << v.name;
+    EXPECT_EQ(*r.variant, v.value) << v.name;
+    if (v.takes_fraction) {
+      EXPECT_EQ(r.fraction, "0.5") << v.name;
+    }
+  }
+  CLI::App app;
+  SpectrumFlags f;
+  add_spectrum_flags(&app, f);
+  EXPECT_THROW(app.parse(std::vector<std::string>{"0.5", "--partial", "--nope"}), CLI::ParseError);
 }
 
 TEST(Flags, IntegerWholeTextInRange) {

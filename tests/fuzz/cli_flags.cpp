@@ -81,13 +81,10 @@ void spectrum_flags(const std::string& text, unsigned char variant) {
   f.config = fields[0];
   f.dim = fields[1];
   f.theta = fields[2];
-  switch (variant % 5) {
-    case 0: break;
-    case 1: f.nope = true; break;
-    case 2: f.p_rope = fields[3]; break;
-    case 3: f.reversed = fields[3]; break;
-    case 4: f.partial = fields[3]; break;
-  }
+  // One variant flag, by its index in kVariants (0, rope: none given).
+  const size_t v = variant % std::size(kVariants);
+  if (kVariants[v].takes_fraction) f.variant_fraction[v] = fields[3];
+  else if (kVariants[v].value != Variant::rope) f.variant_flag[v] = true;
   f.scaling = fields[4];
   f.context = fields[5];
   f.sequence_length = fields[6];

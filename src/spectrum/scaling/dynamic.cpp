@@ -5,8 +5,8 @@
 #include "io/input_error.h"
 #include "spectrum/detail/hf_rope_dict.h"
 #include "spectrum/detail/scaling_checks.h"
-#include "spectrum/detail/scaling_rule_list.h"
 #include "spectrum/detail/spectrum_fields.h"
+#include "spectrum/scaling_registry.h"
 #include "spectrum/scaling_rules.h"
 
 namespace ropecheck::scaling_kinds {
@@ -65,7 +65,7 @@ class Rule final : public FrequencyMap<T> {
 constexpr ScalingFormulas kFormulas = formulas_of<Rule>();
 }  // namespace dynamic_rule
 
-const ScalingRuleInfo kDynamic{Scaling::Kind::dynamic, "dynamic", dynamic_rule::describe, dynamic_rule::check, dynamic_rule::to_json, dynamic_rule::from_json, &dynamic_rule::kFormulas};
-const RopeTypeInfo kDynamicType{"dynamic", dynamic_rule::read};
+extern const ScalingRuleInfo kDynamic{Scaling::Kind::dynamic, "dynamic", dynamic_rule::describe, dynamic_rule::check, dynamic_rule::to_json, dynamic_rule::from_json, &dynamic_rule::kFormulas};
+extern const RopeTypeInfo kDynamicType{"dynamic", dynamic_rule::read};
 
 }  // namespace ropecheck::scaling_kinds

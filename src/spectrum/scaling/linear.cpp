@@ -1,8 +1,8 @@
 // Scaling::Kind::linear: position interpolation, g_i / factor (scaling.h); rope_type "linear".
 #include "spectrum/detail/hf_rope_dict.h"
 #include "spectrum/detail/scaling_checks.h"
-#include "spectrum/detail/scaling_rule_list.h"
 #include "spectrum/detail/spectrum_fields.h"
+#include "spectrum/scaling_registry.h"
 #include "spectrum/scaling_rules.h"
 
 namespace ropecheck::scaling_kinds {
@@ -29,7 +29,7 @@ class Rule final : public FrequencyMap<T> {
 constexpr ScalingFormulas kFormulas = formulas_of<Rule>();
 }  // namespace linear_rule
 
-const ScalingRuleInfo kLinear{Scaling::Kind::linear, "linear", linear_rule::describe, linear_rule::check, linear_rule::to_json, linear_rule::from_json, &linear_rule::kFormulas};
-const RopeTypeInfo kLinearType{"linear", linear_rule::read};
+extern const ScalingRuleInfo kLinear{Scaling::Kind::linear, "linear", linear_rule::describe, linear_rule::check, linear_rule::to_json, linear_rule::from_json, &linear_rule::kFormulas};
+extern const RopeTypeInfo kLinearType{"linear", linear_rule::read};
 
 }  // namespace ropecheck::scaling_kinds

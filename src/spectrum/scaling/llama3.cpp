@@ -2,8 +2,8 @@
 #include "io/input_error.h"
 #include "spectrum/detail/hf_rope_dict.h"
 #include "spectrum/detail/scaling_checks.h"
-#include "spectrum/detail/scaling_rule_list.h"
 #include "spectrum/detail/spectrum_fields.h"
+#include "spectrum/scaling_registry.h"
 #include "spectrum/scaling_rules.h"
 
 namespace ropecheck::scaling_kinds {
@@ -112,7 +112,7 @@ class Rule final : public FrequencyMap<T> {
 constexpr ScalingFormulas kFormulas = formulas_of<Rule>();
 }  // namespace llama3_rule
 
-const ScalingRuleInfo kLlama3{Scaling::Kind::llama3, "llama3", llama3_rule::describe, llama3_rule::check, llama3_rule::to_json, llama3_rule::from_json, &llama3_rule::kFormulas};
-const RopeTypeInfo kLlama3Type{"llama3", llama3_rule::read};
+extern const ScalingRuleInfo kLlama3{Scaling::Kind::llama3, "llama3", llama3_rule::describe, llama3_rule::check, llama3_rule::to_json, llama3_rule::from_json, &llama3_rule::kFormulas};
+extern const RopeTypeInfo kLlama3Type{"llama3", llama3_rule::read};
 
 }  // namespace ropecheck::scaling_kinds

@@ -3,8 +3,8 @@
 #include "io/input_error.h"
 #include "spectrum/detail/hf_rope_dict.h"
 #include "spectrum/detail/scaling_checks.h"
-#include "spectrum/detail/scaling_rule_list.h"
 #include "spectrum/detail/spectrum_fields.h"
+#include "spectrum/scaling_registry.h"
 #include "spectrum/scaling_rules.h"
 
 namespace ropecheck::scaling_kinds {
@@ -96,7 +96,7 @@ class Rule final : public FrequencyMap<T> {
 constexpr ScalingFormulas kFormulas = formulas_of<Rule>();
 }  // namespace longrope_rule
 
-const ScalingRuleInfo kLongrope{Scaling::Kind::longrope, "longrope", longrope_rule::describe, longrope_rule::check, longrope_rule::to_json, longrope_rule::from_json, &longrope_rule::kFormulas};
-const RopeTypeInfo kLongropeType{"longrope", longrope_rule::read};
+extern const ScalingRuleInfo kLongrope{Scaling::Kind::longrope, "longrope", longrope_rule::describe, longrope_rule::check, longrope_rule::to_json, longrope_rule::from_json, &longrope_rule::kFormulas};
+extern const RopeTypeInfo kLongropeType{"longrope", longrope_rule::read};
 
 }  // namespace ropecheck::scaling_kinds

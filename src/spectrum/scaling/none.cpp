@@ -1,7 +1,7 @@
 // Scaling::Kind::none: the unscaled frequencies g_i (scaling.h); rope_type "default".
 #include "spectrum/detail/hf_rope_dict.h"
-#include "spectrum/detail/scaling_rule_list.h"
 #include "spectrum/detail/spectrum_fields.h"
+#include "spectrum/scaling_registry.h"
 #include "spectrum/scaling_rules.h"
 
 namespace ropecheck::scaling_kinds {
@@ -23,7 +23,7 @@ class Rule final : public FrequencyMap<T> {  // the identity: FrequencyMap's own
 constexpr ScalingFormulas kFormulas = formulas_of<Rule>();
 }  // namespace none_rule
 
-const ScalingRuleInfo kNone{Scaling::Kind::none, "none", none_rule::describe, none_rule::check, none_rule::to_json, none_rule::from_json, &none_rule::kFormulas};
-const RopeTypeInfo kDefaultType{"default", none_rule::read};
+extern const ScalingRuleInfo kNone{Scaling::Kind::none, "none", none_rule::describe, none_rule::check, none_rule::to_json, none_rule::from_json, &none_rule::kFormulas};
+extern const RopeTypeInfo kDefaultType{"default", none_rule::read};
 
 }  // namespace ropecheck::scaling_kinds

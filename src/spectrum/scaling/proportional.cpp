@@ -1,7 +1,7 @@
 // rope_type "proportional": Gemma's p-RoPE (hf_config.cpp gives its layers Variant::p_rope with
 // the dict's partial_rotary_factor); its optional factor is a linear scaling, else none.
 #include "spectrum/detail/hf_rope_dict.h"
-#include "spectrum/detail/scaling_rule_list.h"
+#include "spectrum/scaling_registry.h"
 
 namespace ropecheck::scaling_kinds {
 
@@ -11,6 +11,6 @@ void read(const HfRopeDict& d, Scaling& s) {
 }
 }  // namespace proportional_rule
 
-const RopeTypeInfo kProportionalType{"proportional", proportional_rule::read};
+extern const RopeTypeInfo kProportionalType{"proportional", proportional_rule::read};
 
 }  // namespace ropecheck::scaling_kinds

@@ -1,6 +1,11 @@
 #include "spectrum/scaling_registry.h"
 
-#include "spectrum/detail/scaling_rule_list.h"
+// The registration of every scaling rule: the entries scaling/<kind>.cpp define (extern const),
+// named here in Scaling::Kind's order and in the order messages list the rope_types.
+namespace ropecheck::scaling_kinds {
+extern const ScalingRuleInfo kNone, kLinear, kLlama3, kDynamic, kYarn, kLongrope;
+extern const RopeTypeInfo kDefaultType, kLinearType, kDynamicType, kYarnType, kLongropeType, kLlama3Type, kProportionalType;
+}  // namespace ropecheck::scaling_kinds
 
 namespace ropecheck {
 

@@ -4,8 +4,8 @@
 #include "io/json_exact.h"
 #include "spectrum/detail/hf_rope_dict.h"
 #include "spectrum/detail/scaling_checks.h"
-#include "spectrum/detail/scaling_rule_list.h"
 #include "spectrum/detail/spectrum_fields.h"
+#include "spectrum/scaling_registry.h"
 #include "spectrum/scaling_rules.h"
 
 namespace ropecheck::scaling_kinds {
@@ -152,7 +152,7 @@ class Rule final : public FrequencyMap<T> {
 constexpr ScalingFormulas kFormulas = formulas_of<Rule>();
 }  // namespace yarn_rule
 
-const ScalingRuleInfo kYarn{Scaling::Kind::yarn, "yarn", yarn_rule::describe, yarn_rule::check, yarn_rule::to_json, yarn_rule::from_json, &yarn_rule::kFormulas};
-const RopeTypeInfo kYarnType{"yarn", yarn_rule::read};
+extern const ScalingRuleInfo kYarn{Scaling::Kind::yarn, "yarn", yarn_rule::describe, yarn_rule::check, yarn_rule::to_json, yarn_rule::from_json, &yarn_rule::kFormulas};
+extern const RopeTypeInfo kYarnType{"yarn", yarn_rule::read};
 
 }  // namespace ropecheck::scaling_kinds

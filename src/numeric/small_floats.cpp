@@ -16,14 +16,8 @@ double value_of_bits(Dtype t, std::uint32_t bits) {
 }
 
 std::uint32_t bits_of_value(Dtype t, double v) {
-  switch (t) {
-    case Dtype::f32: return std::isnan(v) ? kCanonicalNaNF32 : std::bit_cast<std::uint32_t>(static_cast<float>(v));
-    case Dtype::bf16: return bf16_from_float(static_cast<float>(v)).bits;
-    case Dtype::f16: return f16_from_double(v).bits;
-    case Dtype::f64: break;
-  }
-  require_kernel_dtype(t, "bits_of_value");
-  return 0;
+  if (!dtype_info(t).kernel) require_kernel_dtype(t, "bits_of_value");
+  return with_storage(t, [&](auto e) { return bits_of(narrow_from_double<dtype_of<decltype(e)>>(v)); });
 }
 
 }  // namespace ropecheck

@@ -8,9 +8,11 @@
 //     float value; subnormals rounded, never flushed (unlike VCVTNEPS2BF16, whose flush the
 //     avx512-bf16 path patches; VCVTPS2PH with imm8 0 rounds exactly like f16_from_float); overflow
 //     to infinity; a NaN becomes the format's canonical quiet NaN (numeric/dtype.h).
-//   f16_from_double: the same from a double, rounded once (no double rounding through float).
-// StorageOf<Dtype> names a kernel dtype's element type and its narrowing; dtype_of<E> the reverse;
-// narrow<D> / narrow_to<E> is the narrowing from float every layer above calls, one for all formats.
+//   bf16_from_double, f16_from_double: the same from a double, rounded once (no double rounding
+//     through float).
+// StorageOf<Dtype> names a kernel dtype's element type and its narrowings; dtype_of<E> the reverse;
+// narrow<D> / narrow_to<E> is the narrowing from float every layer above calls, one for all formats,
+// and narrow_from_double<D> the one from double.
 #pragma once
 
 #include <bit>
@@ -45,6 +47,29 @@ constexpr Bf16Bits bf16_from_float(float f) {
   // one half, or equal to it with an odd kept part: ties to even. The carry may ripple into the
   // exponent (rounding up to the next binade, or to infinity from the largest finite values).
   return Bf16Bits{static_cast<std::uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16)};
+}
+
+// Correct rounding of any double, by bits (rounded once: through binary32 a double can round twice
+// onto a bfloat16 midpoint): normals re-biased ((1023 - 127) << 52 off) and rounded at bit 45 the
+// way bf16_from_float rounds at bit 16 (ties to even; the carry may reach the exponent, and from
+// (2 - 2^-8) 2^127 on the result is infinity); below 2^-126 the 53-bit significand shifted to the
+// 2^-133 grid with the same rounding; up to 2^-134 (a tie with 0, which is even) zero.
+constexpr Bf16Bits bf16_from_double(double d) {
+  const std::uint64_t u = std::bit_cast<std::uint64_t>(d);
+  const auto sign = static_cast<std::uint16_t>((u >> 48) & 0x8000u);
+  const std::uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
+  if (a > 0x7FF0000000000000ull) return kCanonicalNaNBf16;
+  if (a >= 0x47EFF00000000000ull) return Bf16Bits{static_cast<std::uint16_t>(sign | 0x7F80u)};  // (2 - 2^-8) 2^127
+  if (a >= 0x3810000000000000ull) {                                                             // 2^-126
+    const std::uint64_t r = a - (std::uint64_t{1023 - 127} << 52);
+    return Bf16Bits{static_cast<std::uint16_t>(sign | ((r + ((std::uint64_t{1} << 44) - 1) + ((r >> 45) & 1u)) >> 45))};
+  }
+  if (a <= 0x3790000000000000ull) return Bf16Bits{sign};  // 2^-134
+  const std::uint64_t m = (a & 0xFFFFFFFFFFFFFull) | (std::uint64_t{1} << 52), shift = 942 - (a >> 52);  // 46..52
+  std::uint64_t q = m >> shift;
+  const std::uint64_t rest = m & ((std::uint64_t{1} << shift) - 1), half = std::uint64_t{1} << (shift - 1);
+  if (rest > half || (rest == half && (q & 1u) != 0)) ++q;
+  return Bf16Bits{static_cast<std::uint16_t>(sign | q)};
 }
 
 // ---- IEEE binary16 ----------------------------------------------------------------------------
@@ -114,21 +139,25 @@ constexpr F16Bits f16_from_float(float f) {
 
 // ---- the kernel dtypes' element types ------------------------------------------------------------
 
-// StorageOf<D>, one specialization per kernel dtype D: its element type and its narrowing from
-// float (the one place a format's rounding is chosen; narrow<D> and narrow_to<E> call it, so a
-// format without one does not compile).
+// StorageOf<D>, one specialization per kernel dtype D: its element type and its narrowings from
+// float and from double (the one place a format's rounding is chosen; narrow<D>, narrow_to<E> and
+// narrow_from_double<D> call them, so a format without them does not compile).
 template <Dtype> struct StorageOf;
 template <> struct StorageOf<Dtype::f32> {
   using type = float;
   static constexpr float from_float(float f) { return f != f ? std::bit_cast<float>(kCanonicalNaNF32) : f; }
+  // The C++ conversion: round to nearest even in the default floating-point environment.
+  static float from_double(double d) { return d != d ? std::bit_cast<float>(kCanonicalNaNF32) : static_cast<float>(d); }
 };
 template <> struct StorageOf<Dtype::bf16> {
   using type = Bf16Bits;
   static constexpr Bf16Bits from_float(float f) { return bf16_from_float(f); }
+  static constexpr Bf16Bits from_double(double d) { return bf16_from_double(d); }
 };
 template <> struct StorageOf<Dtype::f16> {
   using type = F16Bits;
   static constexpr F16Bits from_float(float f) { return f16_from_float(f); }
+  static constexpr F16Bits from_double(double d) { return f16_from_double(d); }
 };
 template <Dtype T> using Storage = typename StorageOf<T>::type;
 
@@ -149,6 +178,12 @@ template <typename E>
 constexpr E narrow_to(float f) {
   return narrow<dtype_of<E>>(f);
 }
+// Returns: d narrowed to kernel dtype D, rounded once to nearest, ties to even, on the double value;
+// overflow to infinity; a NaN becomes D's canonical NaN.
+template <Dtype D>
+Storage<D> narrow_from_double(double d) {
+  return StorageOf<D>::from_double(d);
+}
 
 // Widening any kernel element exactly.
 inline double widen(float v) { return v; }
@@ -163,7 +198,7 @@ inline std::uint32_t bits_of(F16Bits v) { return v.bits; }
 // Returns: the value of `bits` stored in kernel dtype t (16-bit formats: the low 16 bits), exactly.
 double value_of_bits(Dtype t, std::uint32_t bits);
 // Returns: the stored bits of v in kernel dtype t: exact when v is a value of t; otherwise v is
-// rounded to nearest even (bf16 through binary32); a NaN gives the canonical NaN.
+// rounded once to nearest even (narrow_from_double); a NaN gives the canonical NaN.
 std::uint32_t bits_of_value(Dtype t, double v);
 
 // Calls f(E{}) with E the storage type of kernel dtype t (float, Bf16Bits or F16Bits): the one

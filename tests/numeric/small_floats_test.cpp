@@ -109,6 +109,33 @@ TEST(Bfloat16, RoundingFromFloatIsCorrectAtPatternsAndMidpoints) {
   EXPECT_EQ(bf16_from_float(std::nanf("")).bits, kCanonicalNaNBf16.bits);
 }
 
+// bf16_from_double at every finite pattern, every midpoint (ties to even) and the doubles just beside
+// each midpoint, which a rounding through binary32 gets wrong (it rounds them onto the midpoint
+// first), both signs, the overflow threshold (2 - 2^-8) 2^127 and the underflow to 0: against MPFR.
+TEST(Bfloat16, RoundingFromDoubleIsCorrectAtEveryPatternAndMidpoint) {
+  for (std::uint32_t b = 0; b < 0x7F80; ++b) {
+    const double v = to_float(Bf16Bits{static_cast<std::uint16_t>(b)});
+    const double next = b + 1 < 0x7F80 ? static_cast<double>(to_float(Bf16Bits{static_cast<std::uint16_t>(b + 1)})) : 0x1p128;
+    const double mid = (v + next) / 2;  // exact in double
+    for (double x : {v, mid, std::nextafter(mid, 0.0), std::nextafter(mid, INFINITY)})
+      for (double s : {1.0, -1.0}) {
+        const Bf16Bits got = bf16_from_double(s * x);
+        const double want = mpfr_rounded(s * x, Dtype::bf16);
+        ASSERT_EQ(std::bit_cast<std::uint64_t>(static_cast<double>(to_float(got))), std::bit_cast<std::uint64_t>(want))
+            << "x=" << hex(s * x) << " ref=" << hex(want) << " got=" << hex(to_float(got)) << " (0x" << std::hex << got.bits << ")";
+      }
+  }
+  // 1 + 2^-8 + 2^-40: binary32 rounds it to the midpoint 1 + 2^-8, which then goes to even (1).
+  EXPECT_EQ(bf16_from_double(1 + 0x1p-8 + 0x1p-40).bits, 0x3F81);
+  EXPECT_EQ(bf16_from_float(static_cast<float>(1 + 0x1p-8 + 0x1p-40)).bits, 0x3F80);
+  EXPECT_EQ(bf16_from_double(-1e300).bits, 0xFF80);
+  EXPECT_EQ(bf16_from_double(std::nan("")).bits, kCanonicalNaNBf16.bits);
+  EXPECT_EQ(bf16_from_double(-0.0).bits, 0x8000);
+  EXPECT_EQ(bf16_from_double(0x1p-134).bits, 0x0000);  // half the smallest subnormal: to even 0
+  EXPECT_EQ(bf16_from_double(std::nextafter(0x1p-134, 1.0)).bits, 0x0001);
+  EXPECT_EQ(bf16_from_double(1e-300).bits, 0x0000);
+}
+
 // The hardware's float -> binary16 rounding, which the scalar f16_from_float must match: x86's
 // VCVTPS2PH (imm8 0: round to nearest even), which the avx2 and avx512 paths round with; AArch64's
 // FCVT (the default FPCR: round to nearest even, FZ16 off), which a cast to __fp16 compiles to.
@@ -183,6 +210,7 @@ TEST(Narrow, EveryKernelDtypeRoundTripsItsValues) {
         ASSERT_EQ(bits_of(narrow_to<E>(f)), want) << dtype_name(t) << " pattern 0x" << std::hex << b;
         ASSERT_EQ(bits_of(narrow<dtype_of<E>>(f)), want) << dtype_name(t);
         ASSERT_EQ(bits_of_value(t, v), want) << dtype_name(t) << " pattern 0x" << std::hex << b;
+        ASSERT_EQ(bits_of(narrow_from_double<dtype_of<E>>(v)), want) << dtype_name(t) << " pattern 0x" << std::hex << b;
       }
       // Between values: the float just above each sampled value rounds as bits_of_value rounds it.
       for (std::uint32_t b = 0; b < 0x7F800000u; b += 0x10001u) {

@@ -11,11 +11,6 @@
 namespace ropecheck::kernel::detail {
 namespace {
 
-// Narrowing a value ExactRotation rounded to E's format: exact.
-float narrow(double v, float) { return static_cast<float>(v); }
-Bf16Bits narrow(double v, Bf16Bits) { return bf16_from_float(static_cast<float>(v)); }
-F16Bits narrow(double v, F16Bits) { return f16_from_double(v); }
-
 template <typename E>
 E slow(const SlowPath& slow, int k, E x_a, E x_b, bool second, E fast) {
   const double a = widen(x_a), b = widen(x_b);
@@ -23,7 +18,7 @@ E slow(const SlowPath& slow, int k, E x_a, E x_b, bool second, E fast) {
   if (slow.taken != nullptr) ++*slow.taken;
   const ExactRotation::Rounded r = slow.exact->round(dtype_of<E>, k, slow.position, a, b, second);
   if (!r.resolved && slow.unresolved != nullptr) ++*slow.unresolved;
-  return narrow(r.value, E{});
+  return narrow_from_double<dtype_of<E>>(r.value);  // exact: r.value is already in E's format
 }
 
 }  // namespace

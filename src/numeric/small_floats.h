@@ -36,6 +36,46 @@ inline constexpr std::uint32_t kCanonicalNaNF32 = 0x7FC00000u;
 inline constexpr Bf16Bits kCanonicalNaNBf16{0x7FC0};
 inline constexpr F16Bits kCanonicalNaNF16{0x7E00};
 
+// ---- rounding a double into a small binary format ----------------------------------------------
+
+namespace small_floats_detail {
+
+// Correct rounding of any finite or infinite double, by bits, into a binary format of P significand
+// bits (P <= 24), normals from 2^Emin, largest finite (2 - 2^(1-P)) 2^Emax, stored as
+// sign | biased exponent << (P-1) | fraction (bfloat16: 8, -126, 127; binary16: 11, -14, 15).
+// Normals are re-biased ((1023 - bias) << 52 off) and rounded at bit 53 - P (adding half - 1 plus
+// the kept lsb carries exactly past a half, or at a half onto an odd kept part: ties to even; the
+// carry may reach the exponent, and from (2 - 2^-P) 2^Emax on the result is infinity); below 2^Emin
+// the 53-bit significand is shifted to the 2^(Emin-P+1) grid with the same rounding; up to
+// 2^(Emin-P) (a tie with 0, which is even) zero. Branch-light: the kernel's level 2 calls it on
+// every retried float16 output. NaN is the caller's (a > the infinity's bits).
+template <int P, int Emin, int Emax>
+constexpr std::uint16_t round_double_bits(std::uint64_t u) {
+  static_assert(P >= 2 && P <= 24 && Emin < 0 && Emax > 0);
+  constexpr int kShift = 53 - P;                                        // bits dropped from a normal's significand
+  constexpr std::uint64_t kBias = 1 - Emin, kExponent = std::uint64_t{1} << 52;
+  constexpr std::uint64_t kOverflow = (Emax + 1023) * kExponent | (((std::uint64_t{1} << P) - 1) << (52 - P));  // (2 - 2^-P) 2^Emax
+  constexpr std::uint64_t kMinNormal = (Emin + 1023) * kExponent, kZero = (Emin - P + 1023) * kExponent;
+  constexpr std::uint64_t kInfinity = (Emax + kBias + 1) << (P - 1);
+  const auto sign = static_cast<std::uint16_t>((u >> 48) & 0x8000u);
+  const std::uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
+  if (a >= kOverflow) return static_cast<std::uint16_t>(sign | kInfinity);
+  if (a >= kMinNormal) {
+    const std::uint64_t r = a - ((1023 - kBias) << 52);
+    return static_cast<std::uint16_t>(sign | ((r + ((std::uint64_t{1} << (kShift - 1)) - 1) + ((r >> kShift) & 1u)) >> kShift));
+  }
+  if (a <= kZero) return sign;
+  const std::uint64_t m = (a & (kExponent - 1)) | kExponent, shift = (1075 + Emin - P + 1) - (a >> 52);  // kShift+1..53
+  std::uint64_t q = m >> shift;
+  const std::uint64_t rest = m & ((std::uint64_t{1} << shift) - 1), half = std::uint64_t{1} << (shift - 1);
+  if (rest > half || (rest == half && (q & 1u) != 0)) ++q;
+  return static_cast<std::uint16_t>(sign | q);
+}
+
+constexpr bool is_nan_bits(std::uint64_t u) { return (u & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull; }
+
+}  // namespace small_floats_detail
+
 // ---- bfloat16 ---------------------------------------------------------------------------------
 
 constexpr float to_float(Bf16Bits b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b.bits) << 16); }
@@ -49,27 +89,11 @@ constexpr Bf16Bits bf16_from_float(float f) {
   return Bf16Bits{static_cast<std::uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16)};
 }
 
-// Correct rounding of any double, by bits (rounded once: through binary32 a double can round twice
-// onto a bfloat16 midpoint): normals re-biased ((1023 - 127) << 52 off) and rounded at bit 45 the
-// way bf16_from_float rounds at bit 16 (ties to even; the carry may reach the exponent, and from
-// (2 - 2^-8) 2^127 on the result is infinity); below 2^-126 the 53-bit significand shifted to the
-// 2^-133 grid with the same rounding; up to 2^-134 (a tie with 0, which is even) zero.
+// Correct rounding of any double, rounded once (through binary32 a double can round twice onto a
+// bfloat16 midpoint): round_double_bits<8, -126, 127>.
 constexpr Bf16Bits bf16_from_double(double d) {
-  const std::uint64_t u = std::bit_cast<std::uint64_t>(d);
-  const auto sign = static_cast<std::uint16_t>((u >> 48) & 0x8000u);
-  const std::uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
-  if (a > 0x7FF0000000000000ull) return kCanonicalNaNBf16;
-  if (a >= 0x47EFF00000000000ull) return Bf16Bits{static_cast<std::uint16_t>(sign | 0x7F80u)};  // (2 - 2^-8) 2^127
-  if (a >= 0x3810000000000000ull) {                                                             // 2^-126
-    const std::uint64_t r = a - (std::uint64_t{1023 - 127} << 52);
-    return Bf16Bits{static_cast<std::uint16_t>(sign | ((r + ((std::uint64_t{1} << 44) - 1) + ((r >> 45) & 1u)) >> 45))};
-  }
-  if (a <= 0x3790000000000000ull) return Bf16Bits{sign};  // 2^-134
-  const std::uint64_t m = (a & 0xFFFFFFFFFFFFFull) | (std::uint64_t{1} << 52), shift = 942 - (a >> 52);  // 46..52
-  std::uint64_t q = m >> shift;
-  const std::uint64_t rest = m & ((std::uint64_t{1} << shift) - 1), half = std::uint64_t{1} << (shift - 1);
-  if (rest > half || (rest == half && (q & 1u) != 0)) ++q;
-  return Bf16Bits{static_cast<std::uint16_t>(sign | q)};
+  const auto u = std::bit_cast<std::uint64_t>(d);
+  return small_floats_detail::is_nan_bits(u) ? kCanonicalNaNBf16 : Bf16Bits{small_floats_detail::round_double_bits<8, -126, 127>(u)};
 }
 
 // ---- IEEE binary16 ----------------------------------------------------------------------------
@@ -90,28 +114,10 @@ constexpr float to_float(F16Bits h) {
 }
 constexpr double to_double(F16Bits h) { return to_float(h); }
 
-// Correct rounding of any double, by bits (the kernel's level 2 calls it on every retried float16
-// output, so it is branch-light): normals re-biased ((1023 - 15) << 52 off) and rounded at bit 42
-// (adding 2^41 - 1 plus the kept lsb carries exactly past a half, or at a half onto an odd kept
-// part: ties to even; the carry may reach the exponent, and from 65520 on the result is infinity);
-// below 2^-14 the 53-bit significand shifted to the 2^-24 grid with the same rounding; up to 2^-25
-// (a tie with 0, which is even) zero.
+// Correct rounding of any double into binary16 (round_double_bits<11, -14, 15>).
 constexpr F16Bits f16_from_double(double d) {
-  const std::uint64_t u = std::bit_cast<std::uint64_t>(d);
-  const auto sign = static_cast<std::uint16_t>((u >> 48) & 0x8000u);
-  const std::uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
-  if (a > 0x7FF0000000000000ull) return kCanonicalNaNF16;
-  if (a >= 0x40EFFE0000000000ull) return F16Bits{static_cast<std::uint16_t>(sign | 0x7C00u)};  // 65520
-  if (a >= 0x3F10000000000000ull) {                                                            // 2^-14
-    const std::uint64_t r = a - (std::uint64_t{1023 - 15} << 52);
-    return F16Bits{static_cast<std::uint16_t>(sign | ((r + ((std::uint64_t{1} << 41) - 1) + ((r >> 42) & 1u)) >> 42))};
-  }
-  if (a <= 0x3E60000000000000ull) return F16Bits{sign};  // 2^-25
-  const std::uint64_t m = (a & 0xFFFFFFFFFFFFFull) | (std::uint64_t{1} << 52), shift = 1051 - (a >> 52);  // 43..53
-  std::uint64_t q = m >> shift;
-  const std::uint64_t rest = m & ((std::uint64_t{1} << shift) - 1), half = std::uint64_t{1} << (shift - 1);
-  if (rest > half || (rest == half && (q & 1u) != 0)) ++q;
-  return F16Bits{static_cast<std::uint16_t>(sign | q)};
+  const auto u = std::bit_cast<std::uint64_t>(d);
+  return small_floats_detail::is_nan_bits(u) ? kCanonicalNaNF16 : F16Bits{small_floats_detail::round_double_bits<11, -14, 15>(u)};
 }
 
 // The same from a float, by bits (the scalar twin of VCVTPS2PH imm8 0): normals re-biased and

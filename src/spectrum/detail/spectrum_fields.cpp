@@ -1,10 +1,9 @@
 #include "spectrum/detail/spectrum_fields.h"
 
 #include <set>
-#include <stdexcept>
 
 #include "io/input_error.h"
-#include "numeric/scalar.h"
+#include "spectrum/detail/scaling_checks.h"
 
 namespace ropecheck::spectrum_fields {
 
@@ -13,13 +12,8 @@ using nlohmann::json;
 std::string positive_decimal(const json& object, const JsonPlace& place, const std::string& key) {
   const std::string accepted = "a decimal > 0";
   const std::string text = decimal_value(required(object, place, key, accepted), place.member(key), accepted);
-  double v = 0;
-  try {
-    v = from_decimal<double>(text);
-  } catch (const std::invalid_argument&) {
-    throw InputError(place.member(key).name(), accepted, text);
-  }
-  if (!(v > 0)) throw InputError(place.member(key).name(), accepted, text);
+  // Decided exactly on the decimal (scaling_checks.h), as check_scaling decides it.
+  if (!scaling_checks::positive_decimal(text)) throw InputError(place.member(key).name(), accepted, text);
   return text;
 }
 

@@ -1,10 +1,12 @@
 #include "python/dlpack.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "io/input_error.h"
+#include "python/array_view.h"
 #include "python/tensor_views.h"
 
 namespace py = pybind11;
@@ -40,11 +42,12 @@ struct DLManagedTensor {
 constexpr std::int32_t kDLCPU = 1;
 constexpr std::uint8_t kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4;
 
-// What an exported capsule owns: the array (a strong reference) and the shape and strides the
-// DLTensor points at.
+// What an exported capsule owns: the array (a strong reference), its buffer, and the shape and
+// strides the DLTensor points at.
 struct Export {
   DLManagedTensor managed{};
   PyObject* array = nullptr;
+  std::unique_ptr<ArrayView> view;
   std::vector<std::int64_t> shape, strides;
 };
 
@@ -52,9 +55,10 @@ void delete_export(DLManagedTensor* self) {
   auto* e = static_cast<Export*>(self->manager_ctx);
   // A consumer may release the tensor from a thread that does not hold the GIL.
   const PyGILState_STATE gil = PyGILState_Ensure();
+  e->view.reset();
   Py_XDECREF(e->array);
-  PyGILState_Release(gil);
   delete e;
+  PyGILState_Release(gil);
 }
 
 // The owner of an imported tensor: frees it through the producer's deleter.
@@ -72,22 +76,25 @@ void release_unconsumed(PyObject* capsule) {
   }
 }
 
-py::dtype numpy_dtype(const DLDataType& t, const std::string& parameter) {
+// The struct format of a DLPack element type as NumPy reads it: float16/32/64 "e", "f", "d";
+// signed "b", "h", "i", "q"; unsigned the same in upper case; bfloat16 as its uint16 bits "H".
+std::string element_format(const DLDataType& t, const std::string& parameter) {
   const std::string got = "DLPack dtype code " + std::to_string(t.code) + ", " + std::to_string(t.bits) + " bits, " +
                           std::to_string(t.lanes) + " lanes";
   const std::string accepted = "a tensor of bfloat16, float16/32/64 or integers, one lane";
   if (t.lanes != 1) throw InputError(parameter, accepted, got);
-  if (t.code == kDLBfloat && t.bits == 16) return py::dtype("uint16");
-  const bool sized = t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
-  if (t.code == kDLFloat && t.bits >= 16 && sized) return py::dtype("float" + std::to_string(t.bits));
-  if (t.code == kDLInt && sized) return py::dtype("int" + std::to_string(t.bits));
-  if (t.code == kDLUInt && sized) return py::dtype("uint" + std::to_string(t.bits));
+  if (t.code == kDLBfloat && t.bits == 16) return "H";
+  const int index = t.bits == 8 ? 0 : t.bits == 16 ? 1 : t.bits == 32 ? 2 : t.bits == 64 ? 3 : -1;
+  if (index < 0) throw InputError(parameter, accepted, got);
+  if (t.code == kDLFloat && index >= 1) return std::string(1, "efd"[index - 1]);
+  if (t.code == kDLInt) return std::string(1, "bhiq"[index]);
+  if (t.code == kDLUInt) return std::string(1, "BHIQ"[index]);
   throw InputError(parameter, accepted, got);
 }
 
 }  // namespace
 
-py::array dlpack_to_numpy(const py::object& tensor, const std::string& parameter) {
+py::object dlpack_to_numpy(const py::object& tensor, const std::string& parameter) {
   if (!py::hasattr(tensor, "__dlpack__"))
     throw InputError(parameter, "a NumPy array or a tensor exposing __dlpack__", std::string(py::str(py::type::of(tensor).attr("__name__"))));
   py::object capsule = tensor.attr("__dlpack__")();
@@ -101,34 +108,36 @@ py::array dlpack_to_numpy(const py::object& tensor, const std::string& parameter
   const DLTensor& t = managed->dl_tensor;
   if (t.device.device_type != kDLCPU)
     throw InputError(parameter, "a tensor in CPU memory (DLPack device type 1)", "device type " + std::to_string(t.device.device_type));
-  const py::dtype dtype = numpy_dtype(t.dtype, parameter);
-  const auto item = static_cast<std::int64_t>(dtype.itemsize());
-  std::vector<py::ssize_t> shape(static_cast<std::size_t>(t.ndim)), strides(static_cast<std::size_t>(t.ndim));
+  const std::string format = element_format(t.dtype, parameter);
+  const std::int64_t item = t.dtype.bits / 8;
+  std::vector<std::int64_t> shape(static_cast<std::size_t>(t.ndim)), strides(static_cast<std::size_t>(t.ndim));
   std::int64_t contiguous = item;
   for (int i = t.ndim - 1; i >= 0; --i) {
     const auto u = static_cast<std::size_t>(i);
-    shape[u] = static_cast<py::ssize_t>(t.shape[i]);
-    strides[u] = static_cast<py::ssize_t>(t.strides ? t.strides[i] * item : contiguous);
+    shape[u] = t.shape[i];
+    strides[u] = t.strides ? t.strides[i] * item : contiguous;
     contiguous *= t.shape[i];
   }
   void* data = static_cast<char*>(t.data) + t.byte_offset;
-  return py::array(dtype, shape, strides, data, owner);
+  return view_array(data, format, item, shape, strides, owner);
 }
 
-py::capsule bfloat16_capsule(const py::array& bits) {
-  if (!has_element_type(bits, 'u', 2))
-    throw InputError("bits", "a uint16 array of bfloat16 bit patterns", "dtype " + std::string(py::str(bits.dtype())));
+py::capsule bfloat16_capsule(const py::object& bits) {
+  auto view = std::make_unique<ArrayView>(ArrayView::read(bits, "bits"));
+  if (!has_element_type(*view, 'u', 2))
+    throw InputError("bits", "a uint16 array of bfloat16 bit patterns", "dtype " + view->descr());
   auto* e = new Export;
   e->array = bits.ptr();
   Py_INCREF(e->array);
-  for (py::ssize_t i = 0; i < bits.ndim(); ++i) {
-    e->shape.push_back(bits.shape(i));
-    e->strides.push_back(bits.strides(i) / 2);
+  for (std::int64_t i = 0; i < view->ndim(); ++i) {
+    e->shape.push_back(view->shape(i));
+    e->strides.push_back(view->strides(i) / 2);
   }
   DLTensor& t = e->managed.dl_tensor;
-  t.data = const_cast<void*>(bits.data());
+  t.data = view->mutable_data();
   t.device = {kDLCPU, 0};
-  t.ndim = static_cast<std::int32_t>(bits.ndim());
+  t.ndim = static_cast<std::int32_t>(view->ndim());
+  e->view = std::move(view);
   t.dtype = {kDLBfloat, 16, 1};
   t.shape = e->shape.data();
   t.strides = e->strides.data();

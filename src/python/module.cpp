@@ -2,10 +2,10 @@
 // The extension module ropecheck._core: a thin layer over the library for the Python package
 // (ropecheck/*.py), which checks argument types and ranges against the names and limits exported
 // here, and shapes the results. Every function takes NumPy arrays the package has already
-// validated (dtype float32 or uint16, kernel_readable where the kernel reads them in place) and
+// validated (dtype float32 or uint16, kernel_readable where the kernel reads them in place), read
+// through the buffer protocol (python/array_view.h: the same on NumPy 1.x and 2.x), and
 // releases the GIL while the library computes. Errors: InputError as ropecheck.InputError naming
 // the Python parameter (requests.h).
-#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -32,6 +32,7 @@
 #include "numeric/precision.h"
 #include "numeric/small_floats.h"
 #include "proofs/registry.h"
+#include "python/array_view.h"
 #include "python/dlpack.h"
 #include "python/requests.h"
 #include "python/tensor_views.h"
@@ -54,7 +55,7 @@ char numpy_kind(Dtype f) { return dtype_info(f).npy[1]; }
 
 // The kernel dtype of an array whose element kind and size are its storage's (the package passes
 // float32, float16 or uint16 (bfloat16 bits) arrays only). Throws std::invalid_argument otherwise.
-Dtype format_of(const py::array& a) {
+Dtype format_of(const ArrayView& a) {
   for (Dtype t : kKernelDtypes)
     if (has_element_type(a, numpy_kind(t), dtype_info(t).bytes)) return t;
   throw std::invalid_argument("format_of: an array of no kernel dtype's storage");
@@ -66,12 +67,12 @@ TensorAxes axes_of(const std::string& axes) { return axes == "auto" ? TensorAxes
 
 // Returns: the positions array (contiguous, dtype <i8, <i4, <f8 or <f4) as int64s, with the CLI's
 // rules (io/npy.h: positions_from_npy), naming "positions".
-std::vector<std::int64_t> positions_of(const py::array& p) {
+std::vector<std::int64_t> positions_of(const py::object& positions) {
+  const ArrayView p = ArrayView::read(positions, "positions");
   NpyArray a;
-  a.dtype = std::string(py::str(p.dtype().attr("str")));
-  for (py::ssize_t i = 0; i < p.ndim(); ++i) a.shape.push_back(p.shape(i));
-  a.bytes.resize(static_cast<std::size_t>(p.nbytes()));
-  if (!a.bytes.empty()) std::memcpy(a.bytes.data(), p.data(), a.bytes.size());
+  a.dtype = p.descr();
+  a.shape = p.shape();
+  a.bytes = c_order_bytes(p);
   return positions_from_npy(a, a.elements(), "positions");
 }
 
@@ -126,11 +127,13 @@ void rotate(const kernel::RopePlan& plan, const std::vector<std::int64_t>& posit
 
 // ropecheck.apply / apply_: rotates x into out (the same array for apply_), both kernel_readable
 // and of one dtype and shape.
-void apply(const py::array& x, py::array out, const py::array& positions_array, const py::dict& request, const std::optional<std::string>& layout,
-           const std::string& axes_text, int threads, const std::string& impl) {
+void apply(const py::object& x_object, const py::object& out_object, const py::object& positions_array, const py::dict& request,
+           const std::optional<std::string>& layout, const std::string& axes_text, int threads, const std::string& impl) {
+  const ArrayView x = ArrayView::read(x_object, "x");
+  const ArrayView out = ArrayView::write(out_object, "out");
   const accuracy::Implementation implementation = accuracy::parse_implementation(impl, "impl");
   const TensorAxes axes = axes_of(axes_text);
-  const RopeTensorShape read = rope_tensor_shape(std::vector<std::int64_t>(x.shape(), x.shape() + x.ndim()), axes, 0, "x");
+  const RopeTensorShape read = rope_tensor_shape(x.shape(), axes, 0, "x");
   std::string name;
   const kernel::RopePlan plan = plan_of(request, layout, read.head_dim, &name);
   const BatchedTensor in_t = batched(x, axes, plan.dim(), "x");
@@ -152,8 +155,9 @@ void apply(const py::array& x, py::array out, const py::array& positions_array, 
 }
 
 // ropecheck.audit: x and y dense C-order arrays of one dtype. Returns (text, JSON).
-py::tuple audit(const py::array& x, const py::array& positions, const py::array& y, const py::dict& request,
+py::tuple audit(const py::object& x_object, const py::object& positions, const py::object& y_object, const py::dict& request,
                 const std::optional<std::string>& layout, const std::string& axes, int threads, unsigned precision) {
+  const ArrayView x = ArrayView::read(x_object, "x"), y = ArrayView::read(y_object, "y");
   accuracy::AuditRequest r;
   if (layout) r.layout = kernel::parse_layout(*layout, "layout");
   r.axes = axes_of(axes);
@@ -162,11 +166,11 @@ py::tuple audit(const py::array& x, const py::array& positions, const py::array&
   r.measure.threads = threads;
   r.measure.precision_bits = precision;
   accuracy::AuditTensors t;
-  t.shape.assign(x.shape(), x.shape() + x.ndim());
-  t.output_shape.assign(y.shape(), y.shape() + y.ndim());
+  t.shape = x.shape();
+  t.output_shape = y.shape();
   t.input = x.data();
   t.output = y.data();
-  t.positions_shape.assign(positions.shape(), positions.shape() + positions.ndim());
+  t.positions_shape = ArrayView::read(positions, "positions").shape();
   t.positions = positions_of(positions);
   accuracy::AuditResult result;
   {
@@ -193,14 +197,15 @@ py::tuple verify(const std::string& claim, const py::dict& options) {
 
 // A [tokens, heads, dim] array of format f from bits (the format's in the low bits), and positions.
 py::tuple positions_and_tensor(const std::vector<std::int64_t>& p, const std::vector<std::uint32_t>& bits, Dtype f, std::int64_t heads, int dim) {
-  py::array_t<std::int64_t> positions(static_cast<py::ssize_t>(p.size()));
-  std::memcpy(positions.mutable_data(), p.data(), p.size() * sizeof(std::int64_t));
-  const std::vector<py::ssize_t> shape = {static_cast<py::ssize_t>(p.size()), heads, dim};
+  const NewArray positions = new_array("q", 8, {static_cast<std::int64_t>(p.size())});
+  if (!p.empty()) std::memcpy(positions.data, p.data(), p.size() * sizeof(std::int64_t));
   const auto width = static_cast<std::size_t>(dtype_info(f).bytes);
-  py::array x(py::dtype(std::string(1, numpy_kind(f)) + std::to_string(width)), shape);
-  auto* out = static_cast<unsigned char*>(x.mutable_data());
+  // The struct format of the storage: "f" (float32), "e" (float16), "H" (bfloat16's bits).
+  const std::string format = numpy_kind(f) == 'u' ? "H" : width == 2 ? "e" : "f";
+  const NewArray x = new_array(format, static_cast<std::int64_t>(width), {static_cast<std::int64_t>(p.size()), heads, dim});
+  auto* out = static_cast<unsigned char*>(x.data);
   for (std::size_t i = 0; i < bits.size(); ++i) std::memcpy(out + i * width, &bits[i], width);  // little-endian low bytes
-  return py::make_tuple(positions, x);
+  return py::make_tuple(positions.array, x.array);
 }
 
 py::tuple fuzz_tensor(const py::dict& request, const std::optional<std::string>& layout, const std::string& dtype, std::uint64_t seed,
@@ -238,8 +243,9 @@ std::string hex_value(double v) {
 // ropecheck.testing: every element of y = fn(x) checked (accuracy/element_check.h). x, y: dense
 // [tokens][heads][head_dim] arrays of `dtype`; positions: int64, one per token.
 py::dict check_elements(const py::dict& request, const std::optional<std::string>& layout, const std::string& dtype,
-                        const py::array_t<std::int64_t>& positions, const py::array& x, const py::array& y, double max_ulp, bool canonical_nan,
-                        bool signed_zeros, double rtol, int keep) {
+                        const py::object& positions_object, const py::object& x_object, const py::object& y_object, double max_ulp,
+                        bool canonical_nan, bool signed_zeros, double rtol, int keep) {
+  const ArrayView x = ArrayView::read(x_object, "x"), y = ArrayView::read(y_object, "y");
   const Dtype f = parse_format(dtype);
   const kernel::RopePlan plan = plan_of(request, layout, 0);
   accuracy::ElementCheckOptions o;
@@ -250,15 +256,16 @@ py::dict check_elements(const py::dict& request, const std::optional<std::string
   o.keep = static_cast<std::size_t>(keep);
   const std::string shape = "[tokens, heads, " + std::to_string(plan.dim()) + "] array of " + dtype;
   const char kind = numpy_kind(f);
-  const py::ssize_t size = dtype_info(f).bytes;
-  if (x.ndim() != 3 || x.shape(2) != plan.dim() || !has_element_type(x, kind, size) || !(x.flags() & py::array::c_style))
+  const std::int64_t size = dtype_info(f).bytes;
+  if (x.ndim() != 3 || x.shape(2) != plan.dim() || !has_element_type(x, kind, size) || !x.c_contiguous())
     throw InputError("x", "a C-contiguous " + shape, "another array");
   if (y.ndim() != 3 || y.shape(0) != x.shape(0) || y.shape(1) != x.shape(1) || y.shape(2) != x.shape(2) || !has_element_type(y, kind, size) ||
-      !(y.flags() & py::array::c_style))
+      !y.c_contiguous())
     throw InputError("y", "a C-contiguous array of x's shape and dtype", "another array");
-  if (positions.ndim() != 1 || positions.shape(0) != x.shape(0))
+  const std::vector<std::int64_t> positions = positions_of(positions_object);
+  if (ArrayView::read(positions_object, "positions").ndim() != 1 || static_cast<std::int64_t>(positions.size()) != x.shape(0))
     throw InputError("positions", "one int64 per token of x (" + std::to_string(x.shape(0)) + ")", std::to_string(positions.size()));
-  const std::span<const std::int64_t> p(positions.data(), static_cast<std::size_t>(positions.size()));
+  const std::span<const std::int64_t> p(positions);
   accuracy::ElementCheck c;
   {
     py::gil_scoped_release release;
@@ -322,6 +329,7 @@ PYBIND11_MODULE(_core, m) {
   using namespace ropecheck::python;
   m.doc() = "ropecheck's library, for the ropecheck package (import ropecheck, not this module)";
   register_errors(py::module_::import("ropecheck._errors").attr("InputError"));
+  register_array_buffer(m);
   m.attr("VERSION") = kVersion;
   // The names and limits the package checks arguments against, from the library's one list of each.
   m.attr("MIN_PRECISION_BITS") = kMinPrecisionBits;
@@ -355,7 +363,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("attention", &python::attention);
   m.def("attention_layer", &python::attention_layer);
   m.def("check_capture", &python::check_capture);
-  m.def("kernel_readable", &kernel_readable);
+  m.def("kernel_readable", [](const py::object& a) { return kernel_readable(ArrayView::read(a, "a")); });
   m.def("audit", &python::audit);
   m.def("claims", [] {
     std::vector<std::pair<std::string, std::string>> out;

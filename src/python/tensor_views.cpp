@@ -2,31 +2,24 @@
 
 #include "io/input_error.h"
 
-namespace py = pybind11;
-
 namespace ropecheck::python {
 
-bool has_element_type(const py::array& a, char kind, py::ssize_t size) {
-  const py::dtype d = a.dtype();
-  return d.kind() == kind && d.itemsize() == size && d.byteorder() != '>';
+bool has_element_type(const ArrayView& a, char kind, std::int64_t size) {
+  return a.kind() == kind && a.itemsize() == size && a.native_order();
 }
 
-bool kernel_readable(const py::array& a) {
-  const auto item = static_cast<py::ssize_t>(a.itemsize());
-  if (a.ndim() < 1 || !a.attr("flags").attr("aligned").cast<bool>()) return false;
-  if (a.dtype().byteorder() == '>') return false;
+bool kernel_readable(const ArrayView& a) {
+  const std::int64_t item = a.itemsize();
+  if (a.ndim() < 1 || !a.aligned() || !a.native_order()) return false;
   if (a.shape(a.ndim() - 1) > 1 && a.strides(a.ndim() - 1) != item) return false;
-  for (py::ssize_t i = 0; i < a.ndim(); ++i)
+  for (std::int64_t i = 0; i < a.ndim(); ++i)
     if (a.strides(i) < 0 || a.strides(i) % item != 0) return false;
   return true;
 }
 
-BatchedTensor batched(const py::array& a, TensorAxes axes, std::int64_t head_dim, const std::string& parameter) {
-  std::vector<std::int64_t> shape(static_cast<std::size_t>(a.ndim())), strides(shape.size());
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    shape[i] = a.shape(static_cast<py::ssize_t>(i));
-    strides[i] = a.strides(static_cast<py::ssize_t>(i)) / static_cast<py::ssize_t>(a.itemsize());
-  }
+BatchedTensor batched(const ArrayView& a, TensorAxes axes, std::int64_t head_dim, const std::string& parameter) {
+  std::vector<std::int64_t> shape = a.shape(), strides(shape.size());
+  for (std::size_t i = 0; i < shape.size(); ++i) strides[i] = a.strides()[i] / a.itemsize();
   BatchedTensor t;
   t.shape = rope_tensor_shape(shape, axes, head_dim, parameter);
   const auto r = static_cast<std::ptrdiff_t>(shape.size());

@@ -1,17 +1,16 @@
 // File: tensor_views.h
-// NumPy arrays as the kernel's tensor views, without copies: an array of shape
+// Arrays (python/array_view.h) as the kernel's tensor views, without copies: an array of shape
 // [..., tokens, heads, head_dim] (or any axis order of io/rope_tensor_shape.h) whose last axis is
 // contiguous and whose token and head strides are non-negative is a batch of TensorViews (one per
 // index of the batch axes) over its own memory.
 #pragma once
-
-#include <pybind11/numpy.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "io/rope_tensor_shape.h"
 #include "kernel/apply_rope.h"
+#include "python/array_view.h"
 
 namespace ropecheck::python {
 
@@ -26,15 +25,15 @@ struct BatchedTensor {
 // Returns: whether a's elements are of NumPy kind `kind` ('f', 'u', ...) and `size` bytes, in
 // native byte order: float32 is ('f', 4), bfloat16 bits ('u', 2). (A dtype's identity says nothing:
 // a float32 descriptor with metadata is another object.)
-bool has_element_type(const pybind11::array& a, char kind, pybind11::ssize_t size);
+bool has_element_type(const ArrayView& a, char kind, std::int64_t size);
 
 // Returns: whether the kernel can read `a` in place: native byte order, element-aligned strides,
 // the last axis contiguous, no negative stride.
-bool kernel_readable(const pybind11::array& a);
+bool kernel_readable(const ArrayView& a);
 
 // Returns: `a` (kernel_readable) read with `axes`; head_dim: the width a model or dim fixes (0:
 // the last axis; needed by sd only). Throws InputError naming `parameter` as rope_tensor_shape does.
-BatchedTensor batched(const pybind11::array& a, TensorAxes axes, std::int64_t head_dim, const std::string& parameter);
+BatchedTensor batched(const ArrayView& a, TensorAxes axes, std::int64_t head_dim, const std::string& parameter);
 
 // Returns: the kernel view of batch slice b of `a` (dim = shape.head_dim).
 template <typename T>

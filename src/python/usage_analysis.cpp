@@ -7,6 +7,7 @@
 
 #include "io/input_error.h"
 #include "io/npy.h"
+#include "python/array_view.h"
 #include "spectrum/model_zoo.h"
 #include "usage/capture.h"
 #include "usage/head_kind.h"
@@ -23,26 +24,18 @@ namespace {
 
 // The capture dtype whose .npy descr ('<f4') has a's kind and item size (any byte order: NumPy
 // arrays in memory are native).
-Dtype capture_dtype(const py::array& a, const std::string& name) {
+Dtype capture_dtype(const ArrayView& a, const std::string& name) {
   for (Dtype t : usage::kCaptureDtypes)
-    if (a.dtype().kind() == dtype_info(t).npy[1] && a.itemsize() == dtype_info(t).bytes) return t;
-  throw InputError(name, "a float32 or float16 array", std::string(py::str(a.dtype())));
+    if (a.kind() == dtype_info(t).npy[1] && a.itemsize() == dtype_info(t).bytes) return t;
+  throw InputError(name, "a float32 or float16 array", a.descr());
 }
 
-std::string descr(const py::array& a) { return std::string(py::str(a.dtype().attr("str"))); }
-
-std::vector<std::int64_t> shape_of(const py::array& a) {
-  std::vector<std::int64_t> shape;
-  for (py::ssize_t i = 0; i < a.ndim(); ++i) shape.push_back(a.shape(i));
-  return shape;
-}
-
-void check_shape(const py::array& a, const std::string& name) {
+void check_shape(const ArrayView& a, const std::string& name) {
   if (a.ndim() != 5) throw InputError(name, "an array of shape [sequences, layers, heads, tokens, head_dim]", std::to_string(a.ndim()) + " axes");
 }
 
 // q's and k's shapes as a geometry (the dimensions' ranges are memory_capture's to check).
-usage::CaptureGeometry geometry_of(const py::array& q, const py::array& k) {
+usage::CaptureGeometry geometry_of(const ArrayView& q, const ArrayView& k) {
   check_shape(q, "q");
   check_shape(k, "k");
   usage::CaptureGeometry g;
@@ -60,18 +53,18 @@ usage::CaptureGeometry geometry_of(const py::array& q, const py::array& k) {
 }
 
 // The values of an '<i8' or '<i4' array (descr checked by the caller), every element in C order.
-std::vector<long long> integer_values(const py::array& a) {
-  const py::array c = py::array::ensure(a, py::array::c_style);
-  const bool wide = descr(c) == "<i8";
-  std::vector<long long> out(static_cast<std::size_t>(c.size()));
+std::vector<long long> integer_values(const ArrayView& a) {
+  const std::vector<unsigned char> bytes = c_order_bytes(a);
+  const bool wide = a.descr() == "<i8";
+  std::vector<long long> out(static_cast<std::size_t>(a.size()));
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (wide) {
       std::int64_t v;
-      std::memcpy(&v, static_cast<const unsigned char*>(c.data()) + 8 * i, 8);
+      std::memcpy(&v, bytes.data() + 8 * i, 8);
       out[i] = v;
     } else {
       std::int32_t v;
-      std::memcpy(&v, static_cast<const unsigned char*>(c.data()) + 4 * i, 4);
+      std::memcpy(&v, bytes.data() + 4 * i, 4);
       out[i] = v;
     }
   }
@@ -79,33 +72,52 @@ std::vector<long long> integer_values(const py::array& a) {
 }
 
 // ropecheck.usage's positions (the CLI's dtypes, integers held in floats too).
-std::vector<long long> positions_of(const py::array& positions) {
+std::vector<long long> positions_of(const ArrayView& positions) {
   NpyArray p;
-  p.dtype = descr(positions);
-  p.shape = shape_of(positions);
-  p.bytes.resize(static_cast<std::size_t>(positions.nbytes()));
-  if (!p.bytes.empty()) std::memcpy(p.bytes.data(), positions.data(), p.bytes.size());
+  p.dtype = positions.descr();
+  p.shape = positions.shape();
+  p.bytes = c_order_bytes(positions);
   const std::vector<std::int64_t> pos64 = positions_from_npy(p, p.elements(), "positions");
   return {pos64.begin(), pos64.end()};
 }
 
-// The capture ropecheck.usage and ropecheck.attention read: q and k must outlive it.
-std::unique_ptr<usage::CaptureSource> memory_source(const py::array& q, const py::array& k, const py::array& positions) {
-  const usage::CaptureGeometry g = geometry_of(q, k);
-  const std::vector<long long> pos = positions_of(positions);
-  return usage::memory_capture(g, capture_dtype(q, "q"), q.data(), capture_dtype(k, "k"), k.data(), pos);
+// q, k and positions read for ropecheck.attention: the views must outlive the source.
+struct MemoryCapture {
+  ArrayView q, k;
+  std::unique_ptr<usage::CaptureSource> source;
+};
+
+MemoryCapture memory_source(const py::object& q_object, const py::object& k_object, const py::object& positions) {
+  MemoryCapture m{ArrayView::read(q_object, "q"), ArrayView::read(k_object, "k"), nullptr};
+  const usage::CaptureGeometry g = geometry_of(m.q, m.k);
+  const std::vector<long long> pos = positions_of(ArrayView::read(positions, "positions"));
+  m.source = usage::memory_capture(g, capture_dtype(m.q, "q"), m.q.data(), capture_dtype(m.k, "k"), m.k.data(), pos);
+  return m;
+}
+
+// A float64 array of `shape` holding `maps` one after another (each rows x cols, row-major).
+py::object maps_array(const std::vector<usage::RowMatrix>& maps, const std::vector<std::int64_t>& shape) {
+  const NewArray out = new_array("d", 8, shape);
+  auto* p = static_cast<double*>(out.data);
+  for (const usage::RowMatrix& map : maps) {
+    if (map.size() != 0) std::memcpy(p, map.data(), static_cast<std::size_t>(map.size()) * sizeof(double));
+    p += map.size();
+  }
+  return out.array;
 }
 
 }  // namespace
 
-std::pair<std::string, std::string> usage(const py::array& q, const py::array& k, const py::array& positions,
-                                          const std::optional<py::array>& token_ids, const std::string& model, const py::dict& options) {
+std::pair<std::string, std::string> usage(const py::object& q_object, const py::object& k_object, const py::object& positions,
+                                          const std::optional<py::object>& token_ids, const std::string& model, const py::dict& options) {
+  const ArrayView q = ArrayView::read(q_object, "q"), k = ArrayView::read(k_object, "k");
   const usage::CaptureGeometry g = geometry_of(q, k);
-  const std::vector<long long> pos = positions_of(positions);
+  const std::vector<long long> pos = positions_of(ArrayView::read(positions, "positions"));
   std::vector<long long> tokens;
   if (token_ids) {
-    usage::check_token_member(descr(*token_ids), shape_of(*token_ids), g, "token_ids");
-    tokens = integer_values(*token_ids);
+    const ArrayView t = ArrayView::read(*token_ids, "token_ids");
+    usage::check_token_member(t.descr(), t.shape(), g, "token_ids");
+    tokens = integer_values(t);
   }
   const ModelDescription m = load_model(model);
   usage::UsageOptions o;
@@ -150,59 +162,54 @@ std::string compare_usage(const std::vector<UsageLayerSummary>& a, const std::ve
       .dump();
 }
 
-py::array_t<double> attention(const py::array& q, const py::array& k, const py::array& positions, const std::string& model, int layer,
-                              int head, long long sequence, long long limit) {
-  auto source = memory_source(q, k, positions);
+py::object attention(const py::object& q, const py::object& k, const py::object& positions, const std::string& model, int layer, int head,
+                     long long sequence, long long limit) {
+  const MemoryCapture c = memory_source(q, k, positions);
   const ModelDescription m = load_model(model);
   usage::RowMatrix map;
   {
     py::gil_scoped_release release;
-    map = usage::attention_map(m, *source, layer, head, sequence, limit);
+    map = usage::attention_map(m, *c.source, layer, head, sequence, limit);
   }
-  py::array_t<double> out({static_cast<py::ssize_t>(map.rows()), static_cast<py::ssize_t>(map.cols())});
-  if (map.size() != 0) std::memcpy(out.mutable_data(), map.data(), static_cast<std::size_t>(map.size()) * sizeof(double));
-  return out;
+  return maps_array({map}, {static_cast<std::int64_t>(map.rows()), static_cast<std::int64_t>(map.cols())});
 }
 
-py::array_t<double> attention_layer(const py::array& q, const py::array& k, const py::array& positions, const std::string& model,
-                                    int layer, long long sequence, long long limit) {
-  auto source = memory_source(q, k, positions);
+py::object attention_layer(const py::object& q, const py::object& k, const py::object& positions, const std::string& model, int layer,
+                           long long sequence, long long limit) {
+  const MemoryCapture c = memory_source(q, k, positions);
   const ModelDescription m = load_model(model);
   std::vector<usage::RowMatrix> maps;
   {
     py::gil_scoped_release release;
-    maps = usage::attention_maps(m, *source, layer, sequence, limit);
+    maps = usage::attention_maps(m, *c.source, layer, sequence, limit);
   }
-  const py::ssize_t n = maps.empty() ? 0 : static_cast<py::ssize_t>(maps.front().rows());
-  py::array_t<double> out({static_cast<py::ssize_t>(maps.size()), n, n});
-  double* p = out.mutable_data();
-  for (const usage::RowMatrix& map : maps) {
-    if (map.size() != 0) std::memcpy(p, map.data(), static_cast<std::size_t>(map.size()) * sizeof(double));
-    p += map.size();
-  }
-  return out;
+  const std::int64_t n = maps.empty() ? 0 : static_cast<std::int64_t>(maps.front().rows());
+  return maps_array(maps, {static_cast<std::int64_t>(maps.size()), n, n});
 }
 
-void check_capture(const py::array& q, const py::array& k, const py::array& positions, const std::optional<py::array>& token_ids,
-                   const std::optional<py::array>& source) {
+void check_capture(const py::object& q_object, const py::object& k_object, const py::object& positions_object,
+                   const std::optional<py::object>& token_ids, const std::optional<py::object>& source) {
+  const ArrayView q = ArrayView::read(q_object, "q"), k = ArrayView::read(k_object, "k");
+  const ArrayView positions = ArrayView::read(positions_object, "positions");
   const usage::CaptureGeometry g = geometry_of(q, k);
-  const Dtype q_dtype = usage::capture_float_dtype(descr(q), "q");
-  const Dtype k_dtype = usage::capture_float_dtype(descr(k), "k");
-  for (const auto& [a, name] : {std::pair<const py::array*, const char*>{&q, "q"}, {&k, "k"}})
-    if (!(a->flags() & py::array::c_style))
+  const Dtype q_dtype = usage::capture_float_dtype(q.descr(), "q");
+  const Dtype k_dtype = usage::capture_float_dtype(k.descr(), "k");
+  for (const auto& [a, name] : {std::pair<const ArrayView*, const char*>{&q, "q"}, {&k, "k"}})
+    if (!a->c_contiguous())
       throw InputError(name, "a C-contiguous array (what np.save writes in C order)", "a non-contiguous array");
-  const std::string p_descr = descr(positions);
-  if (p_descr != "<i8" && p_descr != "<i4") usage::check_token_member(p_descr, shape_of(positions), g, "positions");  // throws
+  const std::string p_descr = positions.descr();
+  if (p_descr != "<i8" && p_descr != "<i4") usage::check_token_member(p_descr, positions.shape(), g, "positions");  // throws
   // The values as a file's reader takes them: every element, whatever the shape (checked below).
   const std::vector<long long> pos = integer_values(positions);
   auto capture = usage::memory_capture(g, q_dtype, q.data(), k_dtype, k.data(), pos);  // geometry, count, [0, 2^40)
-  usage::check_token_member(p_descr, shape_of(positions), g, "positions");
-  if (token_ids) usage::check_token_member(descr(*token_ids), shape_of(*token_ids), g, "token_ids");
+  usage::check_token_member(p_descr, positions.shape(), g, "positions");
+  if (token_ids) {
+    const ArrayView t = ArrayView::read(*token_ids, "token_ids");
+    usage::check_token_member(t.descr(), t.shape(), g, "token_ids");
+  }
   if (source) {
-    const py::array s = py::array::ensure(*source, py::array::c_style);
-    std::vector<unsigned char> bytes(static_cast<std::size_t>(s.nbytes()));
-    if (!bytes.empty()) std::memcpy(bytes.data(), s.data(), bytes.size());
-    usage::capture_source_text(descr(s), shape_of(s), bytes, "source");
+    const ArrayView s = ArrayView::read(*source, "source");
+    usage::capture_source_text(s.descr(), s.shape(), c_order_bytes(s), "source");
   }
   py::gil_scoped_release release;
   usage::CaptureBlock block;

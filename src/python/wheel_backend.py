@@ -87,8 +87,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     tag = _tag()
     dist_info = f"{NAME}-{VERSION}.dist-info"
     # The package: its modules, the extension's type stub and the PEP 561 marker.
-    sources = sorted(p for p in PACKAGE.iterdir() if p.suffix in (".py", ".pyi") or p.name == "py.typed")
-    files = [(f"{NAME}/{p.name}", p.read_bytes()) for p in sources]
+    sources = sorted(p for p in PACKAGE.rglob("*") if p.is_file() and (p.suffix in (".py", ".pyi") or p.name == "py.typed")
+                     and "__pycache__" not in p.parts)
+    files = [(f"{NAME}/{p.relative_to(PACKAGE).as_posix()}", p.read_bytes()) for p in sources]
     files.append((f"{NAME}/{module.name}", module.read_bytes()))
     files.append((f"{dist_info}/METADATA", _metadata().encode()))
     files.append((f"{dist_info}/WHEEL", (f"Wheel-Version: 1.0\nGenerator: ropecheck wheel_backend\nRoot-Is-Purelib: false\n"

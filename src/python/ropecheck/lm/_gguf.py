@@ -14,6 +14,7 @@ import os
 from typing import Any, Optional
 
 from .._errors import InputError
+from ._optional import module
 
 _MISSING = object()
 
@@ -80,7 +81,7 @@ class GGUFFile:
             magic = f.read(4)
         if magic != b"GGUF":
             raise InputError("model", "a GGUF file (magic 'GGUF')", f"{path} starting with {magic!r}")
-        import gguf
+        gguf = module("gguf")
         self.path = os.path.abspath(path)
         self.size = os.path.getsize(path)
         try:
@@ -121,7 +122,7 @@ class GGUFFile:
         field = self._reader.fields.get(key)
         if field is None:
             raise InputError("model", f"a GGUF file with the array field {key}", f"{self.path} without it")
-        import gguf
+        gguf = module("gguf")
         if field.types and field.types[-1] == gguf.GGUFValueType.STRING:
             return [bytes(field.parts[i]).decode("utf-8") for i in field.data]
         return [field.parts[i].tolist()[0] for i in field.data]
@@ -134,7 +135,7 @@ class GGUFFile:
     def dequantize(self, name: str) -> Any:
         """The tensor as float32, shaped as NumPy orders it (``tensors[name].shape``)."""
         import numpy as np
-        from gguf import quants
+        quants = module("gguf.quants")
         for t in self._reader.tensors:
             if t.name == name:
                 return np.asarray(quants.dequantize(t.data, t.tensor_type), dtype=np.float32).reshape(self.tensors[name].shape)

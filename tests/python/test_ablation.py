@@ -19,7 +19,7 @@ from torch import nn  # noqa: E402
 
 import ropecheck  # noqa: E402
 import ropecheck.torch as rt  # noqa: E402
-from ropecheck import _ablation  # noqa: E402
+from ropecheck.lm import bands as _ablation  # noqa: E402
 from ropecheck._statistics import mean_interval, t_quantile  # noqa: E402
 
 

@@ -29,7 +29,11 @@ def public_names(module):
         if m == module.__name__ or m.startswith(module.__name__ + "._"):
             return True
         # A submodule re-exports the package's private modules' results (ropecheck._checking's
-        # CheckResult in testing and torch), not its error class, which the package exports once.
+        # CheckResult in testing and torch), not its error class, which the package exports once;
+        # ropecheck.capture and ropecheck.torch keep ropecheck.lm's capture and ablations under their
+        # first names.
+        if m.startswith("ropecheck.lm.") and module.__name__ in ("ropecheck.capture", "ropecheck.torch"):
+            return True
         return m.startswith("ropecheck._") and not (isinstance(v, type) and issubclass(v, BaseException))
     return sorted(n for n, v in vars(module).items()
                   if not n.startswith("_") and not isinstance(v, types.ModuleType) and own(v))

@@ -23,10 +23,12 @@ The engine is the NumPy API's (ropecheck.testing, _checking): the same generated
 reports; only the tensors fn sees differ. Bad arguments raise ropecheck.InputError naming the
 parameter.
 
-Ablations (from ropecheck._ablation): band_ablation(model, band, mode) makes one of ropecheck's bands
-(fast, middle, slow quarter of the model's own inv_freq) position-free ("still") or removes it from
-every query ("removed") inside a with block; ablation_losses measures the next-token loss of each
-(band, mode) against the model as trained on the same sequences, with Student t-intervals.
+Ablations (they live in ropecheck.lm.bands and ropecheck.lm.losses, with the rest of the model
+measurement; the names here are the same objects): band_ablation(model, band, mode) makes one of
+ropecheck's bands (fast, middle, slow quarter of the model's own inv_freq) position-free ("still")
+or removes it from every query ("removed") inside a with block; ablation_losses measures the
+next-token loss of each (band, mode) against the model as trained on the same sequences, with
+Student t-intervals.
 """
 
 from __future__ import annotations
@@ -38,12 +40,12 @@ import torch
 from . import _arguments as args
 from . import _checking
 from . import _tensors
-from ._ablation import (AblationLosses, AblationRow, BandAblation, BucketLoss, ablation_losses, band_ablation,
-                        rotary_bands)
 from ._checking import CheckResult, Profile
 from ._errors import InputError
 from ._options import DTypeLike, TorchRope
 from ._statistics import MeanInterval
+from .lm.bands import BandAblation, band_ablation, rotary_bands
+from .lm.losses import AblationLosses, AblationRow, BucketLoss, ablation_losses
 
 if TYPE_CHECKING:
     import numpy.typing as npt

@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -43,6 +44,7 @@
 #include "spectrum/layout.h"
 #include "spectrum/listing.h"
 #include "spectrum/request.h"
+#include "statistics/rank_sum.h"
 
 namespace py = pybind11;
 
@@ -379,6 +381,20 @@ PYBIND11_MODULE(_core, m) {
     for (int i = 0; i < accuracy::kInputClasses; ++i) names.append(accuracy::input_class_name(static_cast<accuracy::InputClass>(i)));
     return py::tuple(names);
   }();
+  // statistics/rank_sum.h's stratified test: strata of (group, others) scores -> (auc, u, p_value, method).
+  m.def("rank_sum", [](const std::vector<std::pair<std::vector<double>, std::vector<double>>>& strata) {
+    std::vector<Stratum> s;
+    for (const auto& [group, others] : strata) {
+      if (group.empty() || others.empty()) throw InputError("strata", "strata whose two groups are not empty", "an empty group");
+      for (const std::vector<double>* v : {&group, &others})
+        for (double x : *v)
+          if (std::isnan(x)) throw InputError("strata", "scores that are not NaN", "NaN");
+      s.push_back(Stratum{group, others});
+    }
+    if (s.empty()) throw InputError("strata", "at least one stratum", "none");
+    const RankSumTest t = stratified_rank_sum_test(s);
+    return py::make_tuple(t.auc, t.u, t.p_value, t.method);
+  });
   m.def("dlpack_to_numpy", &dlpack_to_numpy);
   m.def("bfloat16_capsule", &bfloat16_capsule);
 }

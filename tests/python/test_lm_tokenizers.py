@@ -15,6 +15,8 @@ import pytest
 
 from ropecheck import InputError
 from ropecheck.lm._gguf import Vocabulary
+from ropecheck.lm import _reference_tokenizers as R
+from ropecheck.lm import _segmentation as S
 from ropecheck.lm import _tokenizers as T
 
 
@@ -47,7 +49,7 @@ def with_score(pieces, piece, score):
 def build(request):
     """Builds the encoder under test from a vocabulary: the pure-Python one, or the library's."""
     if request.param == "reference":
-        return T.reference_tokenizer
+        return R.reference_tokenizer
 
     def production(vocab):
         pytest.importorskip("sentencepiece" if vocab.model == "llama" else "tokenizers")
@@ -113,7 +115,7 @@ def test_spm_byte_fallback_for_unseen_characters(build):
 
 
 def test_spm_ids_put_bos_first():
-    tok = T.reference_tokenizer(spm_vocab(BASE))
+    tok = R.reference_tokenizer(spm_vocab(BASE))
     assert (tok.bos_id, tok.add_bos) == (1, True)
     assert tok.ids("ab") == [1, 7]
 
@@ -164,14 +166,14 @@ def test_bpe_text_with_a_byte_the_vocabulary_lacks(build):
 
 
 def test_bpe_decode_round_trip():
-    tok = T.reference_tokenizer(bpe_vocab(BPE_TOKENS, ["a b"]))
+    tok = R.reference_tokenizer(bpe_vocab(BPE_TOKENS, ["a b"]))
     assert tok.decode(tok.encode("ab 12 don't")) == "ab 12 don't"
 
 
 # ----------------------------------------------------------------------------------------------
 # Bad input.
 
-@pytest.mark.parametrize("factory", [T.reference_tokenizer, T.model_tokenizer, T.SentencePieceReference, T.ByteLevelBPEReference])
+@pytest.mark.parametrize("factory", [R.reference_tokenizer, T.model_tokenizer, R.SentencePieceReference, R.ByteLevelBPEReference])
 def test_other_model_kind_is_an_input_error_naming_model(factory):
     vocab = Vocabulary("bert", "default", ("a",), (1,), (), (), None, None, None, None, False, False)
     with pytest.raises(InputError) as info:
@@ -181,11 +183,11 @@ def test_other_model_kind_is_an_input_error_naming_model(factory):
 
 def test_sentencepiece_builder_rejects_a_byte_level_vocabulary():
     with pytest.raises(InputError) as info:
-        T.SentencePieceReference(bpe_vocab(BPE_TOKENS, []))
+        R.SentencePieceReference(bpe_vocab(BPE_TOKENS, []))
     assert info.value.parameter == "model" and "llama" in info.value.accepted
 
 
-@pytest.mark.parametrize("factory", [T.reference_tokenizer, T.model_tokenizer])
+@pytest.mark.parametrize("factory", [R.reference_tokenizer, T.model_tokenizer])
 def test_unknown_pre_tokenizer_is_an_input_error_naming_model(factory):
     with pytest.raises(InputError) as info:
         factory(bpe_vocab(BPE_TOKENS, [], pre="qwen2"))
@@ -198,7 +200,7 @@ def test_bad_vocabularies_are_input_errors_naming_model():
                   spm_vocab(BASE + [("▁▁▁", 1, 0)]),                    # a normal ▁▁▁ clashes with the user-defined "   "
                   bpe_vocab(BPE_TOKENS, ["a z"])):                       # a merge of a piece not in the vocabulary
         with pytest.raises(InputError) as info:
-            T.reference_tokenizer(vocab)
+            R.reference_tokenizer(vocab)
         assert info.value.parameter == "model", vocab
 
 
@@ -206,13 +208,13 @@ def test_bad_vocabularies_are_input_errors_naming_model():
 # The segmentation check.
 
 def test_check_segmentation_agreeing_and_disagreeing():
-    ref = T.reference_tokenizer(spm_vocab(BASE))
-    other = T.reference_tokenizer(spm_vocab(with_score(BASE, "bc", -4.5)))
-    same = T.check_segmentation(ref, ref, ["abc", "a b"])
+    ref = R.reference_tokenizer(spm_vocab(BASE))
+    other = R.reference_tokenizer(spm_vocab(with_score(BASE, "bc", -4.5)))
+    same = S.check_segmentation(ref, ref, ["abc", "a b"])
     assert same.agree and same.agreeing == 2 and same.first_disagreement is None
     assert (same.passages, same.characters, same.tokens, same.reference_counts) == (2, 6, 4, (2, 2))
     assert "same ids" in same.statement
-    diff = T.check_segmentation(other, ref, ["a b", "c abc"])
+    diff = S.check_segmentation(other, ref, ["a b", "c abc"])
     assert not diff.agree and diff.agreeing == 1
     d = diff.first_disagreement
     assert (d.passage, d.token, d.start) == (1, 1, 0)
@@ -224,7 +226,7 @@ def test_check_segmentation_agreeing_and_disagreeing():
     assert json.loads(json.dumps(diff.to_dict())) == diff.to_dict()
     assert diff.to_dict()["first_disagreement"]["tokenizer_pieces"] == ["c", "▁a", "bc"]
     with pytest.raises(InputError) as info:
-        T.check_segmentation(ref, ref, [])
+        S.check_segmentation(ref, ref, [])
     assert info.value.parameter == "passages"
 
 
@@ -303,14 +305,14 @@ def test_gemma3_vocabulary_is_sentencepiece_with_user_defined_whitespace(gemma):
 
 def test_gemma3_production_equals_reference(gemma):
     vocab = gemma[1]
-    check = T.check_segmentation(T.model_tokenizer(vocab), T.reference_tokenizer(vocab), PASSAGES + _random_texts(1))
+    check = S.check_segmentation(T.model_tokenizer(vocab), R.reference_tokenizer(vocab), PASSAGES + _random_texts(1))
     assert check.agree, check.statement
     print(check.statement, check.reference_counts[:len(PASSAGES)])
 
 
 def test_gemma3_segments_by_its_own_pieces(gemma):
     vocab = gemma[1]
-    for tok in (T.model_tokenizer(vocab), T.reference_tokenizer(vocab)):
+    for tok in (T.model_tokenizer(vocab), R.reference_tokenizer(vocab)):
         ids = tok.encode(" The capital")
         assert [tok.piece(i) for i in ids] == ["▁The", "▁capital"] and ids[1] == 5279
         assert tok.ids(" The capital") == [2, *ids]
@@ -323,14 +325,14 @@ def test_gemma3_segments_by_its_own_pieces(gemma):
 def test_smollm2_production_equals_reference(smollm):
     vocab = smollm[1]
     assert (vocab.model, vocab.pre) == ("gpt2", "smollm")
-    check = T.check_segmentation(T.model_tokenizer(vocab), T.reference_tokenizer(vocab), PASSAGES + _random_texts(2))
+    check = S.check_segmentation(T.model_tokenizer(vocab), R.reference_tokenizer(vocab), PASSAGES + _random_texts(2))
     assert check.agree, check.statement
     print(check.statement, check.reference_counts[:len(PASSAGES)])
 
 
 def test_smollm2_segments_by_its_own_pieces(smollm):
     vocab = smollm[1]
-    for tok in (T.model_tokenizer(vocab), T.reference_tokenizer(vocab)):
+    for tok in (T.model_tokenizer(vocab), R.reference_tokenizer(vocab)):
         assert [tok.piece(i) for i in tok.encode(" The capital")] == ["ĠThe", "Ġcapital"]
         assert [tok.piece(i) for i in tok.encode("x = 12345")] == ["x", "Ġ=", "Ġ", "1", "2", "3", "4", "5"]
         assert [tok.piece(i) for i in tok.encode("\n\n  0.")] == ["ĊĊĠĠ", "0", "."]
@@ -342,12 +344,12 @@ def test_transformers_gguf_tokenizer_fails_the_check_on_gemma3(gemma, gemma_tran
     # The control: transformers' tokenizer of the same file splits long runs of spaces its own way
     # (16 + 17 where the vocabulary's longest user-defined run is 31) and parses control tokens.
     vocab = gemma[1]
-    reference = T.reference_tokenizer(vocab)
-    prose = T.check_segmentation(gemma_transformers, reference, PASSAGES[:2])
+    reference = R.reference_tokenizer(vocab)
+    prose = S.check_segmentation(gemma_transformers, reference, PASSAGES[:2])
     print(prose.statement)
     assert not prose.agree, prose.statement
     assert 167 in prose.first_disagreement.reference_ids and 167 not in prose.first_disagreement.tokenizer_ids
-    everything = T.check_segmentation(gemma_transformers, reference, PASSAGES)
+    everything = S.check_segmentation(gemma_transformers, reference, PASSAGES)
     print("transformers", everything.tokenizer_counts, "reference", everything.reference_counts)
     assert not everything.agree
     assert gemma_transformers.encode("a" + " " * 33 + "b") != reference.encode("a" + " " * 33 + "b")
@@ -357,8 +359,8 @@ def test_transformers_gguf_tokenizer_fails_the_check_on_smollm2(smollm, smollm_t
     # transformers builds SmolLM2's pre-tokenizer without "smollm"'s digit isolation, so whitespace
     # before a digit is cut differently ("\n\n " + " 0" instead of "\n\n  " + "0").
     vocab = smollm[1]
-    reference = T.reference_tokenizer(vocab)
-    check = T.check_segmentation(smollm_transformers, reference, PASSAGES)
+    reference = R.reference_tokenizer(vocab)
+    check = S.check_segmentation(smollm_transformers, reference, PASSAGES)
     print(check.statement)
     print("transformers", check.tokenizer_counts, "reference", check.reference_counts)
     assert not check.agree

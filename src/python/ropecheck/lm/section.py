@@ -1,0 +1,292 @@
+"""section.md and figures/ of one model's run (ropecheck.lm.measure writes them; the report includes
+them as committed): the checks first, then the paper's Sections 4-5 per layer type, the domains and
+the loss ablations. Every number is read from run.json and usage.json, nothing is recomputed here."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Any, Optional, Sequence
+
+from ._figures import figure, heat
+
+PAPER_TABLE2 = ("Gemma 2B, 8k context, validation perplexity (Wiki / FlanV2): RoPE theta 10k 4.4627 / 6.4429, "
+                "0.75-RoPE (p-RoPE) 4.4414 / 6.4422, 0.75-RoPE reversed 4.4592 / 6.4683")
+ORDER = tuple(f"{b}-{m}" for b in ("fast", "middle", "slow") for m in ("still", "removed"))
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def ci(x: Optional[dict[str, Any]], signed: bool = False, digits: int = 4) -> str:
+    if x is None:
+        return "-"
+    m = f"{x['mean']:+.{digits}f}" if signed else f"{x['mean']:.{digits}f}"
+    return m if x.get("half_width") is None else f"{m} ± {x['half_width']:.{digits}f}"
+
+
+def star(x: Optional[dict[str, Any]]) -> str:
+    return " *" if x and x.get("half_width") is not None and abs(x["mean"]) > x["half_width"] else ""
+
+
+def geo(g: dict[str, Any], digits: int = 3) -> str:
+    """A geometric mean with its interval, and the per-sequence range when the interval is a point."""
+    text = f"{g['value']:.{digits}g} [{g['low']:.{digits}g}, {g['high']:.{digits}g}]"
+    if g["minimum"] == g["maximum"]:
+        return text + f" (every one of {g['n']} sequences)"
+    return text + f" (sequences {g['minimum']:.{digits}g}-{g['maximum']:.{digits}g})"
+
+
+def ablation_text(name: str) -> str:
+    """"slow-still" -> "slow quarter position-free", "middle-removed" -> "middle half removed"."""
+    band, mode = name.split("-")
+    return f"{band} {'half' if band == 'middle' else 'quarter'} {'position-free' if mode == 'still' else 'removed'}"
+
+
+def type_title(t: dict[str, Any]) -> str:
+    span = f"window {t['window']}" if t["window"] else f"global, span {t['span']}"
+    return f"{t['name']} (layers {', '.join(map(str, t['layers']))}; theta {t['theta']:g}, {span})"
+
+
+def _intro(doc: dict[str, Any]) -> list[str]:
+    f, v, t, p = doc["facts"], doc["versions"], doc["timings"], doc["facts"]["provenance"]
+    types = "; ".join(f"{x['name']}: layers {', '.join(map(str, x['layers']))}, theta {x['theta']:g}, "
+                      + (f"sliding window {x['window']}" if x["window"] else "global attention") for x in f["layer_types"])
+    lines = [f"## {f['title']} (`{f['name']}`, measured)\n",
+             f"The paper's Sections 4-5 on a trained language model: **{f['title']}** ({p['package'] or p['path']}, sha256 "
+             f"`{p['sha256'][:16]}...`, {f['licence']}; **{p['weights']}**), family `{f['family']}` ({f['model_type']}), "
+             f"{f['layers']} layers, {f['heads']} query heads on {f['kv_heads']} kv heads, head_dim {f['head_dim']}, attention "
+             f"scale {f['scale']:g}, trained context {f['context']}, vocabulary {f['vocab']}, "
+             + ("BOS first (id " + str(f["bos_id"]) + ")" if f["add_bos"] else "no BOS") + f". Layer types: {types}."
+             + (f" q and k pass through a norm before the rotation ({f['qk_norm']}): the capture is its output." if f["qk_norm"] else "")
+             + " Every number below is a **measurement on the captured text**, not a certificate, except the breaking distances "
+             "(certified for the captured vectors).\n",
+             f"Command: `{doc['command']}`; torch {v['torch']}, transformers {v['transformers']}, gguf {v['gguf']}, sentencepiece "
+             f"{v['sentencepiece']}, tokenizers {v['tokenizers']}, numpy {v['numpy']}, {doc['settings']['threads']} threads on "
+             f"{v['cpu']}. Wall time {t['total_seconds'] / 60:.1f} min: " + ", ".join(
+                 f"{k.removesuffix('_seconds').replace('_', ' ')} {x:.0f} s" for k, x in t.items() if k != "total_seconds")
+             + (f" (`ropecheck usage` peak RSS {doc['usage_run']['peak_rss_mib']:.0f} MiB)" if doc["usage_run"].get("peak_rss_mib") else "")
+             + ".\n", "### Text\n"]
+    rows = [[d, f"{x['sequences']} x {x['tokens']}", x["provenance"].get("source", ""), x["provenance"].get("licence", "")]
+            for d, x in doc["domains"].items()]
+    lines.append(table(["domain", "sequences x tokens", "source", "licence"], rows))
+    return lines
+
+
+def _checks(doc: dict[str, Any]) -> list[str]:
+    tok, w, chk, abl = doc["tokenization"], doc["weights"], doc["check"], doc["ablations"]
+    out = ["\n### The tokens, the weights and the capture, checked against the model itself\n"]
+    if tok.get("check"):
+        c = tok["check"]
+        out.append(f"- **Tokenization.** {tok['tokenizer']}, against the vocabulary's own rule implemented independently in "
+                   f"ropecheck.lm (pure Python, from the GGUF vocabulary): {c['statement']}")
+        ctl = tok.get("transformers_control") or {}
+        if "statement" in ctl:
+            out[-1] += f" Control, transformers' GGUF tokenizer on the same passages: {ctl['statement']}"
+        out[-1] += "\n"
+    else:
+        out.append(f"- **Tokenization.** {tok['tokenizer']}: {tok.get('note', '')}\n")
+    if w:
+        out.append(f"- **Weights.** {w['statement']}.\n")
+    out.append(f"- **Attention.** ropecheck's attention from the captured pre-rotation q and k with the model's exact RoPE "
+               f"(`ropecheck.attention`, binary64) against transformers' own (`output_attentions=True`, eager, float32), every "
+               f"element of every row: {chk['heads_checked']} (sequence, layer, head) maps on {len(chk['sequences'])} sequences of "
+               f"{', '.join(str(s['tokens']) for s in chk['sequences'])} tokens"
+               + (f" ({chk['rows_beyond_window']} rows per sliding layer beyond its window)" if chk["rows_beyond_window"] else "")
+               + f", **{'all within' if chk['passed'] else 'NOT all within'}** the bound derived from float32 error analysis "
+               f"(`ropecheck.lm.check`); largest |difference| {chk['max_abs_difference']:.3g}, largest difference / bound "
+               f"{chk['max_ratio']:.3g}.\n")
+    c = chk.get("control")
+    if c:
+        out.append(f"- **Control.** The same check with {c['what']}: {c['failed']} of {c['heads']} heads fail it (largest "
+                   f"|difference| {c['max_abs_difference']:.3g}, smallest worst ratio {c['min_ratio']:.3g}).\n")
+    a = abl.get("loss_agreement")
+    if a:
+        out.append(f"- **The fast path.** Losses are measured with attention in blocks through torch's fused kernel "
+                   f"(`ropecheck.lm.attention`, {abl['lengths'][0]['attention']}) and the output layer in blocks; against eager "
+                   f"on one sequence of {a['tokens']} tokens: loss difference {a['difference']:+.2g} nats (bound {a['bound']:g}).\n")
+    return out
+
+
+def _layer_type(doc: dict[str, Any], usage: dict[str, Any], t: dict[str, Any], fig: str, stem: str) -> list[str]:
+    name = doc["facts"]["name"]
+    out = [f"\n### Layer type {type_title(t)}\n", "#### Where the norm sits (Fig. 3, 10)\n"]
+    loc = t["location"]
+    rows = [[n["layer"], f"{n['shares']['fast']:.3f}", f"{n['shares']['middle']:.3f}", f"{n['shares']['slow']:.3f}",
+             f"{n['value_shares']['slow']:.3f}", n["peak_pair"], f"{n['peak_frequency']:.3g}", f"{n['peak_rotation']:.3g}"]
+            for n in t["norms"]]
+    out.append("Share of the layer's query + key pair norm on each band (an even spread gives 0.25 / 0.5 / 0.25), the values' "
+               "share on the same channel pairs (never rotated: the control), and the peak: the pair with the largest q + k norm, "
+               f"its frequency (rad/token) and its rotation over the span ({t['span']} tokens: the largest angle it turns between "
+               "a query and a key this layer sees).\n\n")
+    out.append(table(["layer", "fast", "middle", "slow", "values: slow", "peak pair", "peak rad/token", "peak rad over span"], rows))
+    out.append(f"\nOver the type's layers, per sequence then over {loc['slow_share']['n']} sequences (95% t-intervals): slow-quarter "
+               f"share {ci(loc['slow_share'], digits=3)}, fast-quarter share {ci(loc['fast_share'], digits=3)}; the peak's rotation "
+               f"over the span (median over layers; geometric mean [95%]) {geo(loc['peak_rotation'])} rad, i.e. "
+               f"{geo(loc['peak_frequency'])} rad/token.\n")
+    layers = [n["layer"] for n in t["norms"]]
+    for what, key in (("queries", "q_norm"), ("keys", "k_norm"), ("values", "v_norm")):
+        heat(fig, f"{stem}-{what}", f"{name} {t['name']}: mean norm of {what} per layer and pair"
+             + (" (values: channel pairs as q and k, never rotated)" if key == "v_norm" else ""),
+             [n[key] for n in t["norms"]], "layer", layers)
+        out.append(f"![{what}](figures/{stem}-{what}.svg)\n")
+    by_layer = {L["layer"]: L for L in usage["layers"]}
+    for which, layer in (("first", layers[0]), ("last", layers[-1])):
+        heat(fig, f"{stem}-heads-{which}", f"{name} layer {layer}: query usage per head and pair (Fig. 4, 11)",
+             [h["q_norm"] for h in by_layer[layer]["heads"]], "query head")
+        out.append(f"![{which} layer](figures/{stem}-heads-{which}.svg)\n")
+    out.append("\n#### Head kinds against chance (Fig. 4-6)\n")
+    out.append("Kinds (`ropecheck usage`'s rule, the section below): " + ", ".join(f"{k} {n}" for k, n in sorted(t["kinds"].items()))
+               + f" of {sum(t['kinds'].values())} heads.\n\n")
+    rows = []
+    for layer in layers:
+        for h in by_layer[layer]["heads"]:
+            if h["kind"] in ("diagonal", "previous-token", "offset", "induction"):
+                sc = h["scores"]["induction"] if h["kind"] == "induction" else h["scores"]["offsets"][h["kind_offset"]]
+                rows.append([layer, h["head"], h["kind"] + (f" {h['kind_offset']}" if h["kind"] == "offset" else ""),
+                             f"{sc['mass']:.3f} [{sc['interval95'][0]:.3f}, {sc['interval95'][1]:.3f}]", f"{sc['baseline']:.4f}",
+                             f"{h['scores']['first_token']['mass']:.3f}", f"{h['high_frequency_share']:.3f}"])
+    if rows:
+        out.append(table(["layer", "head", "kind", "mass there [95% over rows]", "uniform there", "first-token mass",
+                          "fast-quarter share"], rows))
+    out.append("\n#### Section 5: do positional heads use the fastest pairs most?\n")
+    for key, what in (("across_heads", "Across heads"), ("within_layers", "Within layers"), ("within_kv_groups", "Within kv groups")):
+        test = t.get(key)
+        out.append(f"- {what}: " + (test["statement"] if test else "no stratum with both positional and other heads") + ".\n")
+    out.append("\n#### Content heads and Theorem 6.1\n")
+    b = t["breaks"]
+    q = ", ".join(f"{100 * lv:g}% " + (str(d) if d is not None else "beyond the limit") for lv, d in b["quantiles"])
+    what = (f"Every strong content match of the type's content heads (`induction`, `other`; `ropecheck usage`: the key at least "
+            f"{usage['attention']['content_distance']} back holding at least {usage['attention']['strong_match']:g} of its row) "
+            "and the certified shortest distance at which moving that key lets the row's runner-up win: ")
+    if b["rows"]:
+        out.append(what + f"{b['rows']} rows of {b['heads']} heads; {b['found']} break ({b['found_within_span']} within the span "
+                   f"{t['span']}), {b['none']} certified not to break up to {b['limit']}, {b['undecided']} undecided. Quantiles "
+                   f"over rows: {q}.\n")
+    else:
+        out.append(what + "no strong content match in this capture.\n")
+    s = t.get("semantic_head")
+    if s:
+        figure(fig, f"{stem}-semantic-head", f"{name} layer {s['layer']} head {s['head']}: usage per pair of its strongest content match",
+               "pair,q,k", [[i, float(a), float(c)] for i, (a, c) in enumerate(zip(s["q_norm"], s["k_norm"]))], "pair (fastest first)",
+               "mean chunk norm", "DATA using 1:2 with linespoints title 'query', DATA using 1:3 with linespoints title 'key'",
+               "set key top left")
+        out.append(f"\nThe strongest content match: layer {s['layer']} head {s['head']} ({s['kind']}; weight {s['weight']:.3f} on a key "
+                   f"{s['key_distance']} back); its certified breaking distance: "
+                   f"{s['distance'] if s['outcome'] == 'found' else s['outcome']}.\n\n![semantic head](figures/{stem}-semantic-head.svg)\n")
+    return out
+
+
+def _domains(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
+    out = ["\n### The same pattern across domains (Fig. 19)\n"]
+    doms = list(doc["per_domain"])
+    rows = []
+    for d in doms:
+        x = doc["per_domain"][d]
+        sim = x["similarity_to_first"]
+        cells = [d]
+        for t in x["summaries"]:
+            cells += [ci(t["location"]["slow_share"], digits=3), geo(t["location"]["peak_rotation"])]
+        cells += [f"{sim['correlation']:.4f}", f"{sim['kinds_agree']:.2f}" if sim["kinds_agree"] is not None else "-"]
+        rows.append(cells)
+    names = [t["name"] for t in doc["per_domain"][doms[0]]["summaries"]]
+    header = ["domain"] + [h for n in names for h in (f"{n}: slow share", f"{n}: peak rotation over span")]
+    out.append(table(header + [f"per-pair usage vs {doms[0]}: r", f"heads of the same kind as in {doms[0]}"], rows))
+    first = doc["per_domain"][doms[0]]["summaries"][0]["location"]["profile"]
+    data = [[i] + [float(doc["per_domain"][d]["summaries"][0]["location"]["profile"][i][3]) for d in doms] for i in range(len(first))]
+    figure(fig, f"{stem}-domains", f"{doc['facts']['name']} {names[0]}: q + k norm share per pair, mean over layers, per domain",
+           "pair," + ",".join(doms), data, "pair (fastest first)", "share of q + k norm",
+           ", ".join(f"DATA using 1:{j + 2} with linespoints title '{d}'" for j, d in enumerate(doms)), "set key top left")
+    out.append(f"\n![domains](figures/{stem}-domains.svg)\n")
+    return out
+
+
+def _ablations(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
+    abl = doc["ablations"]["lengths"]
+    if not abl:
+        return []
+    f = doc["facts"]
+    out = ["\n### What p-RoPE would change, as loss (inference-time ablations)\n"]
+    sizes = {x["band"]: len(x["pairs"]) for r in abl for x in r["rows"]}
+    out.append(f"Next-token loss (nats/token) on {abl[0]['domain']} text, mean ± half-width of the 95% Student t-interval over "
+               "sequences (exact for normal per-sequence values, asymptotic otherwise); differences paired (the same sequences), "
+               "ablated minus as trained (`ropecheck.lm.losses.ablation_losses`). Bands from the model's own frequencies (every "
+               "layer type's buffer): " + ", ".join(f"{b} {k} pairs" for b, k in sizes.items()) + ". `position-free`: the band's "
+               "frequencies 0, as p-RoPE 0.75 does for the slow quarter; `removed`: the band's channels of every query zeroed where "
+               "the rotation reads them. No retraining: the paper's Table 2 trains each encoding (" + PAPER_TABLE2 + "); these rows "
+               "measure what this model, trained with RoPE, loses.\n\n")
+    rows = []
+    for r in abl:
+        head = [r["length"], f"{r['of_context']:g}x", r["sequences"], ci(r["as_trained"])]
+        for i, x in enumerate(r["rows"]):
+            rows.append((head if i == 0 else ["", "", "", ""]) + [ablation_text(f"{x['band']}-{x['mode']}"), ci(x["loss"]),
+                        ci(x["difference"], signed=True) + star(x["difference"])])
+    out.append(table(["tokens", "of context", "sequences", "as trained", "ablation", "loss", "difference"], rows))
+    out.append("\n`*`: the interval of the paired difference excludes 0.\n")
+    last = abl[-1]
+    used = [i for i, b in enumerate(last["buckets"]) if b["loss"] is not None]
+    if len(used) > 1:
+        out.append(f"\nWhere along the sequence, at {last['length']} tokens: the paired difference over the targets at positions in "
+                   "[start, stop), per sequence then over sequences.\n\n")
+        header = [""] + [f"[{last['buckets'][i]['start']}, {last['buckets'][i]['stop']})" for i in used]
+        brows = [["as trained: loss"] + [ci(last["buckets"][i]["loss"]) for i in used]]
+        for x in last["rows"]:
+            brows.append([ablation_text(f"{x['band']}-{x['mode']}")]
+                         + [ci(x["buckets"][i]["difference"], signed=True) + star(x["buckets"][i]["difference"]) for i in used])
+        out.append(table(header, brows))
+    names = [n for n in ORDER if any(n in r["ablations"] for r in abl)]
+    data = []
+    for r in abl:
+        by = {f"{x['band']}-{x['mode']}": x for x in r["rows"]}
+        cells: list[Any] = [r["length"]]
+        for n in names:
+            x = by.get(n)
+            cells += [x["difference"]["mean"], x["difference"]["half_width"] or 0.0] if x else [float("nan"), float("nan")]
+        data.append(cells)
+    plots = [f"DATA using 1:{2 + 2 * i}:{3 + 2 * i} with yerrorlines title '{ablation_text(n)}'" for i, n in enumerate(names)]
+    figure(fig, f"{stem}-ablation", f"{f['name']}: paired loss difference, ablated minus as trained (95% t-intervals)",
+           "tokens," + ",".join(f"{n},{n}_hw" for n in names), data, "tokens", "loss difference (nats/token)", ", ".join(plots),
+           "set logscale x 2\nset offsets graph 0.04, graph 0.04, 0, 0\nset key top left")
+    out.append(f"\n![ablation](figures/{stem}-ablation.svg)\n")
+    return out
+
+
+def write(out: str, doc: dict[str, Any], usage: dict[str, Any], usage_figures: Optional[str] = None) -> None:
+    """section.md and figures/ under `out` from the run's document and its usage JSON (usage_figures:
+    ``ropecheck usage --out``'s figures, whose attention maps are copied in)."""
+    fig = os.path.join(out, "figures")
+    os.makedirs(fig, exist_ok=True)
+    stem = doc["facts"]["name"]
+    md = _intro(doc) + _checks(doc)
+    null = usage.get("null")
+    rule = usage["kind_rule"]
+    md.append("\n### How heads are given a kind\n")
+    md.append(f"`ropecheck usage` scores every head's attention mass at offsets 0-{rule['max_offset']}, on the first token and on "
+              "induction targets against uniform attention over the same visible keys, over all rows of the capture; a score is "
+              f"significant when its mean mass is at least {rule['min_mass']:g} and exceeds {rule['lift']:g} x uniform by a "
+              f"one-sided z-test at {rule['alpha']:g} family-wise (Bonferroni over {rule['scores_tested']} scores, z > "
+              f"{rule['z_critical']:.2f}); a head's kind is its largest significant offset or induction score, else `first-token` "
+              "if that is significant, else `other` (docs/usage.md, Head kinds). The same rule on the Gaussian null: "
+              + (f"{null['flagged']} of {null['heads']} heads given a kind (one-sided 95% upper bound {null['upper95']:.3g}, "
+                 f"{null['repeats']} capture(s), seed {null['seed']})" if null else "not run") + ".\n")
+    for t in doc["layer_types"]:
+        md += _layer_type(doc, usage, t, fig, f"{stem}-{t['name']}")
+    copied = []
+    for s in ("usage-attention-diagonal", "usage-attention-previous-token"):
+        for suffix in ("", "-pairs"):
+            src = os.path.join(usage_figures or "", f"{s}{suffix}.svg")
+            if usage_figures and os.path.exists(src):
+                for ext in ("csv", "gp", "svg", "png"):
+                    p = os.path.join(usage_figures, f"{s}{suffix}.{ext}")
+                    if os.path.exists(p):
+                        shutil.copy(p, os.path.join(fig, f"{stem}-{s}{suffix}.{ext}"))
+                copied.append(f"{stem}-{s}{suffix}")
+    if copied:
+        md.append("\n### The strongest positional heads' attention (Fig. 5, 6)\n")
+        md += [f"![{c}](figures/{c}.svg)\n" for c in copied]
+    md += _domains(doc, fig, stem) + _ablations(doc, fig, stem)
+    with open(os.path.join(out, "section.md"), "w") as fh:
+        fh.write("\n".join(md))

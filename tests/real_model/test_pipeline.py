@@ -1,7 +1,12 @@
-"""scripts/real-model end to end on a short text (CI's size), and its bad-input contract.
+"""scripts/real-model end to end on CI's short text, both registered models, and its bad-input
+contract.
 
-Runs under the model environment's python (run_test.sh); the pipeline through the script itself,
-as a newcomer runs it, on the build's CLI and module (--no-build).
+Runs under the PyPI environment's python (run_test.sh); the pipeline through the script itself, as
+a newcomer runs it, on the build's CLI and module (--no-build). The checks asserted are the run's
+own (tokenization against the independent encoder, weights against the file, attention against
+transformers' within the float32 bound, the control rejected, the fast path against eager); the
+measurements are asserted for their shape and their sample sizes, and for the few effects so large
+that the short text shows them anyway.
 """
 
 from __future__ import annotations
@@ -10,20 +15,20 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
+from ropecheck import InputError, lm
+from ropecheck.lm import _gguf, _models, _sources
+from ropecheck.lm._sources import PackagedFile
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "real-model")
-sys.path.insert(0, os.path.join(ROOT, "examples", "real_model"))
-
-import lm  # noqa: E402
-from ropecheck import InputError  # noqa: E402
+WINDOW = 512  # Gemma 3's sliding window (the check must reach rows past it)
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([SCRIPT, "--no-build", *args], capture_output=True, text=True, timeout=840)
+    return subprocess.run([SCRIPT, "--no-build", *args], capture_output=True, text=True, timeout=1500)
 
 
 @pytest.fixture(scope="module")
@@ -34,84 +39,138 @@ def smoke(tmp_path_factory: pytest.TempPathFactory) -> str:
     return out
 
 
-def test_capture_equals_the_models_attention(smoke: str) -> None:
-    doc = json.load(open(os.path.join(smoke, "real-model.json")))
-    assert doc["schema"] == "ropecheck-real-model/2"
-    # every layer and head of one sequence per domain, each element within the float32 bound
-    check = doc["check"]
-    assert check["heads_checked"] == 4 * 30 * 9
-    assert check["passed"] and 0 < check["max_ratio"] <= 1
-    # the file's rows under ggml's pairing are transformers' weights; a permuted capture fails
-    assert doc["weights_pairing"]["all_equal"] and not doc["weights_pairing"]["any_equal_without_pairing"]
-    assert doc["control"]["failed"] == doc["control"]["heads"] == 18
-    assert doc["control"]["min_ratio"] > 100
+def test_index_and_comparison(smoke: str) -> None:
+    index = json.load(open(os.path.join(smoke, "index.json")))
+    assert index["models"] == list(lm.MODELS) == ["smollm2-135m", "gemma3-270m"] and index["passed"]
+    comparison = json.load(open(os.path.join(smoke, "comparison.json")))
+    assert {(p["model"], p["layer_type"]) for p in comparison["points"]} == {
+        ("smollm2-135m", "all"), ("gemma3-270m", "sliding_attention"), ("gemma3-270m", "full_attention")}
+    assert "Across models" in open(os.path.join(smoke, "comparison.md")).read()
+    assert os.path.getsize(os.path.join(smoke, "figures", "comparison-rotation.svg")) > 0
 
 
-def test_section_and_measurements(smoke: str) -> None:
-    doc = json.load(open(os.path.join(smoke, "real-model.json")))
-    assert doc["model"]["theta"] == 100000.0 and doc["model"]["context"] == 8192  # from the GGUF metadata
-    assert set(doc["domains"]) == {"english", "python", "arithmetic", "italian"}
-    assert all(d["sequences"] == 2 and d["tokens"] == 256 for d in doc["domains"].values())
-    usage = json.load(open(os.path.join(smoke, "usage.json")))
-    assert len(usage["layers"]) == 30 and all(len(L["heads"]) == 9 for L in usage["layers"])
-    assert len(doc["values"]["v_norm"]) == 30
-    # the library's head kinds against chance, with the rule's false-positive rate on its Gaussian null
-    assert usage["kind_rule"]["scores_tested"] == 270 * 19  # offsets 0..16, first token, induction (token ids)
-    assert usage["null"]["heads"] == 270 and usage["null"]["flagged"] <= usage["null"]["heads"]
-    assert usage["within_layers"]["statement"] and usage["break_distribution"] is not None
-    kinds = {h["kind"] for L in usage["layers"] for h in L["heads"]}
-    assert kinds <= {"diagonal", "previous-token", "offset", "first-token", "induction", "other"}
-    assert kinds & {"diagonal", "previous-token", "offset"}  # a real LM has positional heads even at 256 tokens
-    for d in doc["per_domain"].values():  # each domain's usage against the first's (compare_usage)
-        assert 0.5 < d["similarity_to_first"]["correlation"] <= 1 + 1e-12
-    abl = doc["ablation"][0]
-    assert abl["length"] == 256 and abl["sequences"] == 2 and abl["tokens"] == [256, 256]
-    # --smoke runs one ablation per band, both modes among them (ropecheck.torch.ablation_losses)
-    assert abl["ablations"] == ["fast-removed", "middle-removed", "slow-still"]
-    rows = {(x["band"], x["mode"]): x for x in abl["rows"]}
-    assert len(rows["fast", "removed"]["pairs"]) == len(rows["slow", "still"]["pairs"]) == 8
-    assert len(rows["middle", "removed"]["channels"]) == 32
-    for x in rows.values():  # paired: the difference's sample is the sequences, its mean the losses' difference
-        assert x["difference"]["n"] == 2 and x["difference"]["half_width"] > 0
-        assert abs(x["difference"]["mean"] - (x["loss"]["mean"] - abl["as_trained"]["mean"])) < 1e-9
-    # the fastest quarter carries positional heads: removing it costs loss (a measurement, but by far)
-    assert rows["fast", "removed"]["loss"]["mean"] > abl["as_trained"]["mean"] + 0.5
-    # the blocked attention used beyond the trained context is transformers' arithmetic in other
-    # blocks: float32 reassociation moves a loss by ~1e-6 relative; 1e-4 nats is far below the
-    # 4 decimals reported and far above that
-    cc = doc["chunked_vs_eager"]
-    assert cc["tokens"] == 256 and abs(cc["difference"]) <= 1e-4
-    md = open(os.path.join(smoke, "real-model.md")).read()
-    for heading in ("### The capture, checked against the model itself", "### Where the norm sits", "### Head kinds against chance",
-                    "### Section 5", "### Content heads and Theorem 6.1", "### The same pattern across domains",
+@pytest.mark.parametrize("name", ["smollm2-135m", "gemma3-270m"])
+def test_every_check_of_the_run(smoke: str, name: str) -> None:
+    r = lm.read_run(os.path.join(smoke, name))
+    f = r.facts
+    assert r.checks.passed and r.checks.tokenization and r.checks.weights and r.checks.control_rejected
+    assert r.checks.attention and r.checks.attention_heads == f.layers * f.heads
+    assert 0 < (r.checks.attention_max_ratio or 0) <= 1
+    assert r.checks.loss_agreement is not None and abs(r.checks.loss_agreement) <= 1e-4
+    d = r.data
+    assert d["tokenization"]["check"]["agree"] and d["tokenization"]["check"]["passages"] == 4
+    assert d["weights"]["passed"] and not any(x["wrong_equal"] for x in d["weights"]["rows"])
+    assert len(d["weights"]["rows"]) == 3 * f.layers + 1 + (2 * f.layers if name == "gemma3-270m" else 0)
+    control = d["check"]["control"]
+    assert control["rejected"] and control["min_ratio"] > 100
+    if name == "gemma3-270m":
+        assert (f.family, f.heads, f.kv_heads, f.head_dim, f.layers, f.context, f.add_bos, f.bos_id) == ("gemma3", 4, 1, 256, 18, 32768, True, 2)
+        assert [(t.name, t.theta, t.window) for t in f.layer_types] == [("sliding_attention", 10000.0, 512), ("full_attention", 1e6, None)]
+        assert f.scale == 1 / 16 and "1 + w" in (f.qk_norm or "")
+        assert d["check"]["rows_beyond_window"] == d["check"]["sequences"][0]["tokens"] - WINDOW > 0
+        assert "thetas swapped" in control["what"]
+    else:
+        assert (f.family, f.heads, f.kv_heads, f.head_dim, f.layers, f.context, f.add_bos) == ("llama", 9, 3, 64, 30, 8192, False)
+        assert f.layer_types[0].theta == 100000.0  # from the GGUF metadata, not a web page
+        assert "GGUF file's order" in control["what"]
+
+
+@pytest.mark.parametrize("name", ["smollm2-135m", "gemma3-270m"])
+def test_the_measurements_have_their_shape(smoke: str, name: str) -> None:
+    r = lm.read_run(os.path.join(smoke, name))
+    d = r.data
+    assert set(d["domains"]) == {"english", "python", "arithmetic", "italian"}
+    assert all(x["sequences"] == 2 and x["tokens"] == 256 for x in d["domains"].values())
+    usage = json.load(open(os.path.join(smoke, name, "usage.json")))
+    assert len(usage["layers"]) == r.facts.layers
+    for t in r.layer_types:
+        assert len(t.norms) == len(t.layers) and all(len(n.v_norm) == t.pairs for n in t.norms)
+        loc = t.location
+        assert loc.slow_share.n == 8 and loc.peak_rotation.n == 8  # 4 domains x 2 sequences
+        assert loc.peak_rotation.low <= loc.peak_rotation.value <= loc.peak_rotation.high
+        assert abs(sum(p[3] for p in loc.profile) - 1) < 1e-9
+        assert sum(t.kinds.values()) == len(t.layers) * r.facts.heads
+    assert {t.name for t in r.layer_types} == {x.name for x in r.facts.layer_types}
+    a = r.ablations[0]
+    assert a.length == 256 and a.sequences == 2 and [(x.band, x.mode) for x in a.rows] == [
+        ("fast", "removed"), ("middle", "removed"), ("slow", "still")]
+    for x in a.rows:  # paired: the difference's mean is the losses' difference
+        assert x.difference.n == 2 and abs(x.difference.mean - (x.loss.mean - a.as_trained.mean)) < 1e-9
+    # the fastest quarter carries positional heads: removing it costs loss, by far (a measurement)
+    fast = next(x for x in a.rows if x.band == "fast")
+    assert fast.loss.mean > a.as_trained.mean + 0.5
+    md = open(os.path.join(smoke, name, "section.md")).read()
+    for heading in ("### The tokens, the weights and the capture, checked against the model itself", "#### Where the norm sits",
+                    "#### Section 5", "#### Content heads and Theorem 6.1", "### The same pattern across domains",
                     "### What p-RoPE would change, as loss"):
         assert heading in md
-    for stem in ("real-q-layers", "real-k-layers", "real-v-layers", "real-heads-first", "real-heads-last", "real-domains",
-                 "real-ablation-loss"):
-        for ext in ("csv", "gp", "svg", "png"):
-            assert os.path.getsize(os.path.join(smoke, "figures", f"{stem}.{ext}")) > 0
+    for t in r.layer_types:
+        for what in ("queries", "keys", "values"):
+            assert os.path.getsize(os.path.join(smoke, name, "figures", f"{name}-{t.name}-{what}.svg")) > 0
+
+
+def test_the_report_includes_the_run(smoke: str, tmp_path: object) -> None:
+    cli = os.environ["ROPECHECK_CLI"]
+    out = os.path.join(str(tmp_path), "report")
+    r = subprocess.run([cli, "report", "--smoke", "--out", out, "--real-model", smoke], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    md = open(os.path.join(out, "report.md")).read()
+    assert "### Gemma 3 270m (`gemma3-270m`, measured)" in md and "### Across models" in md
+    assert os.path.exists(os.path.join(out, "figures", "gemma3-270m-full_attention-queries.svg"))
 
 
 def test_truncated_and_foreign_files_are_refused(tmp_path: object) -> None:
-    path = lm.find_gguf()
+    path = _sources.locate(_models.FILES["smollm2-135m"])
     cut = os.path.join(str(tmp_path), "cut.gguf")
     with open(path, "rb") as f, open(cut, "wb") as g:
         g.write(f.read(40_000_000))
-    with pytest.raises(InputError) as e:
-        lm.read_metadata(cut)
-    assert e.value.parameter == "model" and "readable GGUF" in str(e.value)
+    for damaged in (cut,):
+        with pytest.raises(InputError) as e:
+            _gguf.GGUFFile(damaged)
+        assert e.value.parameter == "model" and "GGUF" in str(e.value)
     with open(path, "rb") as f, open(cut, "wb") as g:  # every tensor header intact, the last tensor's data cut
         g.write(f.read(os.path.getsize(path) - 1000))
     with pytest.raises(InputError) as e:
-        lm.read_metadata(cut)
-    assert e.value.parameter == "model" and "GGUF" in str(e.value)
+        lm.load(cut)
+    assert e.value.parameter == "model" and "truncated" in str(e.value)
     foreign = os.path.join(str(tmp_path), "x.gguf")
     shutil.copy(os.path.join(ROOT, "README.md"), foreign)
     with pytest.raises(InputError) as e:
-        lm.read_metadata(foreign)
+        lm.load(foreign)
     assert "magic" in str(e.value)
-    with pytest.raises(InputError):
-        lm.read_metadata(os.path.join(str(tmp_path), "absent.gguf"))
+    for bad in ("no-such-model", os.path.join(str(tmp_path), "absent.gguf")):
+        with pytest.raises(InputError) as e:
+            lm.load(bad)
+        assert e.value.parameter == "model"
+
+
+def test_a_wrong_checksum_and_a_missing_package_are_refused(tmp_path: object) -> None:
+    gemma = _models.FILES["gemma3-270m"]
+    wrong = PackagedFile(gemma.package, gemma.version, "wrong.gguf", gemma.chunks, "0" * 64)
+    os.environ["ROPECHECK_MODEL_CACHE"] = str(tmp_path)
+    try:
+        with pytest.raises(InputError) as e:
+            _sources.locate(wrong)
+        assert "sha256" in str(e.value) and not os.listdir(str(tmp_path))  # nothing left behind
+        with pytest.raises(InputError) as e:
+            _sources.locate(PackagedFile("no-such-package", "1.0", "x.gguf"))
+        assert "no-such-package==1.0" in str(e.value)
+    finally:
+        del os.environ["ROPECHECK_MODEL_CACHE"]
+
+
+def test_a_model_of_another_architecture_is_refused(tmp_path: object) -> None:
+    gguf = pytest.importorskip("gguf")
+    path = os.path.join(str(tmp_path), "mamba.gguf")
+    w = gguf.GGUFWriter(path, "mamba")
+    w.add_block_count(1)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    with pytest.raises(InputError) as e:
+        lm.load(path)
+    assert e.value.parameter == "model" and "'mamba'" in str(e.value) and "gemma3" in str(e.value)
 
 
 @pytest.mark.parametrize("args, names", [
@@ -120,6 +179,7 @@ def test_truncated_and_foreign_files_are_refused(tmp_path: object) -> None:
     (["--ablation-lengths", "10"], "--ablation-lengths"),
     (["--ablations", "fast-gone"], "--ablations"),
     (["--ablation-lengths", "256", "512", "--ablation-sequences", "2", "--ablations", "all", "all", "all"], "--ablations"),
+    (["--model", "no-such-model"], "model"),
 ])
 def test_bad_flags_exit_2_with_one_line(tmp_path: object, args: list[str], names: str) -> None:
     out = os.path.join(str(tmp_path), "never")

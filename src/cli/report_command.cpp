@@ -19,6 +19,8 @@ void ReportCommand::attach(CLI::App& app) {
   command->add_option("--seed", seed, "seed of every random part, integer in [0, 2^64) (default 1)");
   command->add_flag("--force", force, "replace an existing report directory");
   command->add_option("--threads", threads, "worker threads, " + cpu::thread_count_range() + " (default: every core; results do not depend on it)");
+  command->add_option("--real-model", real_model,
+                      "a directory scripts/real-model wrote (the committed reference run: reports/real-model), included as it is");
   command->add_option("--compare", compare, "OLD NEW: compare two report directories instead of running")->expected(2);
   command->add_option("--timing-tolerance", timing_tolerance,
                       "--compare: relative tolerance of timings, decimal in [0, 1000] (default 3: within a factor 4; wall times within 1 s always agree)");
@@ -26,7 +28,7 @@ void ReportCommand::attach(CLI::App& app) {
 
 int ReportCommand::run() {
   if (!compare.empty()) {
-    if (quick || full || smoke || force || !out.empty() || !seed.empty() || !threads.empty())
+    if (quick || full || smoke || force || !out.empty() || !seed.empty() || !threads.empty() || !real_model.empty())
       throw InputError("--compare", "OLD NEW alone (with --timing-tolerance at most)", "further report options");
     report::CompareOptions options;
     if (!timing_tolerance.empty()) options.timing_tolerance = parse_decimal("--timing-tolerance", timing_tolerance, "a decimal in [0, 1000]", 0, 1000);
@@ -43,6 +45,7 @@ int ReportCommand::run() {
   options.out_dir = out;
   options.force = force;
   options.command_line = command_line;
+  options.real_model_dir = real_model;
   const report::ReportOutcome outcome = report::run_report(options, std::cerr);
   std::cout << "report written to " << outcome.directory << " (" << (outcome.exit_status == 0 ? "every verdict as the paper states" : "SOME VERDICTS DIFFER OR PARTS ARE MISSING: see report.md")
             << ", " << static_cast<long long>(outcome.seconds + 0.5) << " s)\n";

@@ -143,6 +143,9 @@ ReportOutcome run_report(const ReportOptions& options, std::ostream& log) {
   fs::create_directories(parent, ec);
   if (ec || access(parent.c_str(), W_OK) != 0) throw InputError("--out", "a path whose parent directory can be created and written", target.string());
 
+  if (!options.real_model_dir.empty() && !fs::is_regular_file(fs::path(options.real_model_dir) / "index.json", ec))
+    throw InputError("--real-model", "a directory scripts/real-model wrote (with its index.json)", options.real_model_dir);
+
   const std::string swept = sweep_stale_temporaries(target.string());  // a killed run's leftovers
   if (!swept.empty()) log << swept << "\n";
   // Registered (io/temporaries.h): an interrupt removes it; the destructor removes it on any error.
@@ -156,6 +159,7 @@ ReportOutcome run_report(const ReportOptions& options, std::ostream& log) {
   context.threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   context.log = &log;
   context.work_dir = work.string();
+  context.real_model_dir = options.real_model_dir;
   log << "ropecheck report: " << mode_name(options.mode) << ", seed " << options.seed << ", " << context.threads << " thread(s), writing "
       << target.string() << "\n"
       << std::flush;

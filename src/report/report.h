@@ -31,6 +31,7 @@ struct ReportOptions {
   bool force = false;
   int threads = 0;           // 0: every core
   std::string command_line;  // as typed, for run.json
+  std::string real_model_dir;  // a scripts/real-model output directory the report includes (empty: none)
 };
 
 struct ReportOutcome {

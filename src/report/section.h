@@ -30,6 +30,7 @@ struct Context {
   int threads = 1;              // worker threads where a computation has them (results do not depend on it)
   std::ostream* log = nullptr;  // progress lines (stderr in the CLI); never null once run_report starts
   std::string work_dir;         // absolute path of the report's temporary directory (files go under it)
+  std::string real_model_dir;   // a scripts/real-model output directory to include; empty: none
 };
 
 // A file of the report other than report.md / run.json / figures, e.g. "evidence/claims/lemma-a1.json".

@@ -6,5 +6,5 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=$1
 py=$(ROPECHECK_BUILD="$build" "$root/scripts/real-model" --install-only)
 export PYTHONPATH="$build/python" ROPECHECK_CLI="$build/ropecheck" ROPECHECK_BUILD="$build" PYTHONDONTWRITEBYTECODE=1
-export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false TQDM_DISABLE=1
 exec "$py" -m pytest -q -p no:cacheprovider "$root/tests/real_model"

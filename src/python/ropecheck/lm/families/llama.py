@@ -12,18 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .._family import AttentionControl, Family, WeightPair, rope_theta
 
 
 def ggml_permutation(d: int) -> Any:
     """Channel c of a GGUF head holds transformers' channel perm[c] (pairs (i, i + d/2) made adjacent)."""
+    import numpy as np
     h = d // 2
     return np.array([i // 2 + (i % 2) * h for i in range(d)])
 
 
 def _unpermute(heads: int, d: int) -> Any:
+    import numpy as np
     inverse = np.argsort(ggml_permutation(d))
 
     def to_module(w: Any) -> Any:
@@ -50,6 +50,7 @@ def weights(model: Any, config: Any) -> list[WeightPair]:
 
 
 def control(q: Any, k: Any, config: dict[str, Any]) -> AttentionControl:
+    import numpy as np
     d = q.shape[-1]
     perm = ggml_permutation(d)
     return AttentionControl("q and k channels in the GGUF file's order (the per-head row permutation not undone)",

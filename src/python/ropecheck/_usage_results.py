@@ -1,0 +1,383 @@
+"""The typed results of ``ropecheck usage`` (``Usage`` and its parts, ``UsageSimilarity``): frozen
+dataclasses read from the library's JSON by field name (docs/usage.md's schema table)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping, Optional
+
+from ._results import deep_copy, integers, json_field, kept_json, number, numbers, optional_int, optional_number
+
+@dataclasses.dataclass(frozen=True)
+class ScoreTest:
+    """One attention score of a head with its test (usage/head_kind.h): the mean attention
+    ``mass`` over ``rows`` rows, its 95% ``interval95``, the uniform ``baseline`` on the same keys,
+    ``ratio`` = mass / baseline, ``z`` and whether it is ``significant``; ``offset`` for the offset
+    scores (None for first_token and induction)."""
+
+    rows: int
+    mass: float
+    interval95: tuple[float, float]
+    baseline: float
+    ratio: float
+    z: float
+    significant: bool
+    offset: Optional[int] = None
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> ScoreTest:
+        lo, hi = d["interval95"]
+        return cls(rows=int(d["rows"]), mass=number(d["mass"]), interval95=(number(lo), number(hi)),
+                   baseline=number(d["baseline"]), ratio=number(d["ratio"]), z=number(d["z"]),
+                   significant=bool(d["significant"]), offset=optional_int(d.get("offset")))
+
+
+@dataclasses.dataclass(frozen=True)
+class HeadScores:
+    """A head's scores: one per offset (0 is the diagonal), first token, and induction (None when
+    the capture has no token ids)."""
+
+    offsets: tuple[ScoreTest, ...]
+    first_token: ScoreTest
+    induction: Optional[ScoreTest]
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> HeadScores:
+        induction = d.get("induction")
+        return cls(offsets=tuple(ScoreTest._from_json(o) for o in d["offsets"]), first_token=ScoreTest._from_json(d["first_token"]),
+                   induction=None if induction is None else ScoreTest._from_json(induction))
+
+
+@dataclasses.dataclass(frozen=True)
+class HeadAblation:
+    """A frequency ablation of a head's attention: ``tv``, the mean total-variation distance of its
+    rows to the model's attention, and ``top1``, the fraction of rows whose argmax key is unchanged."""
+
+    tv: float
+    top1: float
+
+    @classmethod
+    def _from_json(cls, d: Optional[Mapping[str, Any]]) -> Optional[HeadAblation]:
+        return None if d is None else cls(tv=number(d["tv"]), top1=number(d["top1"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class ContentBreak:
+    """A certified breaking distance of one strong content match (usage/content_breaks.h): the
+    match (``sequence``, ``query`` and ``key`` tokens, the ``runner``-up key, their distances to the
+    query, the key's attention ``weight``), the ``outcome`` (found, none, undecided), the
+    ``distance`` found, the searched ``limit``, the layer type's ``span`` and the ``method``."""
+
+    sequence: int
+    query: int
+    key: int
+    runner: int
+    key_distance: int
+    runner_distance: int
+    weight: float
+    outcome: str
+    distance: int
+    limit: int
+    span: int
+    method: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> ContentBreak:
+        return cls(sequence=int(d["sequence"]), query=int(d["query"]), key=int(d["key"]), runner=int(d["runner"]),
+                   key_distance=int(d["key_distance"]), runner_distance=int(d["runner_distance"]), weight=number(d["weight"]),
+                   outcome=str(d["outcome"]), distance=int(d["distance"]), limit=int(d["limit"]), span=int(d["span"]),
+                   method=str(d["method"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class UsageHead:
+    """One head of one layer as ``ropecheck usage`` measures it (usage/usage.h's HeadUsage, with the
+    JSON's names). ``layer`` is the layer it belongs to; ``q_norm`` and ``k_norm`` are per pair
+    (``k_norm`` its kv head's); ``diagonal``, ``previous_token`` and ``first_token`` the mean
+    attention on those keys; ``kind`` is one of ``HEAD_KINDS``; ``breaking`` is the first of
+    ``breaks`` (None when none was certified)."""
+
+    layer: int
+    head: int
+    kv_head: int
+    q_norm: tuple[float, ...]
+    k_norm: tuple[float, ...]
+    rows: int
+    diagonal: float
+    previous_token: float
+    first_token: float
+    kind: str
+    kind_offset: Optional[int]
+    scores: HeadScores
+    high_frequency_share: Optional[float]
+    share_rank: Optional[int]
+    slow_still: Optional[HeadAblation]
+    fast_removed: Optional[HeadAblation]
+    strong_matches: int
+    breaking: Optional[ContentBreak]
+    breaks: tuple[ContentBreak, ...]
+
+    @classmethod
+    def _from_json(cls, layer: int, d: Mapping[str, Any]) -> UsageHead:
+        breaking = d.get("breaking")
+        return cls(layer=layer, head=int(d["head"]), kv_head=int(d["kv_head"]), q_norm=numbers(d["q_norm"]),
+                   k_norm=numbers(d["k_norm"]), rows=int(d["rows"]), diagonal=number(d["diagonal"]),
+                   previous_token=number(d["previous_token"]), first_token=number(d["first_token"]), kind=str(d["kind"]),
+                   kind_offset=optional_int(d.get("kind_offset")), scores=HeadScores._from_json(d["scores"]),
+                   high_frequency_share=optional_number(d.get("high_frequency_share")), share_rank=optional_int(d.get("share_rank")),
+                   slow_still=HeadAblation._from_json(d.get("slow_still")), fast_removed=HeadAblation._from_json(d.get("fast_removed")),
+                   strong_matches=int(d["strong_matches"]),
+                   breaking=None if breaking is None else ContentBreak._from_json(breaking),
+                   breaks=tuple(ContentBreak._from_json(b) for b in d["breaks"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class UsageLayer:
+    """One layer of a usage analysis: its ``layer`` index and ``layer_type``, the mean query and
+    key norm per pair (``q_norm``, ``k_norm``), and its ``heads``."""
+
+    layer: int
+    layer_type: str
+    q_norm: tuple[float, ...]
+    k_norm: tuple[float, ...]
+    heads: tuple[UsageHead, ...]
+
+
+def _layers(layers: Any) -> tuple[UsageLayer, ...]:
+    """The JSON's layers as UsageLayers."""
+    return tuple(UsageLayer(layer=int(d["layer"]), layer_type=str(d["layer_type"]), q_norm=numbers(d["q_norm"]),
+                            k_norm=numbers(d["k_norm"]), heads=tuple(UsageHead._from_json(int(d["layer"]), h) for h in d["heads"]))
+                 for d in layers)
+
+
+@dataclasses.dataclass(frozen=True)
+class UsageCapture:
+    """The capture a usage analysis measured: its ``description`` (file, shapes, dtypes), its
+    geometry and the dtypes of q and k ("float32", "float16")."""
+
+    description: str
+    sequences: int
+    layers: int
+    heads: int
+    kv_heads: int
+    tokens: int
+    head_dim: int
+    q_dtype: str
+    k_dtype: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> UsageCapture:
+        return cls(description=str(d["description"]), sequences=int(d["sequences"]), layers=int(d["layers"]), heads=int(d["heads"]),
+                   kv_heads=int(d["kv_heads"]), tokens=int(d["tokens"]), head_dim=int(d["head_dim"]), q_dtype=str(d["q_dtype"]),
+                   k_dtype=str(d["k_dtype"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class PositionalRanking:
+    """Section 5 across heads (usage/positional_ranking.h): of the ``ranked`` heads with a
+    fast-quarter share, ``positional`` are positional; ``auc`` is P(a positional head's share >
+    another's) and ``p_value`` its one-sided rank-sum test (None when undefined), by ``p_method``;
+    ``statement`` says it in one line."""
+
+    ranked: int
+    positional: int
+    auc: Optional[float]
+    p_value: Optional[float]
+    p_method: str
+    statement: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> PositionalRanking:
+        return cls(ranked=int(d["ranked"]), positional=int(d["positional"]), auc=optional_number(d.get("auc")),
+                   p_value=optional_number(d.get("p_value")), p_method=str(d["p_method"]), statement=str(d["statement"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerRanking:
+    """Section 5 within one layer: its ``positional`` and ``others`` heads (head indices), the AUC
+    of the positional heads' shares against the others' and its one-sided ``p_value``."""
+
+    layer: int
+    positional: tuple[int, ...]
+    others: tuple[int, ...]
+    auc: float
+    p_value: float
+    p_method: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> LayerRanking:
+        return cls(layer=int(d["layer"]), positional=integers(d["positional"]), others=integers(d["others"]), auc=number(d["auc"]),
+                   p_value=number(d["p_value"]), p_method=str(d["p_method"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class WithinLayerRanking:
+    """Section 5 within layers: one LayerRanking per layer with a positional and another head,
+    and over the ``pairs`` (positional, other) pairs compared within a layer the ``auc`` and
+    ``p_value`` stratified by layer (None when no layer qualifies); ``statement`` in one line."""
+
+    layers: tuple[LayerRanking, ...]
+    pairs: int
+    auc: Optional[float]
+    p_value: Optional[float]
+    p_method: str
+    statement: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> WithinLayerRanking:
+        return cls(layers=tuple(LayerRanking._from_json(r) for r in d["layers"]), pairs=int(d["pairs"]),
+                   auc=optional_number(d.get("auc")), p_value=optional_number(d.get("p_value")), p_method=str(d["p_method"]),
+                   statement=str(d["statement"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class NullKind:
+    """The null's heads given one kind: ``kind`` (of ``HEAD_KINDS``) and how many ``heads``."""
+
+    kind: str
+    heads: int
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> NullKind:
+        return cls(kind=str(d["kind"]), heads=int(d["heads"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class NullCheck:
+    """The kind rule on Gaussian captures of the same shapes (usage/gaussian_capture.h): ``repeats``
+    captures from ``seed`` of ``sequences`` sequences (the first described by ``capture``); of
+    their ``heads``, ``flagged`` got a kind other than ``other`` (by kind in ``kinds``): the
+    false-positive ``rate`` and its one-sided 95% ``upper95`` bound (``upper95_method``)."""
+
+    seed: int
+    sequences: int
+    repeats: int
+    capture: str
+    heads: int
+    flagged: int
+    kinds: tuple[NullKind, ...]
+    rate: float
+    upper95: float
+    upper95_method: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> NullCheck:
+        return cls(seed=int(d["seed"]), sequences=int(d["sequences"]), repeats=int(d["repeats"]), capture=str(d["capture"]),
+                   heads=int(d["heads"]), flagged=int(d["flagged"]), kinds=tuple(NullKind._from_json(k) for k in d["kinds"]),
+                   rate=number(d["rate"]), upper95=number(d["upper95"]), upper95_method=str(d["upper95_method"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class BreakQuantile:
+    """A quantile of the certified breaking distances: at ``level``, ``distance`` (None: beyond the
+    limit searched)."""
+
+    level: float
+    distance: Optional[int]
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> BreakQuantile:
+        return cls(level=number(d["level"]), distance=optional_int(d.get("distance")))
+
+
+@dataclasses.dataclass(frozen=True)
+class BreakDistribution:
+    """The certified breaking distances over rows (usage/content_breaks.h): ``rows`` certified
+    from ``heads`` heads, of which ``found`` break (``found_within_span`` within the layer type's
+    span), ``none`` are certified not to break up to ``limit`` and ``undecided``; ``quantiles`` by
+    ``quantile_rule``."""
+
+    rows: int
+    heads: int
+    found: int
+    none: int
+    undecided: int
+    found_within_span: int
+    limit: int
+    quantiles: tuple[BreakQuantile, ...]
+    quantile_rule: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> BreakDistribution:
+        return cls(rows=int(d["rows"]), heads=int(d["heads"]), found=int(d["found"]), none=int(d["none"]),
+                   undecided=int(d["undecided"]), found_within_span=int(d["found_within_span"]), limit=int(d["limit"]),
+                   quantiles=tuple(BreakQuantile._from_json(q) for q in d["quantiles"]), quantile_rule=str(d["quantile_rule"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class Usage:
+    """The usage analysis of one capture, as ``ropecheck usage`` computes it.
+
+    Every number is a measurement on the capture (its sample size is in ``capture``), not a
+    certificate; only a head's ``breaking`` distance is certified, for the captured vectors.
+    ``to_dict()`` is ``ropecheck usage --json`` (schema ropecheck-usage/2).
+
+    Attributes
+    ----------
+    model : str
+        The model the capture was analysed with.
+    capture : UsageCapture
+        Its description, sequences, layers, heads, kv_heads, tokens, head_dim and the dtypes.
+    layers : tuple of UsageLayer
+        One per layer: ``layer_type``, ``q_norm`` and ``k_norm`` per pair, and ``heads``
+        (UsageHead), each with ``kind`` (one of ``HEAD_KINDS``) and ``kind_offset``, ``scores``
+        (HeadScores: per offset, first token and induction, each a ScoreTest: mass, 95% interval over
+        rows, uniform baseline, z, significant), ``high_frequency_share``, the two ablations
+        (``slow_still``, ``fast_removed``: HeadAblation) and ``breaks`` (ContentBreak, certified, one per
+        strong content match; ``breaking`` is the first).
+    positional_ranking : PositionalRanking
+        Section 5 measured across heads: do the positional heads have the largest fast-quarter share
+        (AUC, p-value).
+    within_layers : WithinLayerRanking
+        The same within each layer (LayerRanking) and stratified by layer (exact where small).
+    null : NullCheck or None
+        The kind rule's false-positive rate on Gaussian captures of the same shapes (None when
+        skipped: ``null_sequences=0``).
+    break_distribution : BreakDistribution or None
+        Quantiles over rows of the certified breaking distances (None with
+        ``certify_breaks=False``).
+    """
+
+    model: str = json_field()
+    capture: UsageCapture = json_field(convert=UsageCapture._from_json)
+    layers: tuple[UsageLayer, ...] = json_field(convert=_layers)
+    positional_ranking: PositionalRanking = json_field(convert=PositionalRanking._from_json)
+    within_layers: WithinLayerRanking = json_field(convert=WithinLayerRanking._from_json)
+    null: Optional[NullCheck] = json_field(convert=NullCheck._from_json)
+    break_distribution: Optional[BreakDistribution] = json_field(convert=BreakDistribution._from_json)
+    _data: Mapping[str, Any] = kept_json()
+    _text: str = dataclasses.field(default="", repr=False, compare=False)
+
+    def heads(self) -> list[UsageHead]:
+        """Every head of every layer, layer by layer (each knows its ``layer``)."""
+        return [h for layer in self.layers for h in layer.heads]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``ropecheck usage --json``."""
+        return deep_copy(self._data)
+
+    def __str__(self) -> str:
+        """The table ``ropecheck usage`` prints (the library's one printer)."""
+        return self._text
+
+
+#: The head kinds, in the library's order (usage/head_kind.h).
+HEAD_KINDS = ("diagonal", "previous-token", "offset", "first-token", "induction", "other")
+
+
+@dataclasses.dataclass(frozen=True)
+class UsageSimilarity:
+    """How alike two captures' per-pair usage is (the paper's Fig. 19; usage/usage_compare.h).
+
+    A measurement on the two captures. ``correlation`` is Pearson's r over every (layer, pair) of
+    the layers' usage shares (each pair's query + key norm over the layer's total);
+    ``per_layer`` the same within each layer (None where a layer's shares are constant);
+    ``kinds_agree`` the fraction of heads of the same kind.
+    """
+
+    correlation: float
+    per_layer: tuple[Optional[float], ...]
+    max_difference: float
+    points: int
+    kinds_agree: Optional[float]
+    statement: str

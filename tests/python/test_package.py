@@ -13,6 +13,7 @@ import pytest
 
 import ropecheck
 import ropecheck.capture
+import ropecheck.lm
 import ropecheck.testing
 import ropecheck.torch
 from conftest import run_cli
@@ -32,20 +33,22 @@ def public_names(module):
         # CheckResult in testing and torch), not its error class, which the package exports once;
         # ropecheck.capture and ropecheck.torch keep ropecheck.lm's capture and ablations under their
         # first names.
-        if m.startswith("ropecheck.lm.") and module.__name__ in ("ropecheck.capture", "ropecheck.torch"):
+        if m.startswith("ropecheck.lm.") and module.__name__ in ("ropecheck.capture", "ropecheck.torch", "ropecheck.lm"):
             return True
         return m.startswith("ropecheck._") and not (isinstance(v, type) and issubclass(v, BaseException))
     return sorted(n for n, v in vars(module).items()
                   if not n.startswith("_") and not isinstance(v, types.ModuleType) and own(v))
 
 
-@pytest.mark.parametrize("module", [ropecheck, ropecheck.testing, ropecheck.capture, ropecheck.torch])
+@pytest.mark.parametrize("module", [ropecheck, ropecheck.testing, ropecheck.capture, ropecheck.torch, ropecheck.lm])
 def test_all_lists_every_public_name(module):
-    assert sorted(module.__all__) == public_names(module)
+    listed = [n for n in module.__all__ if not isinstance(getattr(module, n), (types.ModuleType, tuple, dict))]  # not constants
+    assert sorted(listed) == public_names(module)
 
 
 @pytest.mark.parametrize("name", ropecheck.__all__ + [f"testing.{n}" for n in ropecheck.testing.__all__]
-                         + [f"capture.{n}" for n in ropecheck.capture.__all__] + [f"torch.{n}" for n in ropecheck.torch.__all__])
+                         + [f"capture.{n}" for n in ropecheck.capture.__all__] + [f"torch.{n}" for n in ropecheck.torch.__all__]
+                         + [f"lm.{n}" for n in ropecheck.lm.__all__ if callable(getattr(ropecheck.lm, n))])
 def test_every_public_function_is_typed_and_documented(name):
     obj = getattr(ropecheck, name.split(".")[0]) if "." in name else ropecheck
     obj = getattr(obj, name.split(".")[-1])

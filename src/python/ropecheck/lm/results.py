@@ -139,7 +139,22 @@ def run_from_json(doc: Mapping[str, Any]) -> Run:
 
 
 def read_run(path: Union[str, os.PathLike[str]]) -> Run:
-    """The run in directory `path` (its run.json), or run.json itself. InputError naming ``path``."""
+    """A run written by ``ropecheck.lm.measure.run`` (scripts/real-model), as typed results.
+
+    Parameters
+    ----------
+    path : str or path
+        The run's directory (DIR/<model>/), or its run.json.
+
+    Returns
+    -------
+    Run
+
+    Raises
+    ------
+    InputError
+        ``path``: not a run directory, or a run.json that does not parse.
+    """
     p = os.fspath(path)
     file = os.path.join(p, "run.json") if os.path.isdir(p) else p
     try:

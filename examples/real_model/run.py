@@ -39,7 +39,9 @@ def fail(name: str, accepted: str, got: Any) -> None:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="scripts/real-model", description=__doc__.splitlines()[0])
-    p.add_argument("--out", required=True, help="the directory written (must not exist unless --force)")
+    p.add_argument("--out", help="the directory written (must not exist unless --force)")
+    p.add_argument("--render", metavar="DIR", help="write the sections and the comparison of a run directory again from its JSON, "
+                                                   "measuring nothing (a change of text or figures)")
     p.add_argument("--force", action="store_true")
     p.add_argument("--model", nargs="+", default=None, metavar="NAME|PATH",
                    help="registered names (default: every one, the reference run) or GGUF files / transformers folders")
@@ -60,6 +62,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--cli", default=os.environ.get("ROPECHECK_CLI", ""))
     p.add_argument("--command", default="")
     a = p.parse_args(argv)
+    if a.render is not None:
+        if not os.path.isfile(os.path.join(a.render, "index.json")):
+            fail("--render", "a directory scripts/real-model wrote (with index.json)", a.render)
+        return a
+    if a.out is None:
+        fail("--out", "a directory to write (or --render DIR)", "none")
     for d in a.domains + [a.ablation_domain]:
         if d not in texts.DOMAINS:
             fail("--domains" if d in a.domains else "--ablation-domain", "names among " + ", ".join(texts.DOMAINS), d)
@@ -111,8 +119,24 @@ def settings(a: argparse.Namespace, name: str) -> Any:
                     ablations=ablations(a, base), threads=a.threads, null_repeats=a.null_repeats, cli=a.cli, **pick)
 
 
+def render(directory: str) -> int:
+    from ropecheck import lm
+    index = json.load(open(os.path.join(directory, "index.json")))
+    runs = []
+    for name in index["models"]:
+        lm.section.render(os.path.join(directory, name))
+        runs.append(json.load(open(os.path.join(directory, name, "run.json"))))
+    comparison = lm.compare.write(directory, runs)
+    with open(os.path.join(directory, "comparison.json"), "w") as f:
+        json.dump(comparison, f, indent=1, sort_keys=True)
+    log(f"rendered {directory} again ({', '.join(index['models'])})")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     a = parse(argv)
+    if a.render is not None:
+        return render(a.render)
     from ropecheck import InputError
     from ropecheck import lm
     names = a.model or list(lm.MODELS)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import heapq
 import unicodedata
-from typing import Callable, Sequence
+from typing import Callable, Optional, Sequence
 
 from .._errors import InputError
 from ._gguf import Vocabulary
@@ -15,6 +15,42 @@ from ._tokenizers import (_BYTE_CHARS, _CONTRACTIONS, _MERGEABLE, _SPACE, _UNKNO
 
 # ----------------------------------------------------------------------------------------------
 # The reference encoders.
+
+
+def _merge_pairs(symbols: list[str], priority: Callable[[int, int, str, str], Optional[float]]) -> None:
+    """BPE's loop, shared by both kinds: of all adjacent pairs of live symbols with a priority
+    (``priority(left, right, a, b)``: None when the pair cannot merge), merge the smallest, the
+    leftmost on a tie, and repeat; merged-away symbols become "". Candidate pairs live in a heap and
+    are dropped when popped stale (one side merged since), as sentencepiece's agenda does."""
+    n = len(symbols)
+    previous = list(range(-1, n - 1))
+    following = list(range(1, n + 1))
+    if n:
+        following[-1] = -1
+    heap: list[tuple[float, int, int, int]] = []
+
+    def add(left: int, right: int) -> None:
+        if left < 0 or right < 0:
+            return
+        a, b = symbols[left], symbols[right]
+        p = priority(left, right, a, b)
+        if p is not None:
+            heapq.heappush(heap, (p, left, right, len(a) + len(b)))
+
+    for i in range(1, n):
+        add(i - 1, i)
+    while heap:
+        _, left, right, size = heapq.heappop(heap)
+        a, b = symbols[left], symbols[right]
+        if not a or not b or len(a) + len(b) != size:
+            continue  # stale
+        symbols[left] = a + b
+        symbols[right] = ""
+        following[left] = following[right]
+        if following[right] >= 0:
+            previous[following[right]] = left
+        add(previous[left], left)
+        add(left, following[left])
 
 class SentencePieceReference(Tokenizer):
     """SentencePiece BPE in plain Python (the module docstring states the algorithm)."""
@@ -63,45 +99,27 @@ class SentencePieceReference(Tokenizer):
         if not text:
             return []
         symbols, frozen = self._symbols((_SPACE if self._prefix else "") + text.replace(" ", _SPACE))
-        n = len(symbols)
         mergeable, scores, types = self._mergeable, self._table.scores, self._table.types
-        previous = list(range(-1, n - 1))
-        following = list(range(1, n + 1))
-        following[-1] = -1
         split: dict[str, tuple[str, str]] = {}  # an unused piece -> the pair it was last formed from
-        heap: list[tuple[float, int, int, int]] = []
 
-        def add(left: int, right: int) -> None:
-            if left < 0 or right < 0 or frozen[left] or frozen[right]:
-                return
-            a, b = symbols[left], symbols[right]
+        def priority(left: int, right: int, a: str, b: str) -> Optional[float]:
+            if frozen[left] or frozen[right]:
+                return None
             token = mergeable.get(a + b)
             if token is None:
-                return
-            heapq.heappush(heap, (-scores[token], left, right, len(a) + len(b)))
+                return None
             if types[token] == UNUSED:
                 split[a + b] = (a, b)
+            return -scores[token]
 
-        for i in range(1, n):
-            add(i - 1, i)
-        while heap:
-            _, left, right, size = heapq.heappop(heap)
-            a, b = symbols[left], symbols[right]
-            if not a or not b or len(a) + len(b) != size:
-                continue  # stale: one side has been merged since
-            symbols[left] = a + b
-            symbols[right] = ""
-            following[left] = following[right]
-            if following[right] >= 0:
-                previous[following[right]] = left
-            add(previous[left], left)
-            add(left, following[left])
+        _merge_pairs(symbols, priority)
 
         out: list[tuple[str, int]] = []
         reserved, unk = self._reserved, self._table.unk
-        i = 0
-        while i != -1:
-            stack = [symbols[i]]
+        for symbol in symbols:
+            if not symbol:
+                continue  # merged into the one before it
+            stack = [symbol]
             while stack:
                 w = stack.pop()
                 token = reserved.get(w, mergeable.get(w, unk))
@@ -112,7 +130,6 @@ class SentencePieceReference(Tokenizer):
                 if types[token] in (CONTROL, BYTE):  # a character that is only a control or byte piece: sentencepiece fails too
                     raise InputError("text", "text whose characters are not control pieces of the vocabulary", repr(w))
                 out.append((w, token))
-            i = following[i]
         return out
 
     def encode(self, text: str) -> list[int]:
@@ -232,34 +249,13 @@ class ByteLevelBPEReference(Tokenizer):
 
     def _merge(self, chunk: str) -> tuple[int, ...]:
         symbols = [_BYTE_CHARS[b] for b in chunk.encode("utf-8")]
-        n = len(symbols)
         ranks = self._ranks
-        previous = list(range(-1, n - 1))
-        following = list(range(1, n + 1))
-        following[-1] = -1
-        heap: list[tuple[int, int, int, int]] = []
 
-        def add(left: int, right: int) -> None:
-            if left < 0 or right < 0:
-                return
-            rank = ranks.get((symbols[left], symbols[right]))
-            if rank is not None:
-                heapq.heappush(heap, (rank, left, right, len(symbols[left]) + len(symbols[right])))
+        def priority(left: int, right: int, a: str, b: str) -> Optional[float]:
+            rank = ranks.get((a, b))
+            return None if rank is None else float(rank)
 
-        for i in range(1, n):
-            add(i - 1, i)
-        while heap:
-            _, left, right, size = heapq.heappop(heap)
-            a, b = symbols[left], symbols[right]
-            if not a or not b or len(a) + len(b) != size:
-                continue
-            symbols[left] = a + b
-            symbols[right] = ""
-            following[left] = following[right]
-            if following[right] >= 0:
-                previous[following[right]] = left
-            add(previous[left], left)
-            add(left, following[left])
+        _merge_pairs(symbols, priority)
         return tuple(self._ids[s] for s in symbols if s)
 
     def encode(self, text: str) -> list[int]:

@@ -76,24 +76,29 @@ def write(out: str, runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if len(pts) > 1:
         closer = "rotation over the span" if r_spread < f_spread else "absolute frequency"
         md.append(f"\nOver the {len(pts)} measured (model, layer type) points, the peaks' frequencies span {f_spread:.2f} orders of "
-                  f"magnitude and their rotations over the span {r_spread:.2f}: on these points the band sits closer to a fixed "
-                  f"{closer}. {len(pts)} points from {len(runs)} model(s) are a measurement of these models, not a law.\n")
+                  f"magnitude and their rotations over the span {r_spread:.2f}: by this count the band sits nearer a fixed {closer}. "
+                  f"{len(pts)} points from {len(runs)} model(s) are a measurement of these models, not a law.")
+        if len(pts) > 2:
+            md.append(" Each point left out in turn (frequency / rotation spread, decades): " + "; ".join(
+                f"without `{p['model']}` {p['layer_type']} {spread([o['frequency']['value'] for o in pts if o is not p]):.2f} / "
+                f"{spread([o['rotation']['value'] for o in pts if o is not p]):.2f}" for p in pts) + ".")
+        md.append("\n")
     data, plots, col = [], [], 2
     longest = max(len(p["profile"]) for p in pts)
     for i in range(longest):
         row: list[Any] = [i]
         for p in pts:
             prof = p["profile"]
-            row += [prof[i][2], prof[i][3]] if i < len(prof) else [float("nan"), float("nan")]
+            row += [prof[i][2], prof[i][3] * len(prof)] if i < len(prof) else [float("nan"), float("nan")]
         data.append(row)
     for p in pts:
-        plots.append(f"DATA using {col}:{col + 1} with lines lw 2 title '{p['model']} {p['layer_type']}'")
+        plots.append(f"DATA using {col}:{col + 1} with lines lw 2 title '{p['model']} {p['layer_type'].replace('_', ' ')}'")
         col += 2
     g7 = PAPER[0]["rotation"]
-    figure(fig, "comparison-rotation", "q + k norm share per pair against its rotation over the layer type's span",
+    figure(fig, "comparison-rotation", "each pair's q + k norm against its rotation over the layer type's span",
            "pair," + ",".join(f"{p['model']}-{p['layer_type']}-rotation,{p['model']}-{p['layer_type']}-share" for p in pts), data,
            "rotation over the span (rad, log scale; dashed: Gemma 7B's semantic channel in the paper)",
-           "share of q + k norm (mean over layers)", ", ".join(plots),
+           "q + k norm per pair over an even spread (1: even; mean over layers)", ", ".join(plots),
            f"set logscale x\nset arrow from {g7:.6g}, graph 0 to {g7:.6g}, graph 1 nohead dt 2 lc rgb 'black'\nset key top left")
     md.append("\n![rotation over the span](figures/comparison-rotation.svg)\n")
     with open(os.path.join(out, "comparison.md"), "w") as fh:

@@ -13,6 +13,13 @@ from ._figures import figure, heat
 PAPER_TABLE2 = ("Gemma 2B, 8k context, validation perplexity (Wiki / FlanV2): RoPE theta 10k 4.4627 / 6.4429, "
                 "0.75-RoPE (p-RoPE) 4.4414 / 6.4422, 0.75-RoPE reversed 4.4592 / 6.4683")
 ORDER = tuple(f"{b}-{m}" for b in ("fast", "middle", "slow") for m in ("still", "removed"))
+#: The stages of a run, in the order they run (run.json keeps them sorted by name).
+STAGES = ("load", "tokenization", "weights", "capture", "check", "usage", "usage_per_domain", "summaries", "ablations")
+
+
+def domains_of(doc: dict[str, Any]) -> list[str]:
+    """The run's domains in the order it measured them (the first is the one the others are compared with)."""
+    return [d for d in doc["settings"]["domains"] if d in doc["domains"]]
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -46,14 +53,25 @@ def ablation_text(name: str) -> str:
     return f"{band} {'half' if band == 'middle' else 'quarter'} {'position-free' if mode == 'still' else 'removed'}"
 
 
+def ranges(values: Sequence[int]) -> str:
+    """[0, 1, 2, 4, 6, 7] -> "0-2, 4, 6-7"."""
+    out: list[str] = []
+    for v in values:
+        if out and out[-1].split("-")[-1] == str(v - 1):
+            out[-1] = out[-1].split("-")[0] + f"-{v}"
+        else:
+            out.append(str(v))
+    return ", ".join(out)
+
+
 def type_title(t: dict[str, Any]) -> str:
     span = f"window {t['window']}" if t["window"] else f"global, span {t['span']}"
-    return f"{t['name']} (layers {', '.join(map(str, t['layers']))}; theta {t['theta']:g}, {span})"
+    return f"{t['name']} (layers {ranges(t['layers'])}; theta {t['theta']:g}, {span})"
 
 
 def _intro(doc: dict[str, Any]) -> list[str]:
     f, v, t, p = doc["facts"], doc["versions"], doc["timings"], doc["facts"]["provenance"]
-    types = "; ".join(f"{x['name']}: layers {', '.join(map(str, x['layers']))}, theta {x['theta']:g}, "
+    types = "; ".join(f"{x['name']}: layers {ranges(x['layers'])}, theta {x['theta']:g}, "
                       + (f"sliding window {x['window']}" if x["window"] else "global attention") for x in f["layer_types"])
     lines = [f"## {f['title']} (`{f['name']}`, measured)\n",
              f"The paper's Sections 4-5 on a trained language model: **{f['title']}** ({p['package'] or p['path']}, sha256 "
@@ -67,11 +85,11 @@ def _intro(doc: dict[str, Any]) -> list[str]:
              f"Command: `{doc['command']}`; torch {v['torch']}, transformers {v['transformers']}, gguf {v['gguf']}, sentencepiece "
              f"{v['sentencepiece']}, tokenizers {v['tokenizers']}, numpy {v['numpy']}, {doc['settings']['threads']} threads on "
              f"{v['cpu']}. Wall time {t['total_seconds'] / 60:.1f} min: " + ", ".join(
-                 f"{k.removesuffix('_seconds').replace('_', ' ')} {x:.0f} s" for k, x in t.items() if k != "total_seconds")
+                 f"{k.replace('_', ' ')} {t[k + '_seconds']:.0f} s" for k in STAGES if k + "_seconds" in t)
              + (f" (`ropecheck usage` peak RSS {doc['usage_run']['peak_rss_mib']:.0f} MiB)" if doc["usage_run"].get("peak_rss_mib") else "")
              + ".\n", "### Text\n"]
     rows = [[d, f"{x['sequences']} x {x['tokens']}", x["provenance"].get("source", ""), x["provenance"].get("licence", "")]
-            for d, x in doc["domains"].items()]
+            for d, x in ((d, doc["domains"][d]) for d in domains_of(doc))]
     lines.append(table(["domain", "sequences x tokens", "source", "licence"], rows))
     return lines
 
@@ -81,11 +99,14 @@ def _checks(doc: dict[str, Any]) -> list[str]:
     out = ["\n### The tokens, the weights and the capture, checked against the model itself\n"]
     if tok.get("check"):
         c = tok["check"]
-        out.append(f"- **Tokenization.** {tok['tokenizer']}, against the vocabulary's own rule implemented independently in "
-                   f"ropecheck.lm (pure Python, from the GGUF vocabulary): {c['statement']}")
+        out.append(f"- **Tokenization.** The model's ids come from {c['tokenizer']}; against the same rule implemented a second time "
+                   f"({c['reference']}) on {c['passages']} raw passages of every domain ({c['characters']} characters): "
+                   + (f"the same ids, all {c['tokens']} of them." if c["agree"] else "**they differ**: " + c["statement"]))
         ctl = tok.get("transformers_control") or {}
         if "statement" in ctl:
-            out[-1] += f" Control, transformers' GGUF tokenizer on the same passages: {ctl['statement']}"
+            out[-1] += (f" Control, {ctl['tokenizer']}, on the same passages: "
+                        + ("the same ids." if ctl["agree"] else f"differs on {ctl['passages'] - ctl['agreeing']} of {ctl['passages']} passages "
+                           f"({sum(ctl['tokenizer_counts'])} tokens against {ctl['tokens']}); first: {_first(ctl)}."))
         out[-1] += "\n"
     else:
         out.append(f"- **Tokenization.** {tok['tokenizer']}: {tok.get('note', '')}\n")
@@ -109,6 +130,14 @@ def _checks(doc: dict[str, Any]) -> list[str]:
                    f"(`ropecheck.lm.attention`, {abl['lengths'][0]['attention']}) and the output layer in blocks; against eager "
                    f"on one sequence of {a['tokens']} tokens: loss difference {a['difference']:+.2g} nats (bound {a['bound']:g}).\n")
     return out
+
+
+def _first(c: dict[str, Any]) -> str:
+    d = c.get("first_disagreement")
+    if not d:
+        return ""
+    return (f"passage {d['passage']}, token {d['token']}: {' '.join(repr(p) for p in d['tokenizer_pieces'])} against "
+            f"{' '.join(repr(p) for p in d['reference_pieces'])}")
 
 
 def _layer_type(doc: dict[str, Any], usage: dict[str, Any], t: dict[str, Any], fig: str, stem: str) -> list[str]:
@@ -182,7 +211,7 @@ def _layer_type(doc: dict[str, Any], usage: dict[str, Any], t: dict[str, Any], f
 
 def _domains(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
     out = ["\n### The same pattern across domains (Fig. 19)\n"]
-    doms = list(doc["per_domain"])
+    doms = domains_of(doc)
     rows = []
     for d in doms:
         x = doc["per_domain"][d]
@@ -283,6 +312,7 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any], usage_figures: O
                     p = os.path.join(usage_figures, f"{s}{suffix}.{ext}")
                     if os.path.exists(p):
                         shutil.copy(p, os.path.join(fig, f"{stem}-{s}{suffix}.{ext}"))
+            if os.path.exists(os.path.join(fig, f"{stem}-{s}{suffix}.svg")):  # copied now, or by the run being rendered again
                 copied.append(f"{stem}-{s}{suffix}")
     if copied:
         md.append("\n### The strongest positional heads' attention (Fig. 5, 6)\n")
@@ -290,3 +320,15 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any], usage_figures: O
     md += _domains(doc, fig, stem) + _ablations(doc, fig, stem)
     with open(os.path.join(out, "section.md"), "w") as fh:
         fh.write("\n".join(md))
+
+
+def render(run_dir: str) -> None:
+    """Writes section.md and figures/ of a run directory again from its run.json and usage.json
+    (the attention maps ``ropecheck usage`` drew are kept as they are): a change of the text or
+    of a figure, without measuring again."""
+    import json
+    with open(os.path.join(run_dir, "run.json")) as f:
+        doc = json.load(f)
+    with open(os.path.join(run_dir, "usage.json")) as f:
+        usage = json.load(f)
+    write(run_dir, doc, usage)

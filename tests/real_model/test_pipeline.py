@@ -192,3 +192,36 @@ def test_bad_flags_exit_2_with_one_line(tmp_path: object, args: list[str], names
 def test_existing_out_is_refused(tmp_path: object) -> None:
     r = run("--out", str(tmp_path))
     assert r.returncode == 2 and "--out" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_transformers_folder_and_a_model_in_memory_are_the_same_model(tmp_path: object) -> None:
+    """The two other ways in: the GGUF model saved as a transformers folder, loaded by path and held
+    in memory, gives the same facts, and its capture passes the attention check; a folder has no
+    file to check weights and tokens against, and the run says so."""
+    import torch
+    from ropecheck.lm import check, measure
+    from ropecheck.lm._tokenizers import transformers_tokenizer
+    gguf_model = lm.load("smollm2-135m")
+    folder = os.path.join(str(tmp_path), "smollm2")
+    # A plain float32 folder of the dequantized weights: transformers refuses to save a model it
+    # holds as GGUF-quantized, so its quantizer is set aside for the save and its config entry dropped.
+    quantizer, gguf_model.module.hf_quantizer = gguf_model.module.hf_quantizer, None
+    try:
+        gguf_model.module.save_pretrained(folder)
+    finally:
+        gguf_model.module.hf_quantizer = quantizer
+    config_path = os.path.join(folder, "config.json")
+    config = json.load(open(config_path))
+    config.pop("quantization_config", None)
+    json.dump(config, open(config_path, "w"))
+    transformers_tokenizer(gguf_model.gguf.path)._tokenizer.save_pretrained(folder)  # type: ignore[attr-defined]
+    for m in (lm.load(folder), lm.from_transformers(gguf_model.module, gguf_model.tokenizer, name="held")):
+        for field in ("family", "layers", "heads", "kv_heads", "head_dim", "scale", "context", "layer_types"):
+            assert getattr(m.facts, field) == getattr(gguf_model.facts, field), field
+        assert m.gguf is None and m.facts.provenance.kind in ("folder", "module")
+        with pytest.raises(InputError):
+            check.check_weights(m)
+        ids = [int(x) for x in torch.randint(100, 40000, (200,), generator=torch.Generator().manual_seed(3))]  # seed 3
+        c = measure.capture_sequences(m, [ids])
+        r = check.check_attention(m, c["q"][0], c["k"][0], c["positions"][0], check.eager_attentions(m, ids))
+        assert r.passed and len(r.heads) == m.facts.layers * m.facts.heads

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from .. import _core
 from .._statistics import MeanInterval, mean_interval
+from .check import pair_norms
 
 if TYPE_CHECKING:
     from ._model import LanguageModel, LayerTypeFacts
@@ -199,13 +200,9 @@ class LayerTypeSummary:
         return d
 
 
-def pair_norm_means(x: Any, axes: tuple[int, ...]) -> Any:
-    """Mean pair norms (half-split pairs (c, c + d/2)) of x [..., tokens, d] over `axes`, in binary64."""
-    import numpy as np
-    h = x.shape[-1] // 2
-    a = x[..., :h].astype(np.float64)
-    b = x[..., h:].astype(np.float64)
-    return np.sqrt(a * a + b * b).mean(axis=axes)
+def pair_norm_means(x: Any, axes: tuple[int, ...], layout: str = "half") -> Any:
+    """Mean pair norms (check.pair_norms: the layout's pairs) of x [..., tokens, d] over `axes`, in binary64."""
+    return pair_norms(x, layout).mean(axis=axes)
 
 
 def _breaks(heads: Sequence[Mapping[str, Any]], span: int) -> BreakSummary:
@@ -238,13 +235,13 @@ def summarise_layer_type(t: LayerTypeFacts, usage: Mapping[str, Any], q: Any, k:
     for layer in t.layers:
         L = layers[layer]
         qn, kn = np.array(L["q_norm"]), np.array(L["k_norm"])
-        vn = pair_norm_means(v[:, layer], (0, 1, 2))
+        vn = pair_norm_means(v[:, layer], (0, 1, 2), t.layout)
         total = qn + kn
         peak = int(np.argmax(total))
         norms.append(LayerNorms(layer, tuple(qn.tolist()), tuple(kn.tolist()), tuple(vn.tolist()), band_shares(total.tolist(), bands),
                                 band_shares(vn.tolist(), bands), peak, float(freq[peak]), float(freq[peak] * t.span)))
         profile += total / total.sum()
-        sq = pair_norm_means(q[:, layer], (1, 2)) + pair_norm_means(k[:, layer], (1, 2))  # [sequences, pairs]
+        sq = pair_norm_means(q[:, layer], (1, 2), t.layout) + pair_norm_means(k[:, layer], (1, 2), t.layout)  # [sequences, pairs]
         for s in range(q.shape[0]):
             p = int(np.argmax(sq[s]))
             per_seq_peak_rot[s].append(float(freq[p] * t.span))

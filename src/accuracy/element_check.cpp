@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "accuracy/float32_formulation.h"
 #include "accuracy/kernel_output_check.h"
 #include "accuracy/rope_reference.h"
 #include "io/input_error.h"
@@ -73,6 +74,8 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
   }
   ElementCheck out;
   RopeReference ref(plan);
+  std::optional<Float32Formulation> formulation;
+  if (options.formulation) formulation.emplace(plan);
   const auto worse = [](const std::optional<ElementFailure>& w, const ElementFailure& e) {
     return !w || (!std::isnan(e.ulps) && (std::isnan(w->ulps) || e.ulps > w->ulps));
   };
@@ -99,7 +102,7 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
         const InputClass cls = input_class(value_of_bits(f, in), 0, false, 1, f);
         ++out.classes[static_cast<int>(cls)].checked;
         if (got == in || zero_ok(got, in)) continue;
-        fail(ElementFailure{t, h, p, j, -1, 0, {in, 0}, in, got, nan, nan, cls, "copy (pass-through)"});
+        fail(ElementFailure{t, h, p, j, -1, 0, {in, 0}, in, got, nan, nan, cls, "copy (pass-through)", nan, nan, nan});
       }
       for (int k = 0; k < plan.block_pairs(); ++k) {
         const int ia = plan.first_element(k), ib = plan.second_element(k);
@@ -111,12 +114,26 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
         ClassCheck& stats = out.classes[static_cast<int>(cls)];
         stats.checked += 2;
         const auto failure = [&](int comp, std::uint32_t expected, double ulps, double rel, const std::string& rule) {
-          return ElementFailure{t, h, p, comp == 0 ? ia : ib, k, comp, {in[0], in[1]}, expected, got[comp], ulps, rel, cls, rule};
+          return ElementFailure{t, h, p, comp == 0 ? ia : ib, k, comp, {in[0], in[1]}, expected, got[comp], ulps, rel, cls, rule, nan, nan, nan};
         };
         const SpecialExpectation special = special_expectation(plan, &ref, k, p, in, f);
         if (special.applies) {
-          if (!special.decided) {
+          if (!special.decided && !(formulation && !plan.identity(k))) {  // the formulation accepts both signs there
             out.undecided += 2;
+            continue;
+          }
+          if (formulation && !plan.identity(k)) {
+            double c = 1, s = 0;
+            ref.cos_sin_double(k, c, s);
+            SpecialReach reach[2];
+            formulation->special_reach(k, p, xa, xb, c, s, f, reach);
+            for (int comp = 0; comp < 2; ++comp) {
+              const double g = value_of_bits(f, got[comp]);
+              const bool nan_ok = !options.canonical_nan || got[comp] == static_cast<std::uint32_t>(dtype_info(f).canonical_nan);
+              const bool ok = reach[comp].accepts(g) && (!std::isnan(g) || nan_ok);
+              const bool zero_any = !options.signed_zeros && g == 0 && reach[comp].accepts(-g);
+              if (!ok && !zero_any) fail(failure(comp, special.bits[comp], nan, nan, "IEEE results of the float32 formulation"));
+            }
             continue;
           }
           const std::string rule = plan.identity(k) ? "copy (identity pair)" : "IEEE result";
@@ -129,6 +146,14 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
         }
         const ExactPair exact = plan.identity(k) ? identity_pair(xa, xb) : ref.rotate(k, static_cast<float>(xa), static_cast<float>(xb));
         const BoundCheck check = check_bound(exact, got, f);
+        ComponentReach reach[2];
+        double delta = nan;
+        if (formulation) {
+          double c = 1, s = 0;
+          ref.cos_sin_double(k, c, s);
+          formulation->reach(k, p, xa, xb, exact, c, s, f, reach);
+          delta = formulation->angle_error(k, p);
+        }
         out.undecided += check.undecided;
         for (int comp = 0; comp < 2; ++comp) {
           const ExactComponent& e = comp == 0 ? exact.a : exact.b;
@@ -137,12 +162,17 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
           if (!std::isnan(ulps)) out.max_ulps = std::max(out.max_ulps, ulps), stats.max_ulps = std::max(stats.max_ulps, ulps);
           if (!std::isnan(rel)) out.max_rel = std::max(out.max_rel, rel), stats.max_rel = std::max(stats.max_rel, rel);
           const std::uint32_t want = bits_of_value(f, correctly_rounded(e, f));
-          bool ok = options.max_ulp <= 0.5 ? check.error[comp].correctly_rounded : ulps <= options.max_ulp;
+          bool ok = formulation ? reach[comp].accepts(value_of_bits(f, got[comp]))
+                                : options.max_ulp <= 0.5 ? check.error[comp].correctly_rounded : ulps <= options.max_ulp;
           // Signed zeros need no option here: both tests compare values (-0 == +0). NaN rel (tiny pairs) is not accepted.
           if (!ok && options.rtol > 0 && rel <= options.rtol) ok = true;
-          std::string rule = options.max_ulp <= 0.5 ? "correctly rounded" : "within max_ulp";
+          std::string rule = formulation ? "float32 formulation" : options.max_ulp <= 0.5 ? "correctly rounded" : "within max_ulp";
           if (options.rtol > 0) rule += " or rtol";
-          if (!ok) fail(failure(comp, want, ulps, rel, rule));
+          if (!ok) {
+            ElementFailure e = failure(comp, want, ulps, rel, rule);
+            if (formulation) e.reach_lo = reach[comp].lo, e.reach_hi = reach[comp].hi, e.delta = delta;
+            fail(std::move(e));
+          }
         }
       }
     }

@@ -9,6 +9,9 @@
 //   two signed zeros, non-finite  the IEEE result of the formula, bit for bit (the sign of a zero
 //   inputs                        output included); a NaN matches any NaN unless canonical_nan;
 //   identity pair, pass-through   a bit-for-bit copy of the input.
+// formulation = true replaces the first two rules by what the standard float32 formulation can
+// produce (float32_formulation.h: its reach, growing with the position as a float32 angle's error
+// does, the IEEE results over the signs its cos and sin can take); max_ulp is then unused.
 // Options relax these: signed_zeros = false accepts a zero of either sign where a zero is expected
 // (every rule, and only that); rtol > 0 also accepts a finite-input rotary component whose error
 // |got - y| is at most rtol x ||(x_a, x_b)|| (ulp_error.h's `rel`; pairs of norm below 2^-126 have
@@ -56,7 +59,11 @@ struct ElementFailure {
   double ulps = 0;     // the floored-metric figure (finite inputs), else NaN
   double rel = 0;      // |got - y| / ||(x_a, x_b)|| (finite inputs, norm >= 2^-126), else NaN
   InputClass input_class = InputClass::finite;
-  std::string rule;    // "correctly rounded", "within max_ulp", "IEEE result", "copy (identity pair)", "copy (pass-through)"
+  std::string rule;    // "correctly rounded", "within max_ulp", "float32 formulation", "IEEE result", "IEEE results of the
+                       // float32 formulation", "copy (identity pair)", "copy (pass-through)"
+  // formulation: the accepted range [reach_lo, reach_hi] of a finite-input component (values of
+  // the format), and the angle error bound delta at this position; NaN otherwise.
+  double reach_lo = 0, reach_hi = 0, delta = 0;
 };
 
 struct ElementCheckOptions {
@@ -64,6 +71,7 @@ struct ElementCheckOptions {
   bool canonical_nan = false;  // a NaN output must be the canonical quiet NaN, as the kernel's
   bool signed_zeros = true;    // false: a zero output of the wrong sign passes where a zero is expected
   double rtol = 0;             // >= 0; > 0: a component within rtol x the pair's norm passes too
+  bool formulation = false;    // true: the float32 formulation's reach (float32_formulation.h)
   std::size_t keep = 16;       // failures kept (the first ones in tensor order)
 };
 

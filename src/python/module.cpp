@@ -44,6 +44,7 @@
 #include "spectrum/layout.h"
 #include "spectrum/listing.h"
 #include "spectrum/request.h"
+#include "spectrum/scaling_registry.h"
 #include "statistics/rank_sum.h"
 
 namespace py = pybind11;
@@ -80,11 +81,13 @@ std::vector<std::int64_t> positions_of(const py::object& positions) {
 
 // The plan of a request (accuracy::plan_for_request: a model's layer type, or a bare spectrum in
 // `layout`); a bare request without config, dim or model takes the tensor's head_dim.
-kernel::RopePlan plan_of(const py::dict& request, const std::optional<std::string>& layout, std::int64_t head_dim, std::string* name = nullptr) {
+kernel::RopePlan plan_of(const py::dict& request, const std::optional<std::string>& layout, std::int64_t head_dim, std::string* name = nullptr,
+                         long long* context = nullptr) {
   SpectrumRequest r = spectrum_request(request);
   if (!r.dim && !r.config && !r.model && head_dim > 0) r.dim = static_cast<int>(head_dim);
   const ResolvedSpectrum rs = resolve(r);
   if (name) *name = rs.name;
+  if (context) *context = rs.context;
   std::optional<kernel::Layout> l;
   if (layout) l = kernel::parse_layout(*layout, "layout");
   return accuracy::plan_for_request(rs, l);
@@ -98,6 +101,8 @@ py::dict plan_info(const kernel::RopePlan& plan) {
   d["layout"] = kernel::layout_name(plan.layout());
   d["attention_factor"] = attention_factor_text(plan.spectrum().scaling());
   d["description"] = plan.describe();
+  d["scaling"] = std::string(scaling_rule(plan.spectrum().scaling().kind).name);
+  d["scaling_factor"] = plan.spectrum().scaling().factor;
   std::vector<int> identity;
   for (int k = 0; k < plan.block_pairs(); ++k)
     if (plan.identity(k)) identity.push_back(k);
@@ -246,7 +251,7 @@ std::string hex_value(double v) {
 // [tokens][heads][head_dim] arrays of `dtype`; positions: int64, one per token.
 py::dict check_elements(const py::dict& request, const std::optional<std::string>& layout, const std::string& dtype,
                         const py::object& positions_object, const py::object& x_object, const py::object& y_object, double max_ulp,
-                        bool canonical_nan, bool signed_zeros, double rtol, int keep) {
+                        bool canonical_nan, bool signed_zeros, double rtol, int keep, bool formulation) {
   const ArrayView x = ArrayView::read(x_object, "x"), y = ArrayView::read(y_object, "y");
   const Dtype f = parse_format(dtype);
   const kernel::RopePlan plan = plan_of(request, layout, 0);
@@ -256,6 +261,7 @@ py::dict check_elements(const py::dict& request, const std::optional<std::string
   o.signed_zeros = signed_zeros;
   o.rtol = rtol;
   o.keep = static_cast<std::size_t>(keep);
+  o.formulation = formulation;
   const std::string shape = "[tokens, heads, " + std::to_string(plan.dim()) + "] array of " + dtype;
   const char kind = numpy_kind(f);
   const std::int64_t size = dtype_info(f).bytes;
@@ -295,6 +301,9 @@ py::dict check_elements(const py::dict& request, const std::optional<std::string
     d["rel"] = e.rel;
     d["input_class"] = accuracy::input_class_name(e.input_class);
     d["rule"] = e.rule;
+    // The float32 formulation's accepted range and angle error bound (NaN for other rules).
+    d["reach"] = std::isnan(e.reach_lo) ? py::object(py::none()) : py::object(py::make_tuple(hex_value(e.reach_lo), hex_value(e.reach_hi)));
+    d["delta"] = e.delta;
     return d;
   };
   py::list failures;
@@ -358,7 +367,12 @@ PYBIND11_MODULE(_core, m) {
     const SpectrumRequest r = spectrum_request(request);
     return py::make_tuple(spectrum_listing_text(r), spectrum_listing_json(r).dump());
   });
-  m.def("plan", [](const py::dict& request, const std::optional<std::string>& layout) { return plan_info(plan_of(request, layout, 0)); });
+  m.def("plan", [](const py::dict& request, const std::optional<std::string>& layout) {
+    long long context = 0;
+    py::dict d = plan_info(plan_of(request, layout, 0, nullptr, &context));
+    d["context"] = context;  // the request's context: a model layer type's span (spectrum/request.h)
+    return d;
+  });
   m.def("apply", &python::apply);
   m.def("usage", &python::usage);
   m.def("compare_usage", &python::compare_usage);

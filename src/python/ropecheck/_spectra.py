@@ -351,6 +351,9 @@ class Plan:
     attention_factor: str = json_field()  # the exact decimal the kernel multiplies by
     description: str = json_field()
     identity_pairs: tuple[int, ...] = json_field(convert=tuple)  # block pairs copied (frequency 0, factor 1)
+    scaling: str = json_field()  # the scaling rule's kind ("none", "linear", "llama3", "dynamic", "yarn", "longrope")
+    scaling_factor: str = json_field()  # its factor as the config states it ("1" for none)
+    context: Optional[int] = json_field()  # the request's context (a model layer type's span); None where not asked
 
 
 def plan(layout: Optional[str] = None, **spectrum_options: Unpack[SpectrumRequest]) -> Plan:

@@ -89,7 +89,7 @@ def test_backward_is_the_map_at_minus_p_and_twice_differentiable(dtype):
     np.testing.assert_array_equal(bits(gg), bits(rt.apply(u, positions, model=MODEL)))
     # Through autograd the backward passes check_rope's gradient check.
     r = rt.check_rope(rt.gradient_map(lambda t, p: rt.apply(t, p, model=MODEL)), model=MODEL, dtype=dtype, backward=True,
-                      budget=4, min_position=-(2 ** 40))
+                      budget=4, min_position=-(2 ** 40), bound="strict", beyond_context=True)
     assert r.direction == "backward" and r.max_ulps <= 0.5
 
 
@@ -165,8 +165,12 @@ def float32_formula(t, p):
 
 def test_check_rope_reports_every_failing_class_ordinary_inputs_first(monkeypatch):
     monkeypatch.syspath_prepend(str(__import__("pathlib").Path(__file__).parents[2] / "examples" / "torch_rope"))
+    # A float32 formula is what the default bound accepts, at every class (the overflow included).
+    r = rt.check_rope(float32_formula, model=MODEL, dtype=torch.float32, budget=4)
+    assert r.passed and r.classes["overflow"].checked > 0 and r.bound == "standard"
     with pytest.raises(AssertionError) as e:
-        rt.check_rope(float32_formula, model=MODEL, dtype=torch.float32, budget=4)
+        rt.check_rope(float32_formula, model=MODEL, dtype=torch.float32, budget=4, bound="strict", max_position=2 ** 40,
+                      beyond_context=True)
     message = str(e.value)
     print(message)
     sections = re.findall(r"^  \[(\w+)\] round", message, flags=re.M)
@@ -177,7 +181,7 @@ def test_check_rope_reports_every_failing_class_ordinary_inputs_first(monkeypatc
     assert re.search(r"error [\d.e+]+ ulp", finite)
     # max_position within Llama's context still fails on ordinary inputs, as the float32 angle drifts.
     with pytest.raises(AssertionError) as e:
-        rt.check_rope(float32_formula, model=MODEL, dtype=torch.float32, budget=4, max_position=131071)
+        rt.check_rope(float32_formula, model=MODEL, dtype=torch.float32, budget=4, max_position=131071, bound="strict")
     assert "[finite]" in str(e.value)
 
 
@@ -190,7 +194,7 @@ def test_check_rope_backward_holds_fn_to_the_gradient():
     position = int(re.search(r"position (-?\d+), head", message).group(1))
     assert position >= 0
     with pytest.raises(ropecheck.InputError) as e:
-        rt.check_rope(kernel, model=MODEL, backward=True, min_position=-(2 ** 63))
+        rt.check_rope(kernel, model=MODEL, backward=True, min_position=-(2 ** 63), beyond_context=True)
     assert e.value.parameter == "min_position"
 
 

@@ -34,6 +34,7 @@ from . import _core, capture
 from ._audit import Audit, AuditDecade, AuditErrors, AuditWorst, audit
 from ._certificates import (ArithmeticEnvironment, Bound, Certificate, CertificateDetails, CertificateParameters, Conjunct, Verification,
                             claims, verify)
+from ._check_results import RopeCheckError
 from ._errors import InputError
 from ._spectra import LayerType, Models, ModelSpectrum, Plan, Spectrum, SpectrumRow, ZooLayerType, ZooModel, models, plan, spectrum
 from ._tensors import BFloat16Tensor, apply, apply_, bfloat16
@@ -44,7 +45,7 @@ from ._usage import (HEAD_KINDS, BreakDistribution, BreakQuantile, ContentBreak,
 __version__: str = _core.VERSION
 
 __all__ = [
-    "InputError",
+    "InputError", "RopeCheckError",
     "models", "spectrum", "plan", "Models", "ZooModel", "ZooLayerType", "Spectrum", "SpectrumRow", "ModelSpectrum", "LayerType", "Plan",
     "apply", "apply_", "bfloat16", "BFloat16Tensor",
     "audit", "Audit", "AuditErrors", "AuditDecade", "AuditWorst",

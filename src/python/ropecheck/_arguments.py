@@ -9,7 +9,7 @@ import fractions
 import numbers
 import sys
 from types import ModuleType, TracebackType
-from typing import Any, Literal, Sequence, Union
+from typing import Any, Literal, Optional, Sequence, Union
 
 from . import _core
 from ._errors import InputError
@@ -38,13 +38,14 @@ def or_list(names: Sequence[str]) -> str:
     return " or ".join(", ".join(names).rsplit(", ", 1))
 
 
-def integer(name: str, value: object, lo: int, hi: int) -> int:
-    """value as an int in [lo, hi] (a bool is not an integer here)."""
+def integer(name: str, value: object, lo: int, hi: int, accepted: Optional[str] = None) -> int:
+    """value as an int in [lo, hi] (a bool is not an integer here); `accepted` words the range in
+    the message when the bare interval would not say why."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InputError(name, f"an integer in [{lo}, {hi}]", repr(value))
+        raise InputError(name, accepted or f"an integer in [{lo}, {hi}]", repr(value))
     v = int(value)
     if not lo <= v <= hi:
-        raise InputError(name, f"an integer in [{lo}, {hi}]", str(v))
+        raise InputError(name, accepted or f"an integer in [{lo}, {hi}]", str(v))
     return v
 
 

@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional, Union
 
 from . import _arguments as args
 from . import _core
-from ._audit import AuditErrors
+from ._check_results import CLASS_TITLES
 from ._errors import InputError
 from ._options import ArrayRope, ModelOptions, TorchRope
 from ._results import from_json
@@ -30,15 +30,6 @@ CHECK_AXES = tuple(a for a in args.AXES if a != "auto")
 #: through its Adapter.
 RopeFunction = Union[ArrayRope, TorchRope]
 
-#: The input classes of accuracy/element_check.h, in the order failures are reported: ordinary
-#: inputs first, since there every implementation can be right.
-CLASS_TITLES = {
-    "finite": "ordinary finite inputs (the format's central range)",
-    "subnormal": "subnormal inputs",
-    "overflow": "inputs near the format's maximum: a(|x_a| + |x_b|) >= 2^emax",
-    "zeros": "two signed zeros (only the sign of the zero result is at stake)",
-    "nonfinite": "infinities and NaNs",
-}
 assert tuple(CLASS_TITLES) == _core.INPUT_CLASSES, "CLASS_TITLES must follow accuracy::InputClass"
 
 
@@ -166,274 +157,27 @@ class Runner:
             y = given
         return from_fn_layout(self.adapter.from_fn(y, tuple(x_in.shape)), x.shape, self.s.axes)
 
-    def check(self, positions: Any, x: Any, *, max_ulp: float, canonical_nan: bool, signed_zeros: bool, rtol: float) -> dict[str, Any]:
-        """Calls fn; returns the element check of its output, failures at fn's own positions."""
+    def check(self, positions: Any, x: Any, options: dict[str, Any], *, request: Optional[dict[str, Any]] = None,
+              y: Any = None) -> dict[str, Any]:
+        """Calls fn (unless its output y is given); returns the element check of its output,
+        failures at fn's own positions. options: check_elements' max_ulp, canonical_nan,
+        signed_zeros, rtol, formulation; request: the reference's request (default the check's);
+        a declared output permutation (options["permutation"]) is undone first."""
         np = args.numpy()
-        y = self.call(positions, x)
+        if y is None:
+            y = self.call(positions, x)
+        perm = options.get("permutation")
+        if perm is not None:
+            from ._permutation import apply_permutation
+            y = np.ascontiguousarray(apply_permutation(y, perm))
         p = np.ascontiguousarray(self.s.reference_positions(positions), dtype=np.int64)
         with args.VariantNames(self.s.variant):
-            c = _core.check_elements(self.s.request, self.s.layout, self.s.dtype, p, np.ascontiguousarray(x), y, float(max_ulp),
-                                     bool(canonical_nan), bool(signed_zeros), float(rtol), 4)
+            c = _core.check_elements(self.s.request if request is None else request, self.s.layout, self.s.dtype, p,
+                                     np.ascontiguousarray(x), y, float(options["max_ulp"]), bool(options["canonical_nan"]),
+                                     bool(options["signed_zeros"]), float(options["rtol"]), 4, bool(options["formulation"]))
         if self.s.backward:
             failures = [c["worst"], *c["failures"], *(k["worst"] for k in c["classes"].values())]
             for f in failures:
                 if f is not None:
                     f["position"] = -f["position"]
         return c
-
-
-def _worse(f: dict[str, Any], than: Optional[dict[str, Any]]) -> bool:
-    """accuracy::check_elements's order: a larger ulp figure, a figure over none."""
-    if than is None:
-        return True
-    return not math.isnan(f["ulps"]) and (math.isnan(than["ulps"]) or f["ulps"] > than["ulps"])
-
-
-def _shrink(run: Callable[[Any, Any], dict[str, Any]], positions: Any, x: Any, failure: dict[str, Any],
-            cls: str) -> tuple[Any, Any, dict[str, Any]]:
-    """The smallest (positions, x, failure) that still fails in class `cls`, from a failing tensor
-    and its worst failure of that class: its token and head alone, then every other element +0."""
-    np = args.numpy()
-    t, h = failure["token"], failure["head"]
-
-    def fails(p: Any, xs: Any) -> Optional[dict[str, Any]]:
-        k = run(p, xs)["classes"][cls]
-        return k["worst"] if k["failed"] else None
-
-    for tok, hd in (((t, t + 1), (h, h + 1)), ((t, t + 1), (0, x.shape[1])), ((0, x.shape[0]), (h, h + 1))):
-        p1 = positions[tok[0]:tok[1]].copy()
-        x1 = x[tok[0]:tok[1], hd[0]:hd[1]].copy()
-        f1 = fails(p1, x1)
-        if f1 is not None:
-            x2 = np.zeros_like(x1)
-            for j in f1["elements"]:
-                x2[f1["token"], f1["head"], j] = x1[f1["token"], f1["head"], j]
-            f2 = fails(p1, x2)
-            return (p1, x2, f2) if f2 is not None else (p1, x1, f1)
-    return positions, x, failure
-
-
-def describe_failure(f: dict[str, Any], backward: bool) -> str:
-    """The failing element: where, its inputs, the rule, expected and got in hex and bits."""
-    lines = []
-    where = f"position {f['position']}, head {f['head']}"
-    if f["pair"] >= 0:
-        if backward:
-            comp = "dx_a = a(g_a cos + g_b sin)" if f["component"] == 0 else "dx_b = a(g_b cos - g_a sin)"
-            names = ("g_a", "g_b")
-        else:
-            comp = "y_a = a(x_a cos - x_b sin)" if f["component"] == 0 else "y_b = a(x_a sin + x_b cos)"
-            names = ("x_a", "x_b")
-        lines.append(f"  {where}, pair {f['pair']} (element {f['element']}), component {comp}")
-        lines.append(f"  inputs {names[0]} = {f['input_values'][0]} ({f['inputs'][0]}), "
-                     f"{names[1]} = {f['input_values'][1]} ({f['inputs'][1]})")
-    else:
-        lines.append(f"  {where}, pass-through element {f['element']}")
-        lines.append(f"  input = {f['input_values'][0]} ({f['inputs'][0]})")
-    err = ""
-    if f["ulps"] == f["ulps"]:
-        err = f", error {f['ulps']:.6g} ulp"
-        if f["rel"] == f["rel"]:
-            err += f" = {f['rel']:.3g} x the pair's norm"
-    lines.append(f"  expected {f['expected_value']} ({f['expected']}), got {f['got_value']} ({f['got']}){err}")
-    lines.append(f"  rule: {f['rule']}")
-    return "\n".join(lines)
-
-
-@dataclasses.dataclass(frozen=True)
-class ClassSummary:
-    """One input class's share of a check: elements checked and failed, largest errors (sampled)."""
-
-    checked: int
-    failed: int
-    max_ulps: float
-    max_rel: float
-
-
-@dataclasses.dataclass(frozen=True)
-class CheckResult:
-    """What a passing check_rope did.
-
-    Attributes
-    ----------
-    rounds : int
-        Calls of fn.
-    checked : int
-        Output elements checked.
-    max_ulps : float
-        The largest error seen, in ulp (the floored metric): sampled, so a LOWER bound of fn's error.
-    max_rel : float
-        The largest error over the pair's norm ||(x_a, x_b)|| (sampled: a lower bound).
-    undecided : int
-        Components the reference could not decide (never expected).
-    seed : int
-    direction : str
-        "forward", or "backward" (fn checked as the gradient map).
-    classes : dict
-        Per input class ("finite", "subnormal", "overflow", "zeros", "nonfinite"): a ClassSummary.
-    """
-
-    rounds: int
-    checked: int
-    max_ulps: float
-    undecided: int
-    seed: int
-    max_rel: float = 0.0
-    direction: str = "forward"
-    classes: dict[str, ClassSummary] = dataclasses.field(default_factory=dict, repr=False, compare=False)
-
-    def __repr__(self) -> str:
-        return (f"check_rope ({self.direction}): {self.checked} elements in {self.rounds} rounds, all within the bound; largest "
-                f"error {self.max_ulps:.4g} ulp, {self.max_rel:.3g} x the pair's norm (sampled: lower bounds); "
-                f"{self.undecided} undecided; seed {self.seed}")
-
-
-def check(fn: RopeFunction, adapter: Adapter, s: Settings, *, max_ulp: float, rtol: Optional[float],
-          signed_zeros: bool, canonical_nan: bool, seed: int, budget: int, tokens: int, heads: int, min_position: int,
-          max_position: int) -> CheckResult:
-    """check_rope's loop: every round run, failures grouped by input class, each failing class
-    shrunk and described in one AssertionError (finite inputs first)."""
-    if isinstance(max_ulp, bool) or not isinstance(max_ulp, numbers.Real) or not 0.5 <= float(max_ulp) <= 2.0 ** 30:
-        raise InputError("max_ulp", "a number in [0.5, 2^30]", repr(max_ulp))
-    if rtol is not None and (isinstance(rtol, bool) or not isinstance(rtol, numbers.Real) or not 0 < float(rtol) <= 1):
-        raise InputError("rtol", "None or a number in (0, 1]", repr(rtol))
-    for name, flag in (("signed_zeros", signed_zeros), ("canonical_nan", canonical_nan)):
-        if not isinstance(flag, bool):
-            raise InputError(name, "True or False", repr(flag))
-    seed = args.integer("seed", seed, 0, args.UINT64_MAX)
-    budget = args.integer("budget", budget, 1, 1 << 20)
-    tokens = args.integer("tokens", tokens, 1, 1 << 16)
-    heads = args.integer("heads", heads, 1, 1 << 10)
-    lowest = args.INT64[0] + (1 if s.backward else 0)  # the gradient's map is at -p, and -(-2^63) is no int64
-    min_position = args.integer("min_position", min_position, lowest, args.INT64[1])
-    max_position = args.integer("max_position", max_position, min_position, args.INT64[1])
-    runner = Runner(fn, s, adapter)
-    options = dict(max_ulp=max_ulp, canonical_nan=canonical_nan, signed_zeros=signed_zeros, rtol=0.0 if rtol is None else rtol)
-
-    def run(p: Any, x: Any) -> dict[str, Any]:
-        return runner.check(p, x, **options)
-
-    totals = {name: [0, 0, 0.0, 0.0] for name in CLASS_TITLES}
-    found: dict[str, tuple[int, Any, Any, dict[str, Any]]] = {}
-    checked = undecided = 0
-    worst = worst_rel = 0.0
-    for r in range(budget):
-        with args.VariantNames(s.variant):
-            positions, x, _ = _core.fuzz_tensor(s.request, s.layout, s.dtype, round_seed(seed, r), tokens, heads, min_position,
-                                                max_position)
-        c = run(positions, x)
-        checked += c["checked"]
-        undecided += c["undecided"]
-        worst = max(worst, c["max_ulps"])
-        worst_rel = max(worst_rel, c["max_rel"])
-        for name, k in c["classes"].items():
-            t = totals[name]
-            t[0] += k["checked"]
-            t[1] += k["failed"]
-            t[2] = max(t[2], k["max_ulps"])
-            t[3] = max(t[3], k["max_rel"])
-            if k["failed"] and (name not in found or _worse(k["worst"], found[name][3])):
-                found[name] = (r, positions, x, k["worst"])
-    classes = {n: ClassSummary(int(t[0]), int(t[1]), float(t[2]), float(t[3])) for n, t in totals.items()}
-    direction = "backward" if s.backward else "forward"
-    if not found:
-        return CheckResult(budget, checked, worst, undecided, seed, worst_rel, direction, classes)
-    what = "correctly rounded" if float(max_ulp) <= 0.5 else f"within {max_ulp} ulp"
-    if rtol is not None:
-        what += f" or {rtol} x the pair's norm"
-    lines = [f"check_rope: {function_name(fn)} is not {what} ({direction}: "
-             f"{'the gradient map a R(-p g) grad_y' if s.backward else 'the map a R(p g) x'}; {runner.plan.description}; "
-             f"{s.dtype}, layout {runner.plan.layout})",
-             f"  failures by input class, over {budget} rounds (one class does not hide another):"]
-    for name, title in CLASS_TITLES.items():
-        k = classes[name]
-        if k.checked:
-            state = f"{k.failed} of {k.checked} failed" if k.failed else f"all {k.checked} pass"
-            figures = f", max {k.max_ulps:.4g} ulp" if name in ("finite", "subnormal", "overflow") else ""
-            lines.append(f"    {name:<10} {state}{figures}: {title}")
-    spec = ", ".join(f"{k}={v!r}" for k, v in s.request.items())
-    for name in CLASS_TITLES:
-        if name not in found:
-            continue
-        r, positions, x, f = found[name]
-        p1, x1, f1 = _shrink(run, positions, x, f, name)
-        lines.append(f"  [{name}] round {r}: shrunk to positions {p1.tolist()}, x of shape {list(x1.shape)} ([tokens, heads, head_dim])")
-        lines.append(describe_failure(f1, s.backward))
-    lines.append(f"  replay: {adapter.api}.check_rope(fn, {spec}, dtype={adapter.dtype_text}, axes={s.axes!r}, "
-                 f"max_ulp={max_ulp!r}, rtol={rtol!r}, signed_zeros={signed_zeros}, backward={s.backward}, seed={seed}, "
-                 f"budget={budget}, tokens={tokens}, heads={heads}, min_position={min_position}, max_position={max_position}); "
-                 f"inputs: ropecheck.testing.fuzz_inputs(seed={seed}, round=R, ...)")
-    raise AssertionError("\n".join(lines))
-
-
-@dataclasses.dataclass(frozen=True)
-class ProfileRow:
-    """One position decade of a profile (measured on sampled inputs: lower bounds of fn's error)."""
-
-    positions: str
-    elements: int
-    max_ulp: float
-    max_rel: float
-    correctly_rounded: float
-
-
-@dataclasses.dataclass(frozen=True)
-class Profile:
-    """fn's error per position decade on ordinary inputs (accuracy/profile_tensor.h), measured by
-    the exact audit: every figure is the exact maximum over these inputs, a LOWER bound of fn's
-    error over all inputs (sampled). ``to_dict()`` gives the rows and the settings; the repr is the
-    table.
-
-    Attributes
-    ----------
-    function, model, dtype, direction : str
-        fn's name, the RoPE (the model and layer type when given, and the plan), the format, and
-        "forward" or "backward".
-    seed : int
-    rows : tuple of ProfileRow
-        positions (the audit's decade label), elements, max_ulp (the floored ulp metric), max_rel
-        (|got - y| over ||(x_a, x_b)||), correctly_rounded (a fraction).
-    """
-
-    function: str
-    model: str
-    dtype: str
-    direction: str
-    seed: int
-    rows: tuple[ProfileRow, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    def __repr__(self) -> str:
-        n = sum(r.elements for r in self.rows)
-        lines = [f"profile of {self.function} ({self.direction}, {self.dtype}): {self.model}",
-                 f"measured: {n} elements of standard normal inputs, seed {self.seed}; maxima are lower bounds of the error",
-                 f"{'positions':<16} {'elements':>9} {'max_ulp':>10} {'max_rel':>10} {'correctly_rounded':>18}"]
-        for r in self.rows:
-            lines.append(f"{r.positions:<16} {r.elements:>9} {r.max_ulp:>10.4g} {r.max_rel:>10.3g} {r.correctly_rounded:>18.6f}")
-        return "\n".join(lines)
-
-
-def profile(fn: RopeFunction, adapter: Adapter, s: Settings, *, seed: int, tokens: int, heads: int,
-            max_position: int, threads: int) -> Profile:
-    """fn called once on profile_tensor's inputs, its output audited; one row per decade."""
-    np = args.numpy()
-    seed = args.integer("seed", seed, 0, args.UINT64_MAX)
-    tokens = args.integer("tokens", tokens, 1, 1 << 16)
-    heads = args.integer("heads", heads, 1, 1 << 16)
-    max_position = args.integer("max_position", max_position, 0, 1 << 62)
-    checked_threads = args.threads(threads)
-    runner = Runner(fn, s, adapter)
-    with args.VariantNames(s.variant):
-        positions, x = _core.profile_tensor(s.request, s.layout, s.dtype, seed, tokens, heads, max_position)
-        y = runner.call(positions, x)
-        _, data = _core.audit(x, np.ascontiguousarray(s.reference_positions(positions)), y, s.request, s.layout, "shd",
-                              checked_threads, _core.DEFAULT_PRECISION_BITS)
-    decades = AuditErrors._from_json(json.loads(data)["errors"]).decades
-    rows = tuple(ProfileRow(d.positions, d.elements, d.max_ulps, d.max_abs_over_pair_norm, d.correctly_rounded / d.elements)
-                 for d in decades)
-    model = runner.plan.description
-    if "model" in s.request:
-        model = f"{s.request['model']}{'/' + s.request['layer_type'] if 'layer_type' in s.request else ''}: {model}"
-    return Profile(function_name(fn), model, s.dtype, "backward" if s.backward else "forward", seed, rows)

@@ -5,26 +5,32 @@
     def test_my_rope():
         check_rope(my_rope, model="llama-3.1-8b", dtype="bfloat16", layout="half")
 
-check_rope calls ``fn(x, positions)`` on tensors ropecheck generates (the kernel fuzz's adversarial
-inputs: positions at 2^24 +- 1, 2^31, 2^40, near-returns of the model's own frequencies where an
+By default fn is held to what the standard float32 formulation of RoPE can produce (float32
+frequencies, angles, cos, sin and arithmetic, one rounding to the dtype: a correct production
+RoPE passes, a wrong one fails), at positions up to the model's trained context; bound="strict"
+demands correct rounding. check_rope calls ``fn(x, positions)`` on tensors ropecheck generates (the
+kernel fuzz's adversarial inputs: positions at 2^24 +- 1, 2^31, 2^40 when in range, near-returns of the model's own frequencies where an
 angle comes closest to a multiple of pi/2, log-uniform magnitudes; inputs near cancellation for the
 exact angle, edge values of the format, signed zeros, infinities and NaNs, bit patterns; p-RoPE
 identity pairs and pass-through channels whenever the RoPE has them), checks every output element
 against the exact map (accuracy/element_check.h), groups failures by input class (ordinary finite
 inputs first), shrinks each class's worst failure to the smallest tensor that still fails, and
-raises AssertionError giving the position, pair, inputs, expected and got in hex and the seed that
-replays it. The same seed gives the same inputs on every machine. profile gives fn's error per
+raises RopeCheckError (an AssertionError carrying the full CheckResult) giving the position, pair,
+inputs, expected and got in hex, whether the failure grows with position, and the seed that
+replays it; raise_on_failure=False returns the result instead. mode="calls" runs fn through a
+sequence of prefill and decode calls, catching stale caches. The same seed gives the same inputs on every machine. profile gives fn's error per
 position decade on ordinary inputs. ropecheck.torch has both for torch tensors.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from . import _arguments as args
-from . import _checking
+from . import _check_engine, _checking, _profiling
 from . import _core
-from ._checking import CheckResult, ClassSummary, Profile, ProfileRow
+from ._check_results import CheckResult, ClassSummary, Failure, RopeCheckError  # RopeCheckError: exported by the package
+from ._profiling import Profile, ProfileRow
 from ._options import ArrayRope, DTypeLike, KernelArray
 
 if TYPE_CHECKING:
@@ -34,7 +40,7 @@ if TYPE_CHECKING:
 
     from ._options import ModelOptions  # under TYPE_CHECKING: not a public name of ropecheck.testing
 
-__all__ = ["check_rope", "profile", "fuzz_inputs", "CheckResult", "ClassSummary", "Profile", "ProfileRow"]
+__all__ = ["check_rope", "profile", "fuzz_inputs", "CheckResult", "ClassSummary", "Failure", "Profile", "ProfileRow"]
 
 
 def fuzz_inputs(*, seed: int = 0, round: int = 0, dtype: DTypeLike = "float32", tokens: int = 32, heads: int = 2,
@@ -78,11 +84,21 @@ def fuzz_inputs(*, seed: int = 0, round: int = 0, dtype: DTypeLike = "float32", 
 
 
 def check_rope(fn: ArrayRope, *, model: Optional[str] = None, layer_type: Optional[str] = None, dtype: DTypeLike = "float32",
-               layout: Optional[str] = None, axes: str = "shd", max_ulp: float = 0.5, rtol: Optional[float] = None,
-               signed_zeros: bool = True, backward: bool = False, seed: int = 0, budget: int = 16, tokens: int = 32, heads: int = 2,
-               min_position: int = 0, max_position: int = 1 << 40, canonical_nan: bool = False,
+               layout: Optional[str] = None, axes: str = "shd", bound: str = "standard", max_ulp: Optional[float] = None,
+               rtol: Optional[float] = None, signed_zeros: bool = True, backward: bool = False, seed: int = 0, budget: int = 16,
+               tokens: int = 32, heads: int = 2, min_position: int = 0, max_position: Optional[int] = None,
+               beyond_context: bool = False, mode: str = "rounds", permutation: Optional[Sequence[int]] = None,
+               raise_on_failure: bool = True, canonical_nan: bool = False,
                **spectrum_options: Unpack[ModelOptions]) -> CheckResult:
     """Fuzzes fn, a RoPE implementation, against the exact map.
+
+    The default holds fn to what the standard float32 formulation can produce (frequencies,
+    positions, angles, cos and sin in float32, products and sums in float32, one rounding to the
+    output dtype; accuracy/float32_formulation.h): every output that formulation can give for that
+    element, position and dtype is accepted, certified per element, and nothing beyond it. The
+    bound grows with position as the float32 angle's error does. bound="strict" demands correct
+    rounding (what ropecheck's own kernel meets). docs/python.md, "Choosing the check", has the
+    table of what correct implementations reach.
 
     Parameters
     ----------
@@ -100,43 +116,67 @@ def check_rope(fn: ArrayRope, *, model: Optional[str] = None, layer_type: Option
         x's shape: [tokens, heads, head_dim] (default); "bshd" and "bhsd" have batch 1 and
         positions [1, tokens] (Hugging Face's position_ids); "sd" is [tokens, heads * head_dim]
         (vLLM's).
-    max_ulp : float
-        0.5 (default) demands the correctly rounded value; larger, the error bound in ulp (the
-        floored metric, ropecheck.audit's). Non-finite inputs and signed zeros must give the IEEE
-        result of the formula (a NaN may be any NaN unless `canonical_nan`); identity pairs and
-        pass-through elements must be copied bit for bit.
+    bound : {"standard", "strict"}
+        "standard" (default): the float32 formulation's reach; non-finite inputs and signed zeros
+        must give one of the IEEE results that formulation can give. "strict": the correctly
+        rounded value, and the IEEE result of the exact formula. Both: identity pairs and
+        pass-through elements copied bit for bit.
+    max_ulp : float, optional
+        Instead of `bound`, an error bound in ulp (the floored metric, ropecheck.audit's), in
+        [0.5, 2^30] (0.5: correctly rounded).
     rtol : float, optional
         Also accept a rotary output within rtol x ||(x_a, x_b)|| of the exact value (the scale-free
-        tolerance; pairs of norm below 2^-126 keep max_ulp alone). In (0, 1].
+        tolerance; pairs of norm below 2^-126 keep the bound alone). In (0, 1].
     signed_zeros : bool
         False accepts a zero of either sign wherever a zero is expected (and nothing else).
     backward : bool
-        True checks fn as the gradient map: fn(grad_y, positions) against the exact a R(-p g) grad_y
-        (the forward map at -p; min_position must then exceed -2^63).
+        True checks fn as the gradient map: fn(grad_y, positions) against the exact a R(-p g) grad_y.
     seed : int
         The inputs are a pure function of (seed, round): the same on every machine.
     budget : int
-        Rounds (calls of fn), each a fresh tensor of `tokens` x `heads` rows.
+        Rounds (rounds mode: calls of fn, each a fresh tensor of `tokens` x `heads` rows) or the
+        calls of calls mode's sequence.
     tokens, heads : int
+        calls mode: `tokens` is the tokens checked per call (sampled; the call itself may be longer).
     min_position, max_position : int
-        The positions' range (int64).
+        The positions' range. Default: 0 to the end of the model's trained context (its span - 1;
+        for dynamic NTK, factor x span - 1). Positions outside it need beyond_context=True.
+    beyond_context : bool
+        Allow positions outside the trained context (any int64; max_position then defaults to the
+        context's end still).
+    mode : {"rounds", "calls"}
+        "rounds": independent calls on adversarial tensors. "calls": one implementation through a
+        seeded sequence of prefill calls of different lengths, single-token decode calls at
+        increasing positions, a long call followed by a short one, positions not starting at 0;
+        each call held to the rule config.json states for it (dynamic NTK and longrope: the call's
+        own sequence length, max position + 1). A stale cache or base fails it.
+    permutation : sequence of int, optional
+        fn's declared output channel order: output channel j holds the exact map's channel
+        permutation[j] (valid when fn permutes q and k alike). Undeclared, a failure says when the
+        output matches the exact map under a permutation, and which.
+    raise_on_failure : bool
+        False returns the CheckResult (``passed`` False) instead of raising.
     canonical_nan : bool
+        A NaN output must be the canonical quiet NaN.
 
     Returns
     -------
     CheckResult
-        When every round passed.
+        Per input class: counts, maxima at full precision; for a failure, the worst element shrunk,
+        its kind and the replay line (``to_dict()`` gives all of it as JSON).
 
     Raises
     ------
-    AssertionError
-        After every round ran, when any failed: the failures per input class (ordinary finite
-        inputs, subnormals, near the format's maximum, signed zeros, non-finite), and for each
-        failing class its worst element shrunk to one token and head (position, pair, inputs,
-        expected and got in hex and bits, the rule broken); a replay line. Also when fn raises or
-        returns something other than a tensor of x's shape and dtype, saying what.
+    RopeCheckError (an AssertionError)
+        After every round ran, when any failed: its ``result`` is the CheckResult; its text gives
+        the failures per input class (ordinary finite inputs, subnormals, near the format's
+        maximum, signed zeros, non-finite), for each failing class its worst element shrunk to one
+        token and head (position, pair, inputs, expected, got and the formulation's range in hex),
+        its kind (a precision loss growing with position, or a mistake there at every position),
+        and a replay line. Also an AssertionError when fn raises or returns something other than a
+        tensor of x's shape and dtype, saying what.
     InputError
-        A bad argument, naming it.
+        A bad argument, naming it and the accepted range.
 
     Examples
     --------
@@ -149,9 +189,11 @@ def check_rope(fn: ArrayRope, *, model: Optional[str] = None, layer_type: Option
     """
     s = _checking.settings(model=model, layer_type=layer_type, layout=layout, dtype=dtype, axes=axes, backward=backward,
                            spectrum_options=spectrum_options)
-    return _checking.check(fn, _checking.Adapter(s.dtype), s, max_ulp=max_ulp, rtol=rtol, signed_zeros=signed_zeros,
-                           canonical_nan=canonical_nan, seed=seed, budget=budget, tokens=tokens, heads=heads,
-                           min_position=min_position, max_position=max_position)
+    return _check_engine.check(fn, _checking.Adapter(s.dtype), s, bound=bound, max_ulp=max_ulp, rtol=rtol,
+                               signed_zeros=signed_zeros, canonical_nan=canonical_nan, seed=seed, budget=budget, tokens=tokens,
+                               heads=heads, min_position=min_position, max_position=max_position,
+                               beyond_context=beyond_context, mode=mode, permutation=permutation,
+                               raise_on_failure=raise_on_failure)
 
 
 def profile(fn: ArrayRope, *, model: Optional[str] = None, layer_type: Optional[str] = None, dtype: DTypeLike = "float32",
@@ -191,5 +233,5 @@ def profile(fn: ArrayRope, *, model: Optional[str] = None, layer_type: Optional[
     """
     s = _checking.settings(model=model, layer_type=layer_type, layout=layout, dtype=dtype, axes=axes, backward=backward,
                            spectrum_options=spectrum_options)
-    return _checking.profile(fn, _checking.Adapter(s.dtype), s, seed=seed, tokens=tokens, heads=heads, max_position=max_position,
+    return _profiling.profile(fn, _checking.Adapter(s.dtype), s, seed=seed, tokens=tokens, heads=heads, max_position=max_position,
                              threads=threads)

@@ -33,16 +33,17 @@ Student t-intervals.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
 import torch
 
 from . import _arguments as args
-from . import _checking
+from . import _check_engine, _checking, _profiling
 from . import _tensors
-from ._checking import CheckResult, Profile
+from ._check_results import CheckResult, RopeCheckError  # RopeCheckError: exported once, by the package
 from ._errors import InputError
 from ._options import DTypeLike, TorchRope
+from ._profiling import Profile
 from ._statistics import MeanInterval
 from .lm.bands import BandAblation, band_ablation, rotary_bands
 from .lm.losses import AblationLosses, AblationRow, BucketLoss, ablation_losses
@@ -317,9 +318,11 @@ def _device(device: Any) -> torch.device:
 
 def check_rope(fn: TorchRope, *, model: Optional[str] = None, layer_type: Optional[str] = None,
                dtype: DTypeLike = torch.bfloat16, device: Any = "cpu", layout: Optional[str] = None, axes: str = "shd",
-               max_ulp: float = 0.5, rtol: Optional[float] = None, signed_zeros: bool = True, backward: bool = False,
-               seed: int = 0, budget: int = 16, tokens: int = 32, heads: int = 2, min_position: int = 0,
-               max_position: int = 1 << 40, canonical_nan: bool = False, **spectrum_options: Unpack[ModelOptions]) -> CheckResult:
+               bound: str = "standard", max_ulp: Optional[float] = None, rtol: Optional[float] = None, signed_zeros: bool = True,
+               backward: bool = False, seed: int = 0, budget: int = 16, tokens: int = 32, heads: int = 2, min_position: int = 0,
+               max_position: Optional[int] = None, beyond_context: bool = False, mode: str = "rounds",
+               permutation: Optional[Sequence[int]] = None, raise_on_failure: bool = True, canonical_nan: bool = False,
+               **spectrum_options: Unpack[ModelOptions]) -> CheckResult:
     """Fuzzes fn, a RoPE written in torch, against the exact map: ropecheck.testing.check_rope with
     torch tensors.
 
@@ -331,9 +334,11 @@ def check_rope(fn: TorchRope, *, model: Optional[str] = None, layer_type: Option
     Parameters
     ----------
     fn : callable
-    model, layer_type, layout, axes, max_ulp, rtol, signed_zeros, backward, seed, budget, tokens,
-    heads, min_position, max_position, canonical_nan, **spectrum_options
-        As for ropecheck.testing.check_rope.
+    model, layer_type, layout, axes, bound, max_ulp, rtol, signed_zeros, backward, seed, budget, tokens,
+    heads, min_position, max_position, beyond_context, mode, permutation, raise_on_failure, canonical_nan,
+    **spectrum_options
+        As for ropecheck.testing.check_rope: by default fn is held to what the standard float32
+        formulation can produce, at positions up to the model's trained context.
     dtype : torch.dtype, {"float32", "bfloat16", "float16"}, or numpy dtype or scalar type
         torch.bfloat16 (default), torch.float32 or torch.float16, or the same format named
         otherwise ("float16", numpy.float16).
@@ -343,13 +348,14 @@ def check_rope(fn: TorchRope, *, model: Optional[str] = None, layer_type: Option
     Returns
     -------
     CheckResult
-        When every round passed.
+        The full result (``passed``; per input class counts and maxima; failures).
 
     Raises
     ------
-    AssertionError
-        The failures per input class, each class's worst element shrunk and described, a replay
-        line; or what fn returned or raised when that is not a tensor of x's shape and dtype.
+    RopeCheckError (an AssertionError)
+        The failures per input class, each class's worst element shrunk and described, its kind,
+        a replay line; ``result`` is the CheckResult. Or an AssertionError saying what fn
+        returned or raised when that is not a tensor of x's shape and dtype.
     InputError
         A bad argument, naming it (``dtype``, ``device``, ``rtol``, ...).
 
@@ -363,9 +369,11 @@ def check_rope(fn: TorchRope, *, model: Optional[str] = None, layer_type: Option
     """
     s = _checking.settings(model=model, layer_type=layer_type, layout=layout, dtype=dtype, axes=axes,
                            backward=backward, spectrum_options=spectrum_options)
-    return _checking.check(fn, _TorchAdapter(s.dtype, _device(device)), s, max_ulp=max_ulp, rtol=rtol, signed_zeros=signed_zeros,
-                           canonical_nan=canonical_nan, seed=seed, budget=budget, tokens=tokens, heads=heads,
-                           min_position=min_position, max_position=max_position)
+    return _check_engine.check(fn, _TorchAdapter(s.dtype, _device(device)), s, bound=bound, max_ulp=max_ulp, rtol=rtol,
+                               signed_zeros=signed_zeros, canonical_nan=canonical_nan, seed=seed, budget=budget, tokens=tokens,
+                               heads=heads, min_position=min_position, max_position=max_position,
+                               beyond_context=beyond_context, mode=mode, permutation=permutation,
+                               raise_on_failure=raise_on_failure)
 
 
 def profile(fn: TorchRope, *, model: Optional[str] = None, layer_type: Optional[str] = None,
@@ -398,5 +406,5 @@ def profile(fn: TorchRope, *, model: Optional[str] = None, layer_type: Optional[
     """
     s = _checking.settings(model=model, layer_type=layer_type, layout=layout, dtype=dtype, axes=axes,
                            backward=backward, spectrum_options=spectrum_options)
-    return _checking.profile(fn, _TorchAdapter(s.dtype, _device(device)), s, seed=seed, tokens=tokens, heads=heads,
+    return _profiling.profile(fn, _TorchAdapter(s.dtype, _device(device)), s, seed=seed, tokens=tokens, heads=heads,
                              max_position=max_position, threads=threads)

@@ -85,7 +85,8 @@ def from_f32(y: np.ndarray, dtype: str) -> np.ndarray:
     """float32 values rounded once (to nearest even) to dtype's storage."""
     if dtype == "bfloat16":
         return f32_to_bf16(y)
-    return np.asarray(y, dtype=np.float32).astype(storage(dtype))
+    with np.errstate(over="ignore"):  # beyond float16's range: infinity, as the cast should give
+        return np.asarray(y, dtype=np.float32).astype(storage(dtype))
 
 
 def round_to(x: np.ndarray, dtype: str) -> np.ndarray:

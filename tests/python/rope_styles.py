@@ -363,8 +363,9 @@ class StandardRope:
 
     def __call__(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
         positions = np.asarray(positions, dtype=np.int64)
-        cos, sin = self.tables(positions)
-        return self.rotate(x, cos, sin)
+        with np.errstate(all="ignore"):  # infinities and NaNs in x give IEEE results, not warnings
+            cos, sin = self.tables(positions)
+            return self.rotate(x, cos, sin)
 
 
 class GgmlRope(StandardRope):

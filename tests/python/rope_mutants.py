@@ -306,10 +306,12 @@ MUTANTS: list[Mutant] = [
            onset={"float32": 1}, window=(0, 65),
            indistinguishable={
                "bfloat16": "a table error <= 2^-12 relative is 1/32 of bf16's ulp: it only flips a rounding now and then "
-                           "(<= 1 ulp, as any float32 implementation may; measured max 1.0 ulp)",
+                           "(<= 1 ulp, as any float32 implementation may; measured max 1.0 ulp): a one-ulp tolerance cannot see it, "
+                           "check_rope's default sees the flips (test_check_bounds)",
                "float16": "the table is as precise as the output: z stays within ~0.7 f16 ulp of the exact value, so the "
-                          "output is within 1 ulp (measured max 1.0), the same as a float32-table implementation; only a "
-                          "correctly-rounded check (max_ulp 0.5) sees the extra flips"}),
+                          "output is within 1 ulp (measured max 1.0), the same as a float32-table implementation: a one-ulp "
+                          "tolerance cannot see it (check_rope's default does: the float32 formulation is exact at small "
+                          "positions, so the extra rounding flips fail; test_check_bounds)"}),
     Mutant("llama3-dropped", "scaling rule dropped", "llama-3.1-8b", None, "half", ALL, _m(ScalingDropped, "llama-3.1-8b"),
            "llama3's band rule omitted: the low-frequency pairs (wavelength > 8192) keep g instead of g/8, the "
            "angle off by 7/8 p g (g < 7.7e-4): finite inputs, from p ~ 1 in float32 and f16, ~7 in bf16",

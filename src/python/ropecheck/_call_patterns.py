@@ -10,9 +10,10 @@ rule of a call is that of its own sequence length, max(positions) + 1 (``Call.se
 
 ``call_sequence`` is a pure function of its arguments (SplitMix64 from the seed, integer arithmetic
 only: the same calls on every machine and NumPy version), and its first n calls are the sequence
-of n calls. Its first five calls hold, in a seeded
-order, a prefill at min_position followed by a decode, a long call reaching max_position followed by
-a short prefill (``short-after-long``), and a prefill at an offset; the rest are seeded episodes of
+of n calls. Its first five calls are a short
+prefill at min_position (at most isqrt(min(max_tokens, span)) tokens) followed by a decode, then in
+a seeded order a long call reaching max_position followed by a short prefill
+(``short-after-long``), and a prefill at an offset; the rest are seeded episodes of
 the same kinds and of prefills ending at a power of two followed by decodes crossing it (where
 max_position_embeddings usually lies). Lengths are log-uniform (a uniform bit length, then uniform
 within it), so that sequence lengths both cross a small threshold and come back under it: a
@@ -201,9 +202,12 @@ def call_sequence(*, seed: int, calls: int, min_position: int, max_position: int
             return
         prefill(2, (1 << bits[stream.below(len(bits))]) - min_position)
 
-    # The opening: every kind within five calls, in a seeded order.
-    opening: list[Callable[[], None]] = [lambda: prefill(1, stream.log_uniform(1, max(1, min(longest, span - 1)))), long_then_short,
-               lambda: offset_prefill(0)]
+    # The opening: a short prefill and its decode first (a server's first request is rarely its
+    # longest, so a table sized by the first call and never regrown must be exceeded later), then
+    # the long call with its short successor and an offset prefill in a seeded order: every kind
+    # within five calls.
+    prefill(1, stream.log_uniform(1, max(1, min(math.isqrt(longest), span - 1))))
+    opening: list[Callable[[], None]] = [long_then_short, lambda: offset_prefill(0)]
     for i in range(len(opening) - 1, 0, -1):  # Fisher-Yates
         j = stream.below(i + 1)
         opening[i], opening[j] = opening[j], opening[i]

@@ -26,12 +26,12 @@ CLASS_TITLES = {
 #: A failure's kind, from replaying fn on the failing token and ordinary inputs at the positions
 #: 1, 3, 7, ..., 2^k - 1 below the failing one (finite-input classes only).
 KINDS = {
-    "everywhere": "outside the bound from the smallest position tried: a formula mistake (a frequency, scaling rule, "
-                  "attention factor, pairing, rotary width, a table's precision or a missing store), not a loss that "
-                  "grows with position",
-    "grows-with-position": "within the bound at smaller positions but not from this one: a precision loss growing with "
-                           "position (the angle, the position or the frequency in a narrower format, an unreduced fast "
-                           "sin/cos)",
+    "everywhere": "outside the bound already at the smallest positions tried: a mistake in the formula or in a format "
+                  "it is computed in (a frequency, scaling rule, attention factor, pairing, rotary width; an angle, "
+                  "frequency or table in a narrower format; a missing store), not a loss that only appears at large "
+                  "positions",
+    "grows-with-position": "within the bound at smaller positions, outside it from here: a loss that grows with position "
+                           "(a position in a narrower format, an unreduced fast sin/cos, a table too short)",
 }
 
 

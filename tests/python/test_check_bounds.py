@@ -1,0 +1,140 @@
+"""check_rope's defaults on real implementations: the docs' one-line check,
+``check_rope(fn, model=M, dtype=D)``, passes every correct implementation of rope_styles (both
+float32 styles, every scaling rule ropecheck reads, both layouts, float32, bfloat16 and float16)
+and fails every mutant of rope_mutants in each dtype where it is a mistake, in the input class and
+of the kind the mutant's construction states; mode="calls" passes the correct stateful
+implementations and fails the stale ones; a declared permutation is accepted and an undeclared one
+named.
+
+The table in docs/python.md ("Choosing the check") is what
+``PYTHONPATH=build/python python3 tests/python/test_check_bounds.py`` prints (the same checks).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import rope_mutants as rm
+import rope_styles as rs
+from ropecheck.testing import check_rope
+
+# Stateless mutants whose mistake shows in rounds mode; stateful ones need mode="calls".
+STATELESS = [(m, d) for m, d in rm.mutants() if not m.stateful and m.perm is None]
+STATEFUL_MUTANTS = [(m, d) for m, d in rm.mutants() if m.stateful]
+INDISTINGUISHABLE = [(m, d) for m in rm.MUTANTS for d in m.indistinguishable]
+
+#: Where rope_mutants calls a mutant indistinguishable (by its one-ulp tolerance), whether the
+#: default check fails it: the model-dtype casts are no-ops in float32 (the formulation itself), so
+#: they pass; fp16 tables flip roundings by up to one ulp where the float32 formulation is exact (at
+#: small positions), so the default sees them.
+SEEN_BY_THE_DEFAULT = {("inv-freq-model-dtype", "float32"): False, ("positions-model-dtype", "float32"): False,
+                       ("fp16-tables", "bfloat16"): True, ("fp16-tables", "float16"): True}
+
+
+def ident(v):
+    return v.name if hasattr(v, "name") else str(v)
+
+
+@pytest.mark.parametrize("case,dtype", rs.cases(), ids=ident)
+def test_a_correct_implementation_passes_the_default_check(case, dtype):
+    r = check_rope(case.make(dtype), dtype=dtype, **case.ropecheck_kwargs())
+    assert r.passed and r.bound == "standard"
+
+
+@pytest.mark.parametrize("case", rs.STATEFUL, ids=ident)
+@pytest.mark.parametrize("dtype", rs.DTYPES)
+def test_a_correct_stateful_implementation_passes_the_call_sequence(case, dtype):
+    r = check_rope(case.make(dtype), dtype=dtype, mode="calls", model=case.model, layer_type=case.layer_type)
+    assert r.passed and r.mode == "calls"
+
+
+def expected_kind(m, dtype):
+    """The kind the mutant's construction states: one that agrees with a correct RoPE below a
+    position by construction (rope_mutants' sharp_onset: a position exact in the narrow format up
+    to 2^p, an unreduced polynomial exact below pi) grows with position; every other mistake is
+    in the formula or in the format of an angle, frequency or table, and the exact reach, tight at
+    small positions, sees it from the first positions tried."""
+    return "grows-with-position" if m.sharp_onset and m.onset.get(dtype, 0) > 1 else "everywhere"
+
+
+@pytest.mark.parametrize("m,dtype", STATELESS, ids=ident)
+def test_a_mutant_fails_the_default_check_for_its_stated_reason(m, dtype):
+    r = check_rope(m.make(dtype), dtype=dtype, raise_on_failure=False, **m.ropecheck_kwargs())
+    assert not r.passed, f"{m.name} ({m.reason}) passed in {dtype}"
+    assert m.input_class in r.failures, f"{m.name}: failed in {sorted(r.failures)}, not {m.input_class}"
+    f = r.failures[m.input_class]
+    assert f.rule == "float32 formulation"
+    assert f.kind == expected_kind(m, dtype), f"{m.name} {dtype}: {f.kind}, scan {f.passes_up_to} -> {f.fails_from}\n{m.reason}"
+    if f.kind == "grows-with-position":  # below the onset the mutant is a correct RoPE: the scan passes there
+        assert f.fails_from >= m.onset[dtype] and f.passes_up_to is not None, (f.passes_up_to, f.fails_from, m.onset[dtype])
+
+
+@pytest.mark.parametrize("m,dtype", STATEFUL_MUTANTS, ids=ident)
+def test_a_stale_implementation_fails_the_call_sequence(m, dtype):
+    r = check_rope(m.make(dtype), dtype=dtype, mode="calls", raise_on_failure=False, model=m.model, layer_type=m.layer_type)
+    assert not r.passed, f"{m.name} ({m.reason}) passed the call sequence in {dtype}"
+    f = r.failures[m.input_class]
+    assert f.call is not None and f.call.startswith("call ")
+
+
+def test_every_indistinguishable_pair_has_a_stated_verdict():
+    assert {(m.name, d) for m, d in INDISTINGUISHABLE} == set(SEEN_BY_THE_DEFAULT)
+
+
+@pytest.mark.parametrize("m,dtype", INDISTINGUISHABLE, ids=ident)
+def test_where_a_one_ulp_tolerance_cannot_tell_the_default_verdict_is_the_stated_one(m, dtype):
+    r = check_rope(m.make(dtype), dtype=dtype, raise_on_failure=False, **m.ropecheck_kwargs())
+    if SEEN_BY_THE_DEFAULT[(m.name, dtype)]:
+        assert not r.passed and r.failures["finite"].kind == "everywhere"
+    else:
+        assert r.passed
+
+
+@pytest.mark.parametrize("dtype", rs.DTYPES)
+def test_a_declared_permutation_is_accepted_and_an_undeclared_one_named(dtype):
+    m = rm.PERMUTED
+    fn = m.make(dtype)
+    assert check_rope(fn, dtype=dtype, permutation=m.perm, **m.ropecheck_kwargs()).passed
+    r = check_rope(fn, dtype=dtype, raise_on_failure=False, **m.ropecheck_kwargs())
+    assert not r.passed and r.failures["finite"].permutation == m.perm
+    assert "channel permutation" in r.message() and "permutation=[" in r.message()
+
+
+def table():
+    """The Markdown table of the docs: per implementation and dtype, the default check's verdict,
+    the largest error on finite inputs it saw (sampled: a lower bound) and a failure's kind."""
+    rows = ["| implementation | dtype | default check | max ulp seen (finite) | kind |", "|---|---|---|---:|---|"]
+    for case, dtype in rs.cases():
+        r = check_rope(case.make(dtype), dtype=dtype, raise_on_failure=False, **case.ropecheck_kwargs())
+        rows.append(f"| {case.name} | {dtype} | {'passes' if r.passed else 'FAILS'} | {r.classes['finite'].max_ulps:.3g} | |")
+    for case in rs.STATEFUL:
+        for dtype in rs.DTYPES:
+            r = check_rope(case.make(dtype), dtype=dtype, mode="calls", raise_on_failure=False, model=case.model,
+                           layer_type=case.layer_type)
+            rows.append(f"| {case.name} (calls mode) | {dtype} | {'passes' if r.passed else 'FAILS'} | "
+                        f"{r.classes['finite'].max_ulps:.3g} | |")
+    for m, dtype in [*rm.mutants(), *INDISTINGUISHABLE]:
+        if m.stateful:
+            r = check_rope(m.make(dtype), dtype=dtype, mode="calls", raise_on_failure=False, model=m.model, layer_type=m.layer_type)
+        else:
+            r = check_rope(m.make(dtype), dtype=dtype, raise_on_failure=False, **m.ropecheck_kwargs())
+        f = r.failures.get("finite")
+        kind = ""
+        if f is not None:
+            kind = f.kind or ""
+            if f.kind == "grows-with-position":
+                kind += f" (passes to {f.passes_up_to}, fails from {f.fails_from})"
+            if f.call:
+                kind = f.call.split(" (")[0] + " of the sequence"
+            if f.permutation:
+                kind += ": a channel permutation, named"
+        rows.append(f"| mutant {m.name}{' (calls mode)' if m.stateful else ''} | {dtype} | {'passes' if r.passed else 'FAILS'} | "
+                    f"{r.classes['finite'].max_ulps:.3g} | {kind} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, __file__.rsplit("/", 1)[0])
+    print(table())

@@ -2,6 +2,7 @@
 
 #include "accuracy/detail/ieee_rotation.h"
 #include "accuracy/detail/mpfr_workers.h"
+#include "accuracy/kernel_output_check.h"
 #include "accuracy/report_format.h"
 
 #include <bit>
@@ -260,6 +261,10 @@ AuditResult audit_tensors(const AuditRequest& request, const AuditTensors& t, co
     const std::vector<E> in = to_token_major(shape, typed_copy<E>(t.input, n));
     const std::vector<E> out = to_token_major(shape, typed_copy<E>(t.output, n));
     result.errors = measure_outputs(plan, request.format, positions, result.heads, in.data(), {out.data()}, request.measure).front();
+    ElementCheckOptions o;
+    o.formulation = true;
+    o.keep = 0;
+    result.formulation = check_elements(plan, request.format, positions, result.heads, in.data(), out.data(), o);
   });
   return result;
 }
@@ -267,8 +272,24 @@ AuditResult audit_tensors(const AuditRequest& request, const AuditTensors& t, co
 AuditResult audit_files(const AuditRequest& request) {
   require_kernel_dtype(request.format, "audit_files");
   const std::string dtype(dtype_info(request.format).npy);
-  const NpyArray input = read_npy(request.input_path, "--input", {dtype});
-  const NpyArray output = read_npy(request.output_path, "--output", {dtype});
+  // Any kernel dtype's storage is read, so that a file of another one is refused naming --dtype
+  // (a bfloat16 tensor saved as its uint16 bits is '<u2': --dtype bf16).
+  std::vector<std::string> storages;
+  for (Dtype f : kKernelDtypes) storages.emplace_back(dtype_info(f).npy);
+  const auto read_as_format = [&](const std::string& path, const std::string& flag) {
+    NpyArray a = read_npy(path, flag, storages);
+    if (a.dtype != dtype) {
+      std::string other;
+      for (Dtype f : kKernelDtypes)
+        if (dtype_info(f).npy == a.dtype) other = std::string(dtype_info(f).name);
+      throw InputError("--dtype", "the dtype of " + flag + "'s data: " + std::string(dtype_info(request.format).name) + " reads '" + dtype +
+                                      "' (f32 '<f4', bf16 '<u2' bit patterns, f16 '<f2')",
+                       std::string(dtype_info(request.format).name) + " for a '" + a.dtype + "' file: pass --dtype " + other);
+    }
+    return a;
+  };
+  const NpyArray input = read_as_format(request.input_path, "--input");
+  const NpyArray output = read_as_format(request.output_path, "--output");
   const NpyArray pos = read_npy(request.positions_path, "--positions", {"<i8", "<i4", "<f8", "<f4"});
   AuditTensors t;
   t.shape = input.shape;
@@ -321,7 +342,31 @@ std::string format_audit(const AuditResult& r) {
   out << pad("pass-through", 20) << e.pass_through() << " elements, " << e.pass_through_mismatches() << " not bit-identical to the input\n";
   out << pad("specials", 20) << e.specials() << " elements with a non-finite input, " << e.special_mismatches()
       << " differ from IEEE arithmetic of the formula\n\n";
-  out << "per position decade (" << metric_definition(r.format) << "):\n" << format_decade_table(e) << "\n";
+  const ElementCheck& fc = r.formulation;
+  out << "check_rope's default bound (the float32 formulation's reach: what float32 frequencies, angles, cos, sin and arithmetic\n"
+      << "with one rounding to " << dtype_name(r.format) << " can produce; certified per element): " << fc.failed << " of " << fc.checked
+      << " elements outside it\n";
+  for (int i = 0; i < kInputClasses; ++i) {
+    const ClassCheck& k = fc.classes[i];
+    if (k.checked == 0) continue;
+    out << "  " << pad(input_class_name(static_cast<InputClass>(i)), 12) << k.failed << " of " << k.checked << " outside";
+    if (i <= static_cast<int>(InputClass::overflow)) out << ", max " << fixed(k.max_ulps, 6) << " ulp";
+    out << "\n";
+  }
+  if (fc.worst) {
+    const ElementFailure& w = *fc.worst;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "  first worst: position %lld, head %lld, element %d (%s): got %s, expected %s", static_cast<long long>(w.position),
+                  static_cast<long long>(w.head), w.element, w.rule.c_str(), bits_hex(w.got_bits, r.format).c_str(),
+                  bits_hex(w.expected_bits, r.format).c_str());
+    out << buf;
+    if (!std::isnan(w.reach_lo)) {
+      std::snprintf(buf, sizeof buf, ", reach [%a, %a]", w.reach_lo, w.reach_hi);
+      out << buf;
+    }
+    out << "\n";
+  }
+  out << "\nper position decade (" << metric_definition(r.format) << "):\n" << format_decade_table(e) << "\n";
   if (e.elements() > 0) {
     const ElementRecord& w = e.worst();
     out << "worst element: " << describe(w, r.format) << "\n";
@@ -362,6 +407,7 @@ nlohmann::json audit_json(const AuditResult& r) {
                       {"bound", "exhaustive over this tensor (a lower bound for the implementation on other inputs)"},
                       {"errors", r.errors.to_json()}};
   j["bit_identical_share"] = r.errors.share_correctly_rounded();
+  j["formulation"] = element_check_json(r.formulation, r.format);
   return j;
 }
 

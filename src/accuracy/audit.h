@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernel/rope_plan.h"
+#include "accuracy/element_check.h"
 #include "accuracy/rope_reference.h"
 #include "accuracy/ulp_error.h"
 #include "io/rope_tensor_shape.h"
@@ -76,6 +77,10 @@ struct AuditResult {
   unsigned precision_bits = 0;
   int threads = 1;
   ErrorAccumulator errors{Dtype::f32};
+  // check_rope's default bound on the same tensor: every element against the float32
+  // formulation's reach (element_check.h with formulation = true; float32_formulation.h), per
+  // input class. Exhaustive over this tensor: a verdict on this output, not on other inputs.
+  ElementCheck formulation;
 };
 
 // Returns: the plan of `ropecheck apply` and `audit` (kernel::plan_for): a model's layer type
@@ -86,7 +91,8 @@ struct AuditResult {
 // layer type without RoPE.
 kernel::RopePlan plan_for_request(const ResolvedSpectrum& rs, const std::optional<kernel::Layout>& layout);
 
-// Reads the three .npy files and measures the output against the exact map of the plan: a model's
+// Reads the three .npy files (an input or output of another kernel dtype's .npy type is refused
+// naming --dtype, the flag that selects it) and measures the output against the exact map of the plan: a model's
 // layer type (spectrum.model: head geometry, rotary offset and width, layout, attention factor),
 // or a bare spectrum with request.layout. Throws InputError naming the flag (--input, --positions,
 // --output, --dim, --layout, --model, --axes ...): unreadable or malformed files, a dtype other

@@ -1,6 +1,7 @@
 #include "accuracy/element_check.h"
 
 #include <bit>
+#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -178,6 +179,37 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
     }
   }
   return out;
+}
+
+nlohmann::json element_check_json(const ElementCheck& c, Dtype f) {
+  const auto hex = [](double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%a", v);
+    return std::string(b);
+  };
+  nlohmann::json classes = nlohmann::json::object();
+  for (int i = 0; i < kInputClasses; ++i) {
+    const ClassCheck& k = c.classes[i];
+    classes[input_class_name(static_cast<InputClass>(i))] = {{"checked", k.checked}, {"failed", k.failed}, {"max_ulps", k.max_ulps}, {"max_rel", k.max_rel}};
+  }
+  nlohmann::json worst = nullptr;
+  if (c.worst) {
+    const ElementFailure& w = *c.worst;
+    worst = {{"token", w.token}, {"head", w.head}, {"position", w.position}, {"element", w.element}, {"pair", w.pair},
+             {"component", w.component}, {"inputs", {bits_hex(w.in_bits[0], f), bits_hex(w.in_bits[1], f)}},
+             {"expected", bits_hex(w.expected_bits, f)}, {"got", bits_hex(w.got_bits, f)}, {"ulps", w.ulps}, {"rel", w.rel},
+             {"input_class", input_class_name(w.input_class)}, {"rule", w.rule},
+             {"reach", std::isnan(w.reach_lo) ? nlohmann::json(nullptr) : nlohmann::json::array({hex(w.reach_lo), hex(w.reach_hi)})},
+             {"delta", w.delta}};
+  }
+  return {{"bound", "float32 formulation (check_rope's default; accuracy/float32_formulation.h)"},
+          {"checked", c.checked},
+          {"failed", c.failed},
+          {"undecided", c.undecided},
+          {"max_ulps", c.max_ulps},
+          {"max_rel", c.max_rel},
+          {"classes", classes},
+          {"worst", worst}};
 }
 
 }  // namespace ropecheck::accuracy

@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "accuracy/ulp_error.h"
 #include "kernel/rope_plan.h"
 
@@ -98,5 +100,11 @@ struct ElementCheck {
 // tokens, max_ulp not in [0.5, 2^30] or rtol not in [0, 1]; std::invalid_argument for format f64.
 ElementCheck check_elements(const kernel::RopePlan& plan, Dtype format, std::span<const std::int64_t> positions, std::int64_t heads,
                             const void* input, const void* output, const ElementCheckOptions& options = {});
+
+// Returns: a check as JSON (the audit's "formulation" section; ropecheck.testing's CheckResult
+// reports the same figures): checked, failed, undecided, max_ulps, max_rel (full precision; NaN as
+// null), per class {checked, failed, max_ulps, max_rel}, and the worst failure (null when none):
+// where, its bits in hex, its figures, rule, and the formulation's range and angle bound.
+nlohmann::json element_check_json(const ElementCheck& c, Dtype f);
 
 }  // namespace ropecheck::accuracy

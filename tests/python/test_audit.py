@@ -43,6 +43,39 @@ def test_audit_equals_the_cli(tmp_path, dtype):
     assert a.worst.ulps == a.max_ulp and a.worst.position in POSITIONS
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.uint16, np.float16])
+def test_audit_reports_check_ropes_default_bound_as_the_cli_does(tmp_path, dtype):
+    # A float32-angle RoPE (ropecheck's own f32-angle baseline) within Llama's context: inside the
+    # float32 formulation's reach, so check_rope's default bound finds nothing outside it; the same
+    # output shifted at position 3, where the float32 angle is nearly exact, by more than the
+    # formulation's float32 arithmetic allows (its products, sum and 2-ulp cos/sin: ~12 float32 ulp
+    # of the pair's norm; here 1000 float32 ulp, or 4 ulp of a 16-bit format) is outside it. CLI and
+    # Python give the same figures.
+    positions = np.array([0, 1, 3, 77, 4096, 100000, 131071], dtype=np.int64)
+    x = uniform((len(positions), 2, 128), seed=34, dtype=dtype)
+    y = ropecheck.apply(x, positions, model="llama-3.1-8b", impl="f32-angle")
+    a = ropecheck.audit(x, positions, y, model="llama-3.1-8b")
+    cli = cli_audit(tmp_path, x, positions, y, "--model", "llama-3.1-8b")
+    assert a.to_dict()["formulation"] == cli["formulation"]
+    f = a.formulation
+    assert isinstance(f, ropecheck.AuditFormulation) and f.within and f.checked == x.size
+    assert f.classes["finite"].checked == f.checked and f.classes["finite"].max_ulps == cli["formulation"]["classes"]["finite"]["max_ulps"]
+    wrong = y.copy()
+    wrong.view(np.uint16 if dtype != np.float32 else np.uint32)[2, 0, 5] += 4 if dtype != np.float32 else 1000  # position 3, pair 5
+    b = ropecheck.audit(x, positions, wrong, model="llama-3.1-8b")
+    assert not b.formulation.within and b.formulation.failed >= 1 and b.formulation.worst["position"] == 3
+    assert "outside it" in repr(b)
+
+
+def test_audit_names_the_dtype_flag_for_a_bfloat16_file(tmp_path):
+    bits = uniform((3, 1, 64), seed=35, dtype=np.uint16)
+    np.save(tmp_path / "x.npy", bits)
+    np.save(tmp_path / "p.npy", np.arange(3, dtype=np.int64))
+    err = run_cli("audit", "--input", tmp_path / "x.npy", "--positions", tmp_path / "p.npy", "--output", tmp_path / "x.npy",
+                  "--dim", 64, "--layout", "half", expect=(2,), stderr=True)
+    assert "--dtype" in err and "pass --dtype bf16" in err and len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_audit_of_the_kernel_is_all_correctly_rounded(dtype):
     x = uniform((2, len(POSITIONS), 3, 128), seed=32, dtype=dtype)

@@ -31,7 +31,7 @@ _core is the extension.
 """
 
 from . import _core, capture
-from ._audit import Audit, AuditDecade, AuditErrors, AuditWorst, audit
+from ._audit import Audit, AuditDecade, AuditErrors, AuditFormulation, AuditWorst, audit
 from ._certificates import (ArithmeticEnvironment, Bound, Certificate, CertificateDetails, CertificateParameters, Conjunct, Verification,
                             claims, verify)
 from ._check_results import RopeCheckError
@@ -48,7 +48,7 @@ __all__ = [
     "InputError", "RopeCheckError",
     "models", "spectrum", "plan", "Models", "ZooModel", "ZooLayerType", "Spectrum", "SpectrumRow", "ModelSpectrum", "LayerType", "Plan",
     "apply", "apply_", "bfloat16", "BFloat16Tensor",
-    "audit", "Audit", "AuditErrors", "AuditDecade", "AuditWorst",
+    "audit", "Audit", "AuditErrors", "AuditDecade", "AuditWorst", "AuditFormulation",
     "verify", "claims", "Verification", "ArithmeticEnvironment", "Certificate", "CertificateParameters", "CertificateDetails",
     "Conjunct", "Bound",
     "usage", "Usage", "UsageCapture", "UsageLayer", "UsageHead", "HeadScores", "ScoreTest", "HeadAblation", "ContentBreak",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional
 from . import _arguments as args
 from . import _core
 from ._errors import InputError
+from ._check_results import ClassSummary
 from ._results import deep_copy, from_json, integers, json_field, kept_json, number, strings
 from ._options import ModelOptions, TensorLike
 from ._tensors import native_copy, positions_array, tensor
@@ -115,6 +116,44 @@ class AuditErrors:
 
 
 @dataclasses.dataclass(frozen=True)
+class AuditFormulation:
+    """check_rope's default bound on the audited tensor: every element against what the standard
+    float32 formulation can produce (accuracy/float32_formulation.h), per input class; the same
+    figures as ropecheck.testing's CheckResult (``ropecheck audit --json``'s "formulation").
+
+    Attributes
+    ----------
+    checked, failed, undecided : int
+    max_ulps, max_rel : float
+        Full precision (exhaustive over this tensor).
+    classes : dict
+        Per input class ("finite", "subnormal", "overflow", "zeros", "nonfinite"): a ClassSummary.
+    worst : dict or None
+        The worst element outside the reach: where, bits, figures, rule, the reach and the angle bound.
+    """
+
+    checked: int
+    failed: int
+    undecided: int
+    max_ulps: float
+    max_rel: float
+    classes: dict[str, ClassSummary]
+    worst: Optional[dict[str, Any]]
+
+    @property
+    def within(self) -> bool:
+        """Every element within the float32 formulation's reach."""
+        return self.failed == 0
+
+    @staticmethod
+    def _from_json(d: Mapping[str, Any]) -> AuditFormulation:
+        classes = {n: ClassSummary(int(k["checked"]), int(k["failed"]), number(k["max_ulps"]), number(k["max_rel"]))
+                   for n, k in d["classes"].items()}
+        return AuditFormulation(int(d["checked"]), int(d["failed"]), int(d["undecided"]), number(d["max_ulps"]), number(d["max_rel"]),
+                                classes, None if d["worst"] is None else dict(d["worst"]))
+
+
+@dataclasses.dataclass(frozen=True)
 class Audit:
     """The audit of one RoPE output against the exact map, as ``ropecheck audit`` prints it.
 
@@ -135,6 +174,8 @@ class Audit:
         The worst element: position, token, head, pair, component, inputs and outputs in hex.
     errors : AuditErrors
         The whole error record (``decades`` and ``worst`` are its own).
+    formulation : AuditFormulation
+        check_rope's default bound on this tensor, per input class.
     """
 
     errors: AuditErrors = dataclasses.field(repr=False, compare=False)  # first: the json_fields count as defaulted
@@ -151,6 +192,7 @@ class Audit:
     worst: Optional[AuditWorst] = json_field(convert=AuditWorst._from_json)
     text: str = dataclasses.field(default="", repr=False, compare=False)
     _data: Mapping[str, Any] = kept_json()
+    formulation: Optional[AuditFormulation] = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def correctly_rounded(self) -> bool:
@@ -217,4 +259,5 @@ def audit(x: TensorLike, positions: npt.ArrayLike, y: TensorLike, *, model: Opti
                                  checked_threads, checked_precision)
     document = json.loads(data)
     errors = AuditErrors._from_json(document["errors"])
-    return from_json(Audit, document["errors"], errors=errors, decades=errors.decades, worst=errors.worst, text=text, _data=document)
+    return from_json(Audit, document["errors"], errors=errors, decades=errors.decades, worst=errors.worst, text=text, _data=document,
+                     formulation=AuditFormulation._from_json(document["formulation"]))

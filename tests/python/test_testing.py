@@ -143,3 +143,73 @@ def test_generated_inputs_are_adversarial():
     assert np.isnan(x).any() and np.isinf(x).any()
     assert (np.signbit(x) & (x == 0)).any()  # negative zeros
     assert (np.abs(x[np.isfinite(x) & (x != 0)]) < 2.0 ** -126).any()  # subnormals
+
+
+def float32_llama(x, positions):
+    """A float32 formulation of Llama 3.1's RoPE (ropecheck's own f32-angle baseline): what the
+    default bound accepts."""
+    return ropecheck.apply(x, positions, model="llama-3.1-8b", impl="f32-angle")
+
+
+def test_the_default_passes_a_float32_formulation_and_strict_fails_it():
+    r = check_rope(float32_llama, model="llama-3.1-8b", dtype="bfloat16", budget=4)
+    assert r.passed and r.bound == "standard" and r.mode == "rounds" and not r.failures
+    with pytest.raises(ropecheck.RopeCheckError) as e:
+        check_rope(float32_llama, model="llama-3.1-8b", dtype="bfloat16", budget=4, bound="strict")
+    assert isinstance(e.value, AssertionError) and not e.value.result.passed and e.value.result.bound == "strict"
+    assert "is not correctly rounded" in str(e.value)
+
+
+def test_a_failure_carries_the_full_result_and_the_non_raising_form_returns_it():
+    import json
+
+    def faulty(x, positions):
+        y = ropecheck.apply(x, positions, model="llama-3.1-8b")
+        y[..., 70] *= np.float32(1.001)  # pair 6, y_b: 0.1% off, far outside the formulation at every position
+        return y
+
+    with pytest.raises(ropecheck.RopeCheckError) as e:
+        check_rope(faulty, model="llama-3.1-8b", budget=3)
+    r = check_rope(faulty, model="llama-3.1-8b", budget=3, raise_on_failure=False)
+    assert r == e.value.result and str(e.value) == r.message()
+    f = r.failures["finite"]
+    assert f.element == 70 and f.pair == 6 and f.component == 1 and f.kind == "everywhere" and f.fails_from == 1
+    assert f.rule == "float32 formulation" and f.reach is not None and f.shape == (1, 1, 128)
+    # Full precision: the class maximum is the float check_elements computed, not a rounded print.
+    assert r.classes["finite"].max_ulps == max(x.ulps for x in r.failures.values() if x.input_class == "finite")
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["passed"] is False and d["failures"]["finite"]["element"] == 70 and d["classes"]["finite"]["failed"] > 0
+    assert d["replay"].startswith("ropecheck.testing.check_rope(fn, model='llama-3.1-8b'")
+    assert "kind: everywhere" in r.message() and "float32 formulation reaches [" in r.message()
+
+
+def test_a_loss_growing_with_position_is_told_apart():
+    def positions_in_bfloat16(x, positions):  # positions rounded to bfloat16: exact to 256, then off
+        p = positions.astype(np.float32).view(np.uint32)
+        p = (((p + 0x7FFF + ((p >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32)
+        return ropecheck.apply(x, p.astype(np.int64), model="llama-3.1-8b")
+
+    r = check_rope(positions_in_bfloat16, model="llama-3.1-8b", dtype="bfloat16", raise_on_failure=False)
+    f = r.failures["finite"]
+    assert f.kind == "grows-with-position" and f.passes_up_to >= 255 and f.fails_from > 256
+    assert f"passes at positions up to {f.passes_up_to}, fails from {f.fails_from}" in r.message()
+
+
+@pytest.mark.parametrize("kwargs,parameter", [
+    ({"max_ulp": 0}, "max_ulp"), ({"max_ulp": -1.0}, "max_ulp"), ({"max_ulp": "1"}, "max_ulp"), ({"rtol": 0}, "rtol"),
+    ({"bound": "loose"}, "bound"), ({"bound": "strict", "max_ulp": 2}, "max_ulp"), ({"mode": "stream"}, "mode"),
+    ({"permutation": [0, 0] + list(range(2, 128))}, "permutation"), ({"permutation": [0, 1]}, "permutation"),
+    ({"max_position": 131072}, "max_position"), ({"min_position": -1}, "min_position"), ({"beyond_context": 1}, "beyond_context"),
+    ({"raise_on_failure": "no"}, "raise_on_failure")])
+def test_bad_settings_name_the_parameter_and_its_range(kwargs, parameter):
+    with pytest.raises(ropecheck.InputError) as e:
+        check_rope(kernel_for(model="llama-3.1-8b"), model="llama-3.1-8b", **kwargs)
+    assert e.value.parameter == parameter
+    if parameter == "max_position":
+        assert "131071" in str(e.value) and "beyond_context=True" in str(e.value)
+
+
+def test_beyond_the_context_on_request():
+    r = check_rope(kernel_for(model="llama-3.1-8b"), model="llama-3.1-8b", budget=2, max_position=2 ** 40, beyond_context=True,
+                   bound="strict")
+    assert r.passed

@@ -76,7 +76,7 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
   ElementCheck out;
   RopeReference ref(plan);
   std::optional<Float32Formulation> formulation;
-  if (options.formulation) formulation.emplace(plan);
+  if (options.formulation) formulation.emplace(plan, options.tables);
   const auto worse = [](const std::optional<ElementFailure>& w, const ElementFailure& e) {
     return !w || (!std::isnan(e.ulps) && (std::isnan(w->ulps) || e.ulps > w->ulps));
   };

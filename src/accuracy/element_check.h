@@ -31,6 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "accuracy/float32_formulation.h"
 #include "accuracy/ulp_error.h"
 #include "kernel/rope_plan.h"
 
@@ -74,6 +75,7 @@ struct ElementCheckOptions {
   bool signed_zeros = true;    // false: a zero output of the wrong sign passes where a zero is expected
   double rtol = 0;             // >= 0; > 0: a component within rtol x the pair's norm passes too
   bool formulation = false;    // true: the float32 formulation's reach (float32_formulation.h)
+  Tables tables = Tables::float32;  // formulation: where its cos and sin live (float32_formulation.h)
   std::size_t keep = 16;       // failures kept (the first ones in tensor order)
 };
 

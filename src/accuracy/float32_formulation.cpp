@@ -101,6 +101,20 @@ double frequency_error_of(const Spectrum& s, int k, double theta_prime) {
 
 }  // namespace
 
+const char* tables_name(Tables t) {
+  switch (t) {
+    case Tables::float32: return "float32";
+    case Tables::dtype: return "dtype";
+  }
+  return "?";
+}
+
+std::optional<Tables> parse_tables(std::string_view name) {
+  for (Tables t : kTables)
+    if (name == tables_name(t)) return t;
+  return std::nullopt;
+}
+
 bool ComponentReach::accepts(double v) const {
   if (std::isnan(v)) return nan;
   if (std::isinf(v) && infinities) return true;
@@ -115,7 +129,7 @@ bool SpecialReach::accepts(double v) const {
   return false;
 }
 
-Float32Formulation::Float32Formulation(const kernel::RopePlan& plan) : factor_(plan.attention_factor()) {
+Float32Formulation::Float32Formulation(const kernel::RopePlan& plan, Tables tables) : factor_(plan.attention_factor()), tables_(tables) {
   const Spectrum& s = plan.spectrum();
   const std::vector<double> g = frequencies<double>(s);
   const ScalingRule<double> rule(s.scaling(), std::stod(s.theta()), s.rotary_width());
@@ -140,6 +154,11 @@ double Float32Formulation::angle_error(int k, std::int64_t p) const {
 void Float32Formulation::reach(int k, std::int64_t p, double xa, double xb, const ExactPair& exact, double c, double s, Dtype f,
                                ComponentReach out[2]) const {
   const double delta = angle_error(k, p);
+  c /= factor_, s /= factor_;  // the reference's a cos, a sin as cos, sin (2^-53 relative: in kBinary64Slack)
+  if (tables_ == Tables::dtype && f != Dtype::f32) {
+    dtype_tables_reach(p, xa, xb, c, s, delta, f, out);
+    return;
+  }
   double clo = c, chi = c, slo = s, shi = s;
   if (delta > 0) {
     rotation_range(c, s, delta, clo, chi);    // cos(t + tau) = c cos tau - s sin tau
@@ -175,23 +194,81 @@ void Float32Formulation::reach(int k, std::int64_t p, double xa, double xb, cons
   }
 }
 
-void Float32Formulation::special_reach(int k, std::int64_t p, double xa, double xb, double c, double s, Dtype f,
-                                       SpecialReach out[2]) const {
-  const double delta = angle_error(k, p);
-  double clo = c, chi = c, slo = s, shi = s;
+void Float32Formulation::table_ranges(std::int64_t p, double c, double s, double delta, double& clo, double& chi, double& slo,
+                                      double& shi) const {
+  clo = chi = c, slo = shi = s;
   if (delta > 0) {
     rotation_range(c, s, delta, clo, chi);
     rotation_range(s, -c, delta, slo, shi);
   }
-  double cs[2], ss[3];
+  // c' = fl32(fl32(a) c^): the libm's 2 ulp, the factor's float32 value and product, this file's
+  // binary64 (relative, outward); at p = 0, cos 0 = 1 and sin 0 = +0 exactly.
+  const double rel = (p == 0 ? 0 : kLibmError) + (factor_ == 1 ? 0 : kFactorError) + (p == 0 && factor_ == 1 ? 0 : kBinary64Slack);
+  const double tiny = p == 0 ? 0 : 0x1p-149;
+  for (double* v : {&clo, &chi, &slo, &shi}) *v *= factor_;
+  clo -= std::fabs(clo) * rel + tiny, slo -= std::fabs(slo) * rel + tiny;
+  chi += std::fabs(chi) * rel + tiny, shi += std::fabs(shi) * rel + tiny;
+}
+
+void Float32Formulation::dtype_tables_reach(std::int64_t p, double xa, double xb, double c, double s, double delta, Dtype f,
+                                            ComponentReach out[2]) const {
+  double clo, chi, slo, shi;
+  table_ranges(p, c, s, delta, clo, chi, slo, shi);
+  // The tables: the float32 values rounded to the dtype (monotone, so the ranges' endpoints' roundings).
+  clo = to_format(clo, f), chi = to_format(chi, f), slo = to_format(slo, f), shi = to_format(shi, f);
+  const auto in_f = [f](double v) { return value_of_bits(f, bits_of_value(f, v)); };
+  // x t over t in [lo, hi], exact in binary64 (a 16-bit x times a 16-bit table value), hulled with
+  // its rounding to the dtype (transformers' bf16 product); `overflow` when that rounding is infinite.
+  bool overflow = false;
+  const auto product = [&](double x, double lo, double hi, double& plo, double& phi) {
+    const double a = x * lo, b = x * hi;
+    plo = std::min(a, b), phi = std::max(a, b);
+    const double rlo = in_f(plo), rhi = in_f(phi);
+    if (std::isinf(rlo) || std::isinf(rhi)) overflow = true;
+    plo = std::min(plo, rlo), phi = std::max(phi, rhi);
+  };
+  for (int comp = 0; comp < 2; ++comp) {
+    double p1lo, p1hi, p2lo, p2hi;
+    if (comp == 0) {  // y_a = x_a c - x_b s
+      product(xa, clo, chi, p1lo, p1hi);
+      product(xb, slo, shi, p2lo, p2hi);
+      std::swap(p2lo, p2hi), p2lo = -p2lo, p2hi = -p2hi;
+    } else {          // y_b = x_a s + x_b c
+      product(xa, slo, shi, p1lo, p1hi);
+      product(xb, clo, chi, p2lo, p2hi);
+    }
+    double lo = p1lo + p2lo, hi = p1hi + p2hi;
+    // The sum in float32 (or in the dtype, which rounds as RN_d of it): one float32 rounding of
+    // slack where neither product is exactly zero (with one, the sum is the other, exactly).
+    const double m1 = std::max(std::fabs(p1lo), std::fabs(p1hi)), m2 = std::max(std::fabs(p2lo), std::fabs(p2hi));
+    const double slack = m1 > 0 && m2 > 0 ? (m1 + m2) * (kUnit32 + kBinary64Slack) + kUnderflowSlack : 0;
+    lo -= slack, hi += slack;
+    out[comp] = ComponentReach{to_format(lo, f), to_format(hi, f), overflow, overflow};
+  }
+}
+
+void Float32Formulation::special_reach(int k, std::int64_t p, double xa, double xb, double c, double s, Dtype f,
+                                       SpecialReach out[2]) const {
+  const double delta = angle_error(k, p);
+  c /= factor_, s /= factor_;
+  double clo, chi, slo, shi;
+  table_ranges(p, c, s, delta, clo, chi, slo, shi);
+  const bool rounded = tables_ == Tables::dtype && f != Dtype::f32;
+  if (rounded) clo = to_format(clo, f), chi = to_format(chi, f), slo = to_format(slo, f), shi = to_format(shi, f);
+  // The signs cos and sin can take: a float32 cos is never 0 and a float32 sin only at p = 0; a
+  // table rounded to the dtype can hold a zero wherever its range meets 0 (float16's underflow).
+  double cs[3], ss[3];
   int nc = 0, ns = 0;
-  if (chi > -kReachSignMargin) cs[nc++] = 0.5;
-  if (clo < kReachSignMargin) cs[nc++] = -0.5;
+  const double margin = rounded ? 0 : kReachSignMargin;
+  if (chi > -margin) cs[nc++] = 0.5;
+  if (clo < margin) cs[nc++] = -0.5;
+  if (rounded && clo <= 0 && chi >= 0) cs[nc++] = 0;
   if (p == 0) {
     ss[ns++] = 0;  // sin 0 = +0 exactly, in every libm
   } else {
-    if (shi > -kReachSignMargin) ss[ns++] = 0.5;
-    if (slo < kReachSignMargin) ss[ns++] = -0.5;
+    if (shi > -margin) ss[ns++] = 0.5;
+    if (slo < margin) ss[ns++] = -0.5;
+    if (rounded && slo <= 0 && shi >= 0) ss[ns++] = 0;
   }
   out[0] = out[1] = SpecialReach{};
   for (int i = 0; i < nc; ++i) {
@@ -200,7 +277,7 @@ void Float32Formulation::special_reach(int k, std::int64_t p, double xa, double 
       detail::ieee_rotation(xa, xb, cs[i], ss[j], f, y[0], y[1]);
       for (int comp = 0; comp < 2; ++comp) {
         SpecialReach& r = out[comp];
-        if (!r.accepts(y[comp]) && r.count < 4) r.values[r.count++] = y[comp];
+        if (!r.accepts(y[comp]) && r.count < 6) r.values[r.count++] = y[comp];
       }
     }
   }

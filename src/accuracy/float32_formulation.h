@@ -33,11 +33,21 @@
 // finite (a near the format's maximum with a > 1), and NaN when both can. Non-finite inputs and two
 // signed zeros: every IEEE result of the formula over the signs cos and sin can take on the angle
 // interval (sin is exactly 0 only at p = 0; a float32 cos is never 0).
+// Tables::dtype widens the formulation to cos and sin rounded to the output dtype after the
+// float32 steps above (c_d = RN_d(c'), s_d = RN_d(s')), with the products and the sum either in
+// float32 (vLLM's cos_sin_cache in the model dtype, upcast for the FMA) or each rounded to the dtype
+// (transformers' apply_rotary_pos_emb: cos.to(x.dtype), q * cos + rotate_half(q) * sin in bf16):
+// c_d and s_d range independently over the roundings of their float32 ranges, each product over
+// its interval (exact in binary64: at most 24 + 24 bits) and its rounding to the dtype, the sum over
+// the difference of the product intervals, widened by one float32 rounding. For float32 output the
+// two are the same formulation.
 // Certified: the bound is an enclosure (the frequency from binary64 with relative error below
 // 2^-50, absorbed in the 2^-48), never a sampled figure. Pure functions; thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "accuracy/rope_reference.h"
@@ -45,6 +55,16 @@
 #include "numeric/dtype.h"
 
 namespace ropecheck::accuracy {
+
+// Where the formulation's cos and sin live: float32 (the standard formulation) or rounded to the
+// output dtype (the tables transformers and vLLM build). The one list: names, parsing and Python's
+// tables= keyword follow it.
+enum class Tables { float32 = 0, dtype = 1 };
+inline constexpr Tables kTables[] = {Tables::float32, Tables::dtype};
+// Returns: "float32", "dtype".
+const char* tables_name(Tables t);
+// Returns: the Tables called `name`, or nullopt.
+std::optional<Tables> parse_tables(std::string_view name);
 
 // The accepted outputs of one component.
 struct ComponentReach {
@@ -55,17 +75,17 @@ struct ComponentReach {
   bool accepts(double v) const;
 };
 
-// The accepted outputs of a special component (non-finite inputs, two signed zeros): up to four
+// The accepted outputs of a special component (non-finite inputs, two signed zeros): up to six
 // values (+-0, +-inf, NaN), compared as values except that zeros compare by sign.
 struct SpecialReach {
-  double values[4] = {0, 0, 0, 0};
+  double values[6] = {0, 0, 0, 0, 0, 0};
   int count = 0;
   bool accepts(double v) const;
 };
 
 class Float32Formulation {
  public:
-  explicit Float32Formulation(const kernel::RopePlan& plan);
+  explicit Float32Formulation(const kernel::RopePlan& plan, Tables tables = Tables::float32);
 
   // Returns: eps_f, the relative error bound of pair k's float32 frequency (block pair k).
   double frequency_error(int k) const;
@@ -74,7 +94,8 @@ class Float32Formulation {
   double angle_error(int k, std::int64_t p) const;
   // The accepted outputs of block pair k at position p (the plan's rotating pairs: identity pairs
   // are copies, not rotations) for finite inputs (xa, xb), not both zero. exact: the reference's
-  // rotation of them; (c, s): cos and sin of the exact angle (RopeReference::cos_sin_double).
+  // rotation of them; (c, s): a cos and a sin of the exact angle, a the attention factor
+  // (RopeReference::cos_sin_double).
   void reach(int k, std::int64_t p, double xa, double xb, const ExactPair& exact, double c, double s, Dtype f,
              ComponentReach out[2]) const;
   // The accepted outputs for inputs with an infinity or a NaN, or two signed zeros.
@@ -84,6 +105,10 @@ class Float32Formulation {
   std::vector<double> frequency_;  // g_k in binary64 (relative error <= 2^-50)
   std::vector<double> error_;      // eps_f per block pair
   double factor_ = 1;
+  Tables tables_ = Tables::float32;
+  // The ranges of c' = fl32(a cos^) and s' over the angle interval of pair k at p (inclusive).
+  void table_ranges(std::int64_t p, double c, double s, double delta, double& clo, double& chi, double& slo, double& shi) const;
+  void dtype_tables_reach(std::int64_t p, double xa, double xb, double c, double s, double delta, Dtype f, ComponentReach out[2]) const;
 };
 
 }  // namespace ropecheck::accuracy

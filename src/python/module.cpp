@@ -251,7 +251,8 @@ std::string hex_value(double v) {
 // [tokens][heads][head_dim] arrays of `dtype`; positions: int64, one per token.
 py::dict check_elements(const py::dict& request, const std::optional<std::string>& layout, const std::string& dtype,
                         const py::object& positions_object, const py::object& x_object, const py::object& y_object, double max_ulp,
-                        bool canonical_nan, bool signed_zeros, double rtol, int keep, bool formulation) {
+                        bool canonical_nan, bool signed_zeros, double rtol, int keep, bool formulation,
+                        const std::string& tables) {
   const ArrayView x = ArrayView::read(x_object, "x"), y = ArrayView::read(y_object, "y");
   const Dtype f = parse_format(dtype);
   const kernel::RopePlan plan = plan_of(request, layout, 0);
@@ -262,6 +263,9 @@ py::dict check_elements(const py::dict& request, const std::optional<std::string
   o.rtol = rtol;
   o.keep = static_cast<std::size_t>(keep);
   o.formulation = formulation;
+  const std::optional<accuracy::Tables> t = accuracy::parse_tables(tables);
+  if (!t) throw InputError("tables", "'float32' or 'dtype'", tables);
+  o.tables = *t;
   const std::string shape = "[tokens, heads, " + std::to_string(plan.dim()) + "] array of " + dtype;
   const char kind = numpy_kind(f);
   const std::int64_t size = dtype_info(f).bytes;
@@ -390,6 +394,11 @@ PYBIND11_MODULE(_core, m) {
   m.def("fuzz_tensor", &python::fuzz_tensor);
   m.def("check_elements", &python::check_elements);
   m.def("profile_tensor", &python::profile_tensor);
+  m.attr("TABLES") = [] {
+    py::list names;
+    for (accuracy::Tables t : accuracy::kTables) names.append(accuracy::tables_name(t));
+    return py::tuple(names);
+  }();
   m.attr("INPUT_CLASSES") = [] {
     py::list names;
     for (int i = 0; i < accuracy::kInputClasses; ++i) names.append(accuracy::input_class_name(static_cast<accuracy::InputClass>(i)));

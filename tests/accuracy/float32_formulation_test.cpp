@@ -113,6 +113,50 @@ TEST(Float32Formulation, AcceptsEveryFloat32EvaluationOfTheFormula) {
   }
 }
 
+TEST(Float32Formulation, DtypeTablesAcceptTransformersAndVllmStyles) {
+  // transformers: cos, sin cast to the dtype, q * cos + rotate_half(q) * sin in the dtype (each
+  // product and the sum rounded to it); vLLM: a cos_sin_cache in the dtype, the rotation in float32
+  // and one rounding. Both are inside Tables::dtype's reach and outside the float32 tables' (at
+  // small positions, where the float32 formulation is nearly exact, a 16-bit table flips roundings).
+  for (const std::string model : {"llama-3.1-8b", "qwen2.5-7b-yarn", "phi-3.5-mini"}) {
+    const kernel::RopePlan plan = zoo_plan(model);
+    const Float32Formulation tables(plan, Tables::dtype), standard(plan);
+    RopeReference ref(plan);
+    const std::vector<float> g = frequencies<float>(plan.spectrum());
+    const float a = static_cast<float>(plan.attention_factor());
+    for (const Dtype f : {Dtype::bf16, Dtype::f16}) {
+      const auto rd = [f](double v) { return static_cast<float>(in_format(static_cast<float>(v), f)); };
+      Draws rng(0x7ab1e + static_cast<std::uint64_t>(f));
+      int outside_standard = 0;
+      for (int trial = 0; trial < 200; ++trial) {
+        const std::int64_t p = random_position(rng, 1 << 17);
+        ref.set_position(p);
+        for (int k = 0; k < plan.block_pairs(); k += 5) {
+          const float xa = random_input(rng, f), xb = random_input(rng, f);
+          const float t = static_cast<float>(p) * g[static_cast<std::size_t>(k)];
+          const float c = rd(std::cos(t) * a), s = rd(std::sin(t) * a);
+          const float hf[2] = {rd(rd(xa * c) - rd(xb * s)), rd(rd(xa * s) + rd(xb * c))};
+          const float vllm[2] = {std::fma(xa, c, -(xb * s)), std::fma(xa, s, xb * c)};
+          const ExactPair exact = ref.rotate(k, xa, xb);
+          double ce = 1, se = 0;
+          ref.cos_sin_double(k, ce, se);
+          ComponentReach r[2], r0[2];
+          tables.reach(k, p, xa, xb, exact, ce, se, f, r);
+          standard.reach(k, p, xa, xb, exact, ce, se, f, r0);
+          for (int comp = 0; comp < 2; ++comp) {
+            ASSERT_TRUE(r[comp].accepts(in_format(hf[comp], f)))
+                << model << " " << dtype_info(f).name << " p=" << p << " pair " << k << std::hexfloat << " xa=" << xa << " xb=" << xb
+                << " hf=" << hf[comp] << " reach=[" << r[comp].lo << ", " << r[comp].hi << "]";
+            ASSERT_TRUE(r[comp].accepts(in_format(vllm[comp], f))) << model << " p=" << p << " pair " << k;
+            if (!r0[comp].accepts(in_format(hf[comp], f))) ++outside_standard;
+          }
+        }
+      }
+      EXPECT_GT(outside_standard, 0) << model << " " << dtype_info(f).name << ": 16-bit tables should show against float32 ones";
+    }
+  }
+}
+
 TEST(Float32Formulation, RejectsAnAngleInBfloat16) {
   const kernel::RopePlan plan = zoo_plan("llama-3.1-8b");
   const Float32Formulation formulation(plan);

@@ -185,6 +185,33 @@ def test_check_rope_reports_every_failing_class_ordinary_inputs_first(monkeypatc
     assert "[finite]" in str(e.value)
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_transformers_tables_in_the_dtype_pass_with_tables_dtype_only(monkeypatch, dtype):
+    # transformers' apply_rotary_pos_emb (styles.hf_rotate_half): float32 angles, cos and sin cast to
+    # the activation dtype, products and sum in it. Outside the standard (float32-table) bound by
+    # rounding flips at small positions, inside the reach of the same formulation with dtype tables;
+    # a bfloat16 angle stays outside even that.
+    monkeypatch.syspath_prepend(str(__import__("pathlib").Path(__file__).parents[2] / "examples" / "torch_rope"))
+    from styles import hf_rotate_half
+    r = rt.check_rope(hf_rotate_half, model=MODEL, dtype=dtype, raise_on_failure=False)
+    assert not r.passed and r.failures["finite"].kind == "everywhere" and r.classes["finite"].max_ulps < 16
+    assert rt.check_rope(hf_rotate_half, model=MODEL, dtype=dtype, tables="dtype").bound == "standard, dtype tables"
+
+    def bfloat16_angle(x, positions):
+        from styles import llama3_inv_freq
+        angle = (positions.float()[:, None] * llama3_inv_freq()[None, :]).to(torch.bfloat16).float()
+        emb = torch.cat((angle, angle), dim=-1)
+        c, s = emb.cos().to(x.dtype)[:, None, :], emb.sin().to(x.dtype)[:, None, :]
+        h = x.shape[-1] // 2
+        return x * c + torch.cat((-x[..., h:], x[..., :h]), dim=-1) * s
+
+    r = rt.check_rope(bfloat16_angle, model=MODEL, dtype=dtype, tables="dtype", raise_on_failure=False)
+    assert not r.passed and r.classes["finite"].max_ulps > 100
+    with pytest.raises(ropecheck.InputError) as e:
+        rt.check_rope(hf_rotate_half, model=MODEL, dtype=dtype, tables="bf16")
+    assert e.value.parameter == "tables"
+
+
 def test_check_rope_backward_holds_fn_to_the_gradient():
     with pytest.raises(AssertionError) as e:  # the forward map is not its own gradient
         rt.check_rope(kernel, model=MODEL, dtype=torch.float32, backward=True, budget=2)

@@ -42,9 +42,14 @@ def position_limit(runner: Runner) -> int:
 
 
 def _bound_options(bound: object, max_ulp: Optional[float], rtol: Optional[float], signed_zeros: object,
-                   canonical_nan: object) -> tuple[str, dict[str, Any]]:
+                   canonical_nan: object, tables: object) -> tuple[str, dict[str, Any]]:
     if not isinstance(bound, str) or bound not in BOUNDS:
         raise InputError("bound", "'standard' (the float32 formulation's reach) or 'strict' (correctly rounded)", repr(bound))
+    if not isinstance(tables, str) or tables not in _core.TABLES:
+        raise InputError("tables", "'float32' (the standard formulation's cos and sin) or 'dtype' (cos and sin rounded to x's "
+                         "dtype, as transformers and vLLM build them)", repr(tables))
+    if tables != "float32" and bound != "standard":
+        raise InputError("tables", "'float32' with bound='strict' (tables widen the standard bound only)", repr(tables))
     if max_ulp is not None:
         if isinstance(max_ulp, bool) or not isinstance(max_ulp, numbers.Real) or not 0.5 <= float(max_ulp) <= 2.0 ** 30:
             raise InputError("max_ulp", "None or a number in [0.5, 2^30]", repr(max_ulp))
@@ -55,9 +60,10 @@ def _bound_options(bound: object, max_ulp: Optional[float], rtol: Optional[float
     for name, flag in (("signed_zeros", signed_zeros), ("canonical_nan", canonical_nan)):
         if not isinstance(flag, bool):
             raise InputError(name, "True or False", repr(flag))
-    label = "strict" if bound == "strict" else (f"within {max_ulp} ulp" if max_ulp is not None else "standard")
+    label = "strict" if bound == "strict" else (f"within {max_ulp} ulp" if max_ulp is not None else
+                                                ("standard" if tables == "float32" else "standard, dtype tables"))
     options = dict(max_ulp=0.5 if max_ulp is None else float(max_ulp), canonical_nan=canonical_nan, signed_zeros=signed_zeros,
-                   rtol=0.0 if rtol is None else float(rtol), formulation=bound == "standard" and max_ulp is None)
+                   rtol=0.0 if rtol is None else float(rtol), formulation=bound == "standard" and max_ulp is None, tables=tables)
     return label, options
 
 
@@ -185,11 +191,11 @@ class _Totals:
 def check(fn: RopeFunction, adapter: Adapter, s: Settings, *, bound: str, max_ulp: Optional[float], rtol: Optional[float],
           signed_zeros: bool, canonical_nan: bool, seed: int, budget: int, tokens: int, heads: int, min_position: int,
           max_position: Optional[int], beyond_context: bool, mode: str, permutation: object,
-          raise_on_failure: bool) -> CheckResult:
+          raise_on_failure: bool, tables: str = "float32") -> CheckResult:
     """check_rope: every round (call) run, failures grouped by input class, each failing class's
     worst element shrunk, classified and described; raises RopeCheckError unless raise_on_failure
     is False (then the result says passed=False)."""
-    label, options = _bound_options(bound, max_ulp, rtol, signed_zeros, canonical_nan)
+    label, options = _bound_options(bound, max_ulp, rtol, signed_zeros, canonical_nan, tables)
     for name, flag in (("beyond_context", beyond_context), ("raise_on_failure", raise_on_failure)):
         if not isinstance(flag, bool):
             raise InputError(name, "True or False", repr(flag))
@@ -242,7 +248,8 @@ def check(fn: RopeFunction, adapter: Adapter, s: Settings, *, bound: str, max_ul
     else:
         _calls(runner, s, options, seed, budget, tokens, heads, min_position, max_position, totals, failures)
     spec = ", ".join(f"{k}={v!r}" for k, v in s.request.items() if not (mode == "calls" and k == "sequence_length"))
-    bound_text = f"max_ulp={max_ulp!r}" if max_ulp is not None else f"bound={bound!r}"
+    bound_text = f"max_ulp={max_ulp!r}" if max_ulp is not None else f"bound={bound!r}" + (
+        f", tables={tables!r}" if tables != "float32" else "")
     replay = (f"{adapter.api}.check_rope(fn, {spec}, dtype={adapter.dtype_text}, axes={s.axes!r}, {bound_text}, rtol={rtol!r}, "
               f"signed_zeros={signed_zeros}, backward={s.backward}, seed={seed}, budget={budget}, tokens={tokens}, heads={heads}, "
               f"min_position={min_position}, max_position={max_position}, beyond_context={beyond_context}, mode={mode!r}"

@@ -183,8 +183,9 @@ class CheckResult:
     classes : dict
         Per input class ("finite", "subnormal", "overflow", "zeros", "nonfinite"): a ClassSummary.
     bound : str
-        What fn was held to: "standard" (the float32 formulation's reach), "strict" (correctly
-        rounded), or "within N ulp".
+        What fn was held to: "standard" (the float32 formulation's reach), "standard, dtype
+        tables" (the same with cos and sin rounded to the dtype), "strict" (correctly rounded), or
+        "within N ulp".
     mode : str
         "rounds" (independent calls) or "calls" (a sequence of prefill and decode calls).
     function, rope, dtype : str
@@ -221,6 +222,7 @@ class CheckResult:
         if self.passed:
             return repr(self)
         bound = {"standard": "within what the standard float32 formulation can produce",
+                 "standard, dtype tables": "within what the float32 formulation with cos and sin rounded to the dtype can produce",
                  "strict": "correctly rounded"}.get(self.bound, self.bound)
         lines = [f"check_rope: {self.function} is not {bound} ({self.direction}: "
                  f"{'the gradient map a R(-p g) grad_y' if self.direction == 'backward' else 'the map a R(p g) x'}; {self.rope}; "

@@ -174,7 +174,8 @@ class Runner:
         with args.VariantNames(self.s.variant):
             c = _core.check_elements(self.s.request if request is None else request, self.s.layout, self.s.dtype, p,
                                      np.ascontiguousarray(x), y, float(options["max_ulp"]), bool(options["canonical_nan"]),
-                                     bool(options["signed_zeros"]), float(options["rtol"]), 4, bool(options["formulation"]))
+                                     bool(options["signed_zeros"]), float(options["rtol"]), 4, bool(options["formulation"]),
+                                     str(options["tables"]))
         if self.s.backward:
             failures = [c["worst"], *c["failures"], *(k["worst"] for k in c["classes"].values())]
             for f in failures:

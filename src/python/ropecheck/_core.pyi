@@ -22,6 +22,7 @@ LAYOUTS: tuple[str, ...]
 CONFIGS: tuple[str, ...]
 VARIANTS: tuple[str, ...]
 FRACTION_VARIANTS: tuple[str, ...]
+TABLES: tuple[str, ...]
 INPUT_CLASSES: tuple[str, ...]
 
 Request = dict[str, Any]
@@ -49,7 +50,7 @@ def fuzz_tensor(request: Request, layout: str | None, dtype: str, seed: int, tok
                 max_position: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any], dict[str, Any]]: ...
 def check_elements(request: Request, layout: str | None, dtype: str, positions: npt.NDArray[np.int64], x: npt.NDArray[Any],
                    y: npt.NDArray[Any], max_ulp: float, canonical_nan: bool, signed_zeros: bool, rtol: float,
-                   keep: int, formulation: bool) -> dict[str, Any]: ...
+                   keep: int, formulation: bool, tables: str) -> dict[str, Any]: ...
 def profile_tensor(request: Request, layout: str | None, dtype: str, seed: int, tokens: int, heads: int,
                    max_position: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any]]: ...
 def rank_sum(strata: list[tuple[list[float], list[float]]]) -> tuple[float, float, float, str]: ...

@@ -88,7 +88,7 @@ def check_rope(fn: ArrayRope, *, model: Optional[str] = None, layer_type: Option
                rtol: Optional[float] = None, signed_zeros: bool = True, backward: bool = False, seed: int = 0, budget: int = 16,
                tokens: int = 32, heads: int = 2, min_position: int = 0, max_position: Optional[int] = None,
                beyond_context: bool = False, mode: str = "rounds", permutation: Optional[Sequence[int]] = None,
-               raise_on_failure: bool = True, canonical_nan: bool = False,
+               raise_on_failure: bool = True, canonical_nan: bool = False, tables: str = "float32",
                **spectrum_options: Unpack[ModelOptions]) -> CheckResult:
     """Fuzzes fn, a RoPE implementation, against the exact map.
 
@@ -158,6 +158,11 @@ def check_rope(fn: ArrayRope, *, model: Optional[str] = None, layer_type: Option
         False returns the CheckResult (``passed`` False) instead of raising.
     canonical_nan : bool
         A NaN output must be the canonical quiet NaN.
+    tables : {"float32", "dtype"}
+        Where the standard bound's cos and sin live: "float32" (default), or "dtype": rounded to
+        x's dtype, with the products and the sum in float32 or in that dtype (transformers'
+        apply_rotary_pos_emb under bf16, vLLM's cos_sin_cache in the model dtype); its reach is
+        certified the same way. Only with bound="standard".
 
     Returns
     -------
@@ -193,7 +198,7 @@ def check_rope(fn: ArrayRope, *, model: Optional[str] = None, layer_type: Option
                                signed_zeros=signed_zeros, canonical_nan=canonical_nan, seed=seed, budget=budget, tokens=tokens,
                                heads=heads, min_position=min_position, max_position=max_position,
                                beyond_context=beyond_context, mode=mode, permutation=permutation,
-                               raise_on_failure=raise_on_failure)
+                               raise_on_failure=raise_on_failure, tables=tables)
 
 
 def profile(fn: ArrayRope, *, model: Optional[str] = None, layer_type: Optional[str] = None, dtype: DTypeLike = "float32",

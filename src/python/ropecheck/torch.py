@@ -322,6 +322,7 @@ def check_rope(fn: TorchRope, *, model: Optional[str] = None, layer_type: Option
                backward: bool = False, seed: int = 0, budget: int = 16, tokens: int = 32, heads: int = 2, min_position: int = 0,
                max_position: Optional[int] = None, beyond_context: bool = False, mode: str = "rounds",
                permutation: Optional[Sequence[int]] = None, raise_on_failure: bool = True, canonical_nan: bool = False,
+               tables: str = "float32",
                **spectrum_options: Unpack[ModelOptions]) -> CheckResult:
     """Fuzzes fn, a RoPE written in torch, against the exact map: ropecheck.testing.check_rope with
     torch tensors.
@@ -335,7 +336,7 @@ def check_rope(fn: TorchRope, *, model: Optional[str] = None, layer_type: Option
     ----------
     fn : callable
     model, layer_type, layout, axes, bound, max_ulp, rtol, signed_zeros, backward, seed, budget, tokens,
-    heads, min_position, max_position, beyond_context, mode, permutation, raise_on_failure, canonical_nan,
+    heads, min_position, max_position, beyond_context, mode, permutation, raise_on_failure, canonical_nan, tables,
     **spectrum_options
         As for ropecheck.testing.check_rope: by default fn is held to what the standard float32
         formulation can produce, at positions up to the model's trained context.
@@ -373,7 +374,7 @@ def check_rope(fn: TorchRope, *, model: Optional[str] = None, layer_type: Option
                                signed_zeros=signed_zeros, canonical_nan=canonical_nan, seed=seed, budget=budget, tokens=tokens,
                                heads=heads, min_position=min_position, max_position=max_position,
                                beyond_context=beyond_context, mode=mode, permutation=permutation,
-                               raise_on_failure=raise_on_failure)
+                               raise_on_failure=raise_on_failure, tables=tables)
 
 
 def profile(fn: TorchRope, *, model: Optional[str] = None, layer_type: Optional[str] = None,

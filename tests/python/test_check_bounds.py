@@ -135,6 +135,31 @@ def table():
     return "\n".join(rows)
 
 
+def decades(seed=0):
+    """What the correct implementations reach per dtype and position decade: ropecheck.testing's
+    profile of each (ordinary inputs, 32 positions per decade x 2 heads, up to the model's context),
+    the largest error over all of them and the smallest share correctly rounded (measured: lower
+    bounds of their errors)."""
+    from ropecheck.testing import profile
+    import ropecheck
+    worst: dict = {}
+    for case, dtype in rs.cases():
+        top = ropecheck.plan(model=case.model, layer_type=case.layer_type).context - 1
+        p = profile(case.make(dtype), dtype=dtype, seed=seed, tokens=32, heads=2, max_position=top, **case.ropecheck_kwargs())
+        for r in p.rows:
+            w = worst.setdefault((dtype, r.positions), [0.0, 1.0, 0, 0])
+            w[0] = max(w[0], r.max_ulp)
+            w[1] = min(w[1], r.correctly_rounded)
+            w[2] += r.elements
+            w[3] += 1
+    rows = ["| dtype | positions | implementations | elements | max ulp | min share correctly rounded |", "|---|---|---:|---:|---:|---:|"]
+    order = sorted(worst, key=lambda key: (rs.DTYPES.index(key[0]), float(key[1][1:].split(",")[0])))
+    for dtype, positions in order:
+        mx, cr, n, k = worst[(dtype, positions)]
+        rows.append(f"| {dtype} | {positions} | {k} | {n} | {mx:.3g} | {cr:.3f} |")
+    return "\n".join(rows)
+
+
 if __name__ == "__main__":
     sys.path.insert(0, __file__.rsplit("/", 1)[0])
-    print(table())
+    print(decades() if sys.argv[1:] == ["decades"] else table())

@@ -62,8 +62,12 @@ def _bound_options(bound: object, max_ulp: Optional[float], rtol: Optional[float
             raise InputError(name, "True or False", repr(flag))
     label = "strict" if bound == "strict" else (f"within {max_ulp} ulp" if max_ulp is not None else
                                                 ("standard" if tables == "float32" else "standard, dtype tables"))
-    options = dict(max_ulp=0.5 if max_ulp is None else float(max_ulp), canonical_nan=canonical_nan, signed_zeros=signed_zeros,
-                   rtol=0.0 if rtol is None else float(rtol), formulation=bound == "standard" and max_ulp is None, tables=tables)
+    given_ulp: Any = max_ulp  # Any: mypy reads float as no numbers.Real, so the checks above would narrow it to None
+    given_rtol: Any = rtol
+    ulp = 0.5 if given_ulp is None else float(given_ulp)
+    tolerance = 0.0 if given_rtol is None else float(given_rtol)
+    options: dict[str, Any] = dict(max_ulp=ulp, canonical_nan=canonical_nan, signed_zeros=signed_zeros, rtol=tolerance,
+                                   formulation=bound == "standard" and max_ulp is None, tables=tables)
     return label, options
 
 
@@ -73,7 +77,7 @@ def _failure(f: dict[str, Any], r: int, positions: Any, x: Any, **extra: Any) ->
                    head=int(f["head"]), pair=int(f["pair"]), element=int(f["element"]), component=int(f["component"]),
                    inputs=tuple(f["inputs"]), input_values=tuple(f["input_values"]), expected=f["expected"],
                    expected_value=f["expected_value"], got=f["got"], got_value=f["got_value"], ulps=float(f["ulps"]),
-                   rel=float(f["rel"]), rule=f["rule"], reach=None if f.get("reach") is None else tuple(f["reach"]),
+                   rel=float(f["rel"]), rule=f["rule"], reach=None if f.get("reach") is None else (str(f["reach"][0]), str(f["reach"][1])),
                    delta=float(f.get("delta", math.nan)), **extra)
 
 

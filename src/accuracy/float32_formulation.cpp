@@ -155,10 +155,9 @@ void Float32Formulation::reach(int k, std::int64_t p, double xa, double xb, cons
                                ComponentReach out[2]) const {
   const double delta = angle_error(k, p);
   c /= factor_, s /= factor_;  // the reference's a cos, a sin as cos, sin (2^-53 relative: in kBinary64Slack)
-  if (tables_ == Tables::dtype && f != Dtype::f32) {
-    dtype_tables_reach(p, xa, xb, c, s, delta, f, out);
-    return;
-  }
+  ComponentReach rounded[2];
+  const bool tables = tables_ == Tables::dtype && f != Dtype::f32;
+  if (tables) dtype_tables_reach(p, xa, xb, c, s, delta, f, rounded);
   double clo = c, chi = c, slo = s, shi = s;
   if (delta > 0) {
     rotation_range(c, s, delta, clo, chi);    // cos(t + tau) = c cos tau - s sin tau
@@ -191,6 +190,10 @@ void Float32Formulation::reach(int k, std::int64_t p, double xa, double xb, cons
       hi = to_format(hi, f);
     }
     out[comp] = ComponentReach{lo, hi, inf_a || inf_b, inf_a && inf_b};
+    if (tables) {  // dtype tables widen the float32 ones: float32 tables stay accepted (their hull)
+      const ComponentReach& r = rounded[comp];
+      out[comp] = ComponentReach{std::min(lo, r.lo), std::max(hi, r.hi), out[comp].infinities || r.infinities, out[comp].nan || r.nan};
+    }
   }
 }
 
@@ -254,6 +257,8 @@ void Float32Formulation::special_reach(int k, std::int64_t p, double xa, double 
   double clo, chi, slo, shi;
   table_ranges(p, c, s, delta, clo, chi, slo, shi);
   const bool rounded = tables_ == Tables::dtype && f != Dtype::f32;
+  // dtype tables: their rounded ranges contain the float32 ranges' signs, and add a zero where a
+  // range meets 0 (float16's underflow), so the union of the two formulations' signs is this.
   if (rounded) clo = to_format(clo, f), chi = to_format(chi, f), slo = to_format(slo, f), shi = to_format(shi, f);
   // The signs cos and sin can take: a float32 cos is never 0 and a float32 sin only at p = 0; a
   // table rounded to the dtype can hold a zero wherever its range meets 0 (float16's underflow).

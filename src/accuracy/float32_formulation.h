@@ -39,7 +39,8 @@
 // (transformers' apply_rotary_pos_emb: cos.to(x.dtype), q * cos + rotate_half(q) * sin in bf16):
 // c_d and s_d range independently over the roundings of their float32 ranges, each product over
 // its interval (exact in binary64: at most 24 + 24 bits) and its rounding to the dtype, the sum over
-// the difference of the product intervals, widened by one float32 rounding. For float32 output the
+// the difference of the product intervals, widened by one float32 rounding; the accepted range is
+// the hull of that and the float32 tables' (float32 tables stay accepted). For float32 output the
 // two are the same formulation.
 // Certified: the bound is an enclosure (the frequency from binary64 with relative error below
 // 2^-50, absorbed in the 2^-48), never a sampled figure. Pure functions; thread-safe.

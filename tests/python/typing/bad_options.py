@@ -21,6 +21,7 @@ ropecheck.apply_(x, [0, 1], model="llama-3.1-8b", nope="yes")  # rejected
 ropecheck.audit(x, [0, 1], x, model="llama-3.1-8b", scalling="llama3")  # rejected
 fuzz_inputs(model="llama-3.1-8b", dtype=3)  # rejected
 check_rope(lambda a, p: a, model="llama-3.1-8b", thetaa=10000)  # rejected
+check_rope(lambda a, p: a, model="llama-3.1-8b", permutation=3)  # rejected
 ropecheck.testing.profile(lambda a, p: a, model="llama-3.1-8b", dtype=None)  # rejected
 rt.check_rope(lambda a, p: a, model="llama-3.1-8b", theta_=10000)  # rejected
 rt.apply_(x, [0, 1], model="llama-3.1-8b")  # rejected

@@ -1,7 +1,7 @@
 """Calls that mypy --strict must accept (tests/python/test_typing.py): the spectrum keywords,
 every dtype form, the RoPE functions check_rope takes, and the typed results."""
 
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 import numpy.typing as npt
@@ -9,6 +9,7 @@ import torch
 
 import ropecheck
 import ropecheck.capture
+import ropecheck.testing
 import ropecheck.torch as rt
 from ropecheck.testing import check_rope, fuzz_inputs
 
@@ -75,3 +76,17 @@ check_rope(lambda x, p: ropecheck.bfloat16(x), model="llama-3.1-8b", dtype="bflo
 rt.check_rope(torch_rope, model="llama-3.1-8b")
 rt.check_rope(rt.gradient_map(torch_rope), model="llama-3.1-8b", backward=True)
 rt.profile(lambda t, p: None, model="llama-3.1-8b")
+
+# check_rope's bounds, modes and its result, read by a program.
+result = check_rope(rope, model="llama-3.1-8b", dtype="bfloat16", bound="strict", mode="calls", permutation=list(range(128)),
+                    raise_on_failure=False, beyond_context=True, max_position=1 << 40)
+check_rope(rope, model="llama-3.1-8b", dtype="bfloat16", tables="dtype")
+passed: bool = result.passed
+finite: Optional[ropecheck.testing.Failure] = result.failures.get("finite")
+failure_kind: Optional[str] = finite.kind if finite is not None else None
+worst_ulps: float = result.classes["finite"].max_ulps
+as_json: dict[str, Any] = result.to_dict()
+try:
+    rt.check_rope(torch_rope, model="llama-3.1-8b", tables="dtype")
+except ropecheck.RopeCheckError as error:
+    carried: ropecheck.testing.CheckResult = error.result

@@ -11,7 +11,9 @@
 //   identity pair, pass-through   a bit-for-bit copy of the input.
 // formulation = true replaces the first two rules by what the standard float32 formulation can
 // produce (float32_formulation.h: its reach, growing with the position as a float32 angle's error
-// does, the IEEE results over the signs its cos and sin can take); max_ulp is then unused.
+// does, the IEEE results over the signs its cos and sin can take), and accepts for an identity
+// pair the formula's IEEE result at angle 0 besides the copy (x * 0 flips a zero's sign, inf * 0 is
+// NaN); max_ulp is then unused.
 // Options relax these: signed_zeros = false accepts a zero of either sign where a zero is expected
 // (every rule, and only that); rtol > 0 also accepts a finite-input rotary component whose error
 // |got - y| is at most rtol x ||(x_a, x_b)|| (ulp_error.h's `rel`; pairs of norm below 2^-126 have

@@ -257,3 +257,62 @@ TEST(ElementCheck, RefusesABoundBelowHalfAnUlp) {
 
 }  // namespace
 }  // namespace ropecheck::accuracy
+
+namespace ropecheck::accuracy {
+namespace {
+
+// The formulation bound: the kernel's own output (correctly rounded) passes it on every plan
+// shape; an identity pair rotated by the formula at angle 0 (x_a * 1 - x_b * 0) passes it, though
+// its zeros and infinities are no copy, and fails the strict rules; a 1000-ulp slip fails it.
+TEST(ElementCheck, FormulationAcceptsTheKernelAndTheFormulaAtAngleZero) {
+  ElementCheckOptions o;
+  o.formulation = true;
+  for (const char* model : {"llama-3.1-8b", "gpt-oss-20b", "deepseek-v3", "phi-3.5-mini"}) {
+    const kernel::RopePlan plan = zoo_plan(model);
+    const OutputCase c = kernel_output_case(plan, 11);
+    EXPECT_EQ(check_case(plan, c, o).failed, 0) << model;
+  }
+  const kernel::RopePlan p_rope(Spectrum(64, "10000", Variant::p_rope, "0.5"), kernel::Layout::interleaved);
+  OutputCase c = kernel_output_case(p_rope, 12);
+  int changed = 0;
+  for (std::size_t row = 0; row < c.x.size() / 64; ++row) {
+    for (int k = 0; k < p_rope.block_pairs(); ++k) {
+      if (!p_rope.identity(k)) continue;
+      const std::size_t a = row * 64 + static_cast<std::size_t>(p_rope.first_element(k)), b = row * 64 + static_cast<std::size_t>(p_rope.second_element(k));
+      const float xa = c.x[a], xb = c.x[b];
+      const float ya = xa * 1.0f - xb * 0.0f, yb = xa * 0.0f + xb * 1.0f;
+      if (float_bits(ya) != float_bits(xa) || float_bits(yb) != float_bits(xb)) ++changed;
+      c.y[a] = ya, c.y[b] = yb;
+    }
+  }
+  ASSERT_GT(changed, 0) << "the fuzz puts zeros and infinities into identity pairs";
+  EXPECT_EQ(check_case(p_rope, c, o).failed, 0);
+  EXPECT_GT(check_case(p_rope, c).failed, 0);  // strict: a copy, bit for bit
+  // At position 5 the formulation is nearly exact (its angle bound 5 g ((1 + eps_f)(1 + u)^2 - 1)
+  // is a few dozen u for pair 0, its arithmetic ~12 u of the pair's norm): a 1000-ulp slip of an
+  // output at least a quarter of its pair's norm is far outside.
+  const kernel::RopePlan plan = zoo_plan("llama-3.1-8b");
+  OutputCase d = kernel_output_case(plan, 13);
+  for (std::int64_t& p : d.in.positions) p = 5;
+  const auto tokens = static_cast<std::int64_t>(d.in.positions.size());
+  kernel::apply_rope(plan, d.in.positions, kernel::dense_view<const float>(d.x.data(), tokens, d.heads, plan.dim()),
+                     kernel::dense_view<float>(d.y.data(), tokens, d.heads, plan.dim()));
+  ASSERT_EQ(check_case(plan, d, o).failed, 0);
+  bool slipped = false;
+  for (std::size_t row = 0; row < d.y.size() / 128 && !slipped; ++row) {
+    const float xa = d.x[row * 128], xb = d.x[row * 128 + 64], y = d.y[row * 128];
+    const double norm = std::hypot(static_cast<double>(xa), static_cast<double>(xb));
+    if (!std::isfinite(norm) || norm < 1e-30 || norm > 1e30 || !(std::fabs(y) >= 0.25 * norm)) continue;
+    std::uint32_t bits = float_bits(y) + 1000;
+    std::memcpy(&d.y[row * 128], &bits, 4);
+    slipped = true;
+  }
+  ASSERT_TRUE(slipped);
+  const ElementCheck r = check_case(plan, d, o);
+  ASSERT_EQ(r.failed, 1);
+  EXPECT_EQ(r.worst->rule, "float32 formulation");
+  EXPECT_LE(r.worst->reach_lo, r.worst->reach_hi);
+}
+
+}  // namespace
+}  // namespace ropecheck::accuracy

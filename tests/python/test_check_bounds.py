@@ -102,6 +102,39 @@ def test_a_declared_permutation_is_accepted_and_an_undeclared_one_named(dtype):
     assert "channel permutation" in r.message() and "permutation=[" in r.message()
 
 
+def p_rope(fraction, dtype, angle_in_bfloat16=False):
+    """p-RoPE (the paper's proposal; Gemma's rope_type "proportional") in the standard float32
+    formulation: the frequencies theta^(-2i/d) of the floor(fraction d/2) fastest pairs, the others
+    0 (their pairs are copied: cos 0 = 1, sin 0 = 0 exactly), half layout, d = 128, theta = 10000;
+    with angle_in_bfloat16 the angle rounded to bfloat16 (a mistake)."""
+    import numpy as np
+    d = 128
+    kept = int(fraction * d / 2)
+    g = (np.float32(1) / np.power(np.float32(10000), np.arange(0, d, 2, dtype=np.float32) / np.float32(d))).astype(np.float32)
+    g[kept:] = 0
+
+    def fn(x, positions):
+        xf = rs.to_f32(x, dtype)
+        t = (positions.astype(np.float32)[:, None] * g[None, :]).astype(np.float32)
+        if angle_in_bfloat16:
+            t = rs.round_bf16(t)
+        c, s_ = np.cos(t)[:, None, :], np.sin(t)[:, None, :]
+        a, b = xf[..., :d // 2], xf[..., d // 2:]
+        with np.errstate(all="ignore"):
+            y = np.concatenate([a * c - b * s_, a * s_ + b * c], axis=-1).astype(np.float32)
+        return rs.from_f32(y, dtype)
+    return fn
+
+
+@pytest.mark.parametrize("dtype", rs.DTYPES)
+@pytest.mark.parametrize("fraction", [0.25, 0.75])
+def test_p_rope_in_the_standard_formulation_passes_and_a_bfloat16_angle_fails(fraction, dtype):
+    spec = dict(dim=128, theta=10000, p_rope=fraction, layout="half", context=8192)
+    assert check_rope(p_rope(fraction, dtype), dtype=dtype, **spec).passed
+    r = check_rope(p_rope(fraction, dtype, angle_in_bfloat16=True), dtype=dtype, raise_on_failure=False, **spec)
+    assert not r.passed and r.failures["finite"].kind == "everywhere"
+
+
 def table():
     """The Markdown table of the docs: per implementation and dtype, the default check's verdict,
     the largest error on finite inputs it saw (sampled: a lower bound) and a failure's kind."""

@@ -118,8 +118,9 @@ def check_rope(fn: ArrayRope, *, model: Optional[str] = None, layer_type: Option
         (vLLM's).
     bound : {"standard", "strict"}
         "standard" (default): the float32 formulation's reach; non-finite inputs and signed zeros
-        must give one of the IEEE results that formulation can give. "strict": the correctly
-        rounded value, and the IEEE result of the exact formula. Both: identity pairs and
+        must give one of the IEEE results that formulation can give; an identity pair (p-RoPE's
+        zero frequencies) a copy or the formula at angle 0. "strict": the correctly rounded value,
+        the IEEE result of the exact formula, identity pairs copied bit for bit. Both:
         pass-through elements copied bit for bit.
     max_ulp : float, optional
         Instead of `bound`, an error bound in ulp (the floored metric, ropecheck.audit's), in

@@ -141,7 +141,8 @@ def check_rope(fn: ArrayRope, *, model: Optional[str] = None, layer_type: Option
         calls mode: `tokens` is the tokens checked per call (sampled; the call itself may be longer).
     min_position, max_position : int
         The positions' range. Default: 0 to the end of the model's trained context (its span - 1;
-        for dynamic NTK, factor x span - 1). Positions outside it need beyond_context=True.
+        for dynamic NTK, factor x span - 1; a bare spectrum: its `context`, default 8192, - 1).
+        Positions outside it need beyond_context=True.
     beyond_context : bool
         Allow positions outside the trained context (any int64; max_position then defaults to the
         context's end still).

@@ -13,6 +13,7 @@
 
 #include "io/input_error.h"
 #include "io/npy.h"
+#include "io/printf_string.h"
 #include "io/rope_tensor_shape.h"
 #include "io/version.h"
 #include "spectrum/attention_factor.h"
@@ -360,10 +361,7 @@ std::string format_audit(const AuditResult& r) {
                   static_cast<long long>(w.head), w.element, w.rule.c_str(), bits_hex(w.got_bits, r.format).c_str(),
                   bits_hex(w.expected_bits, r.format).c_str());
     out << buf;
-    if (!std::isnan(w.reach_lo)) {
-      std::snprintf(buf, sizeof buf, ", reach [%a, %a]", w.reach_lo, w.reach_hi);
-      out << buf;
-    }
+    if (!std::isnan(w.reach_lo)) out << ", reach [" << hex_double(w.reach_lo) << ", " << hex_double(w.reach_hi) << "]";
     out << "\n";
   }
   out << "\nper position decade (" << metric_definition(r.format) << "):\n" << format_decade_table(e) << "\n";

@@ -1,7 +1,6 @@
 #include "accuracy/element_check.h"
 
 #include <bit>
-#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -12,6 +11,7 @@
 #include "accuracy/kernel_output_check.h"
 #include "accuracy/rope_reference.h"
 #include "io/input_error.h"
+#include "io/printf_string.h"
 #include "numeric/small_floats.h"
 
 namespace ropecheck::accuracy {
@@ -90,6 +90,10 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
     if (out.failures.size() < options.keep) out.failures.push_back(std::move(e));
   };
   const auto zero_ok = [&](std::uint32_t got, std::uint32_t want) { return !options.signed_zeros && zero_sign_only(got, want, f); };
+  // A NaN output where the formulation gives NaN: any NaN, or the canonical one when asked.
+  const auto nan_form_ok = [&](std::uint32_t got) {
+    return !options.canonical_nan || got == static_cast<std::uint32_t>(dtype_info(f).canonical_nan);
+  };
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double factor = plan.attention_factor();
   for (std::int64_t t = 0; t < tokens; ++t) {
@@ -104,7 +108,7 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
         const InputClass cls = input_class(value_of_bits(f, in), 0, false, 1, f);
         ++out.classes[static_cast<int>(cls)].checked;
         if (got == in || zero_ok(got, in)) continue;
-        fail(ElementFailure{t, h, p, j, -1, 0, {in, 0}, in, got, nan, nan, cls, "copy (pass-through)", nan, nan, nan});
+        fail(ElementFailure{t, h, p, j, -1, 0, {in, 0}, in, got, nan, nan, cls, "copy (pass-through)"});
       }
       for (int k = 0; k < plan.block_pairs(); ++k) {
         const int ia = plan.first_element(k), ib = plan.second_element(k);
@@ -116,7 +120,7 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
         ClassCheck& stats = out.classes[static_cast<int>(cls)];
         stats.checked += 2;
         const auto failure = [&](int comp, std::uint32_t expected, double ulps, double rel, const std::string& rule) {
-          return ElementFailure{t, h, p, comp == 0 ? ia : ib, k, comp, {in[0], in[1]}, expected, got[comp], ulps, rel, cls, rule, nan, nan, nan};
+          return ElementFailure{t, h, p, comp == 0 ? ia : ib, k, comp, {in[0], in[1]}, expected, got[comp], ulps, rel, cls, rule};
         };
         const SpecialExpectation special = special_expectation(plan, &ref, k, p, in, f);
         if (special.applies) {
@@ -131,8 +135,7 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
             formulation->special_reach(k, p, xa, xb, c, s, f, reach);
             for (int comp = 0; comp < 2; ++comp) {
               const double g = value_of_bits(f, got[comp]);
-              const bool nan_ok = !options.canonical_nan || got[comp] == static_cast<std::uint32_t>(dtype_info(f).canonical_nan);
-              const bool ok = reach[comp].accepts(g) && (!std::isnan(g) || nan_ok);
+              const bool ok = reach[comp].accepts(g) && (!std::isnan(g) || nan_form_ok(got[comp]));
               const bool zero_any = !options.signed_zeros && g == 0 && reach[comp].accepts(-g);
               if (!ok && !zero_any) fail(failure(comp, special.bits[comp], nan, nan, "IEEE results of the float32 formulation"));
             }
@@ -152,8 +155,7 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
             const std::uint32_t want = special.bits[comp];
             const bool nan_ok = !plan.identity(k) && !options.canonical_nan && is_nan_bits(want, f) && is_nan_bits(got[comp], f);
             const double g = value_of_bits(f, got[comp]);
-            const bool formula_ok = by_formula && (std::isnan(formula[comp]) ? std::isnan(g) && (!options.canonical_nan ||
-                                                                                                   got[comp] == static_cast<std::uint32_t>(dtype_info(f).canonical_nan))
+            const bool formula_ok = by_formula && (std::isnan(formula[comp]) ? std::isnan(g) && nan_form_ok(got[comp])
                                                                               : got[comp] == bits_of_value(f, formula[comp]));
             if (got[comp] != want && !nan_ok && !zero_ok(got[comp], want) && !formula_ok) fail(failure(comp, want, nan, nan, rule));
           }
@@ -166,8 +168,7 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
         if (formulation) {
           double c = 1, s = 0;
           ref.cos_sin_double(k, c, s);
-          formulation->reach(k, p, xa, xb, exact, c, s, f, reach);
-          delta = formulation->angle_error(k, p);
+          delta = formulation->reach(k, p, xa, xb, exact, c, s, f, reach);
         }
         out.undecided += check.undecided;
         for (int comp = 0; comp < 2; ++comp) {
@@ -196,11 +197,6 @@ ElementCheck check_elements(const kernel::RopePlan& plan, Dtype f, std::span<con
 }
 
 nlohmann::json element_check_json(const ElementCheck& c, Dtype f) {
-  const auto hex = [](double v) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%a", v);
-    return std::string(b);
-  };
   nlohmann::json classes = nlohmann::json::object();
   for (int i = 0; i < kInputClasses; ++i) {
     const ClassCheck& k = c.classes[i];
@@ -213,7 +209,7 @@ nlohmann::json element_check_json(const ElementCheck& c, Dtype f) {
              {"component", w.component}, {"inputs", {bits_hex(w.in_bits[0], f), bits_hex(w.in_bits[1], f)}},
              {"expected", bits_hex(w.expected_bits, f)}, {"got", bits_hex(w.got_bits, f)}, {"ulps", w.ulps}, {"rel", w.rel},
              {"input_class", input_class_name(w.input_class)}, {"rule", w.rule},
-             {"reach", std::isnan(w.reach_lo) ? nlohmann::json(nullptr) : nlohmann::json::array({hex(w.reach_lo), hex(w.reach_hi)})},
+             {"reach", std::isnan(w.reach_lo) ? nlohmann::json(nullptr) : nlohmann::json::array({hex_double(w.reach_lo), hex_double(w.reach_hi)})},
              {"delta", w.delta}};
   }
   return {{"bound", "float32 formulation (check_rope's default; accuracy/float32_formulation.h)"},

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -68,7 +69,7 @@ struct ElementFailure {
                        // float32 formulation", "copy (identity pair)", "copy (pass-through)"
   // formulation: the accepted range [reach_lo, reach_hi] of a finite-input component (values of
   // the format), and the angle error bound delta at this position; NaN otherwise.
-  double reach_lo = 0, reach_hi = 0, delta = 0;
+  double reach_lo = std::numeric_limits<double>::quiet_NaN(), reach_hi = reach_lo, delta = reach_lo;
 };
 
 struct ElementCheckOptions {

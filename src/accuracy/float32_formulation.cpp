@@ -42,12 +42,13 @@ void rotation_range(double ya, double yb, double delta, double& lo, double& hi) 
   if (std::fabs(dip) <= delta + margin) lo = -r;
 }
 
+// RN_d(RN32(v)): the formulation's float32 result rounded once more to the output dtype.
 double to_format(double v, Dtype f) {
-  const double v32 = value_of_bits(Dtype::f32, bits_of_value(Dtype::f32, v));
-  return f == Dtype::f32 ? v32 : value_of_bits(f, bits_of_value(f, v32));
+  const double v32 = detail::ieee_round(v, Dtype::f32);
+  return f == Dtype::f32 ? v32 : detail::ieee_round(v32, f);
 }
 
-double decimal_value(const std::string& text) { return std::stod(text); }
+double decimal_value(const std::string& text) { return from_decimal<double>(text); }
 
 // eps_f for one pair: the larger of the two float32 evaluations of theta'^(-e), plus the scaling
 // rule's own float32 error. Each term is a first-order bound in units of u with its constant
@@ -132,7 +133,7 @@ bool SpecialReach::accepts(double v) const {
 Float32Formulation::Float32Formulation(const kernel::RopePlan& plan, Tables tables) : factor_(plan.attention_factor()), tables_(tables) {
   const Spectrum& s = plan.spectrum();
   const std::vector<double> g = frequencies<double>(s);
-  const ScalingRule<double> rule(s.scaling(), std::stod(s.theta()), s.rotary_width());
+  const ScalingRule<double> rule(s.scaling(), decimal_value(s.theta()), s.rotary_width());
   frequency_.assign(static_cast<std::size_t>(plan.block_pairs()), 0);
   error_.assign(static_cast<std::size_t>(plan.block_pairs()), 0);
   for (int k = 0; k < plan.block_pairs(); ++k) {
@@ -151,18 +152,15 @@ double Float32Formulation::angle_error(int k, std::int64_t p) const {
   return std::fabs(static_cast<double>(p)) * frequency_[static_cast<std::size_t>(k)] * growth * (1 + 0x1p-50);
 }
 
-void Float32Formulation::reach(int k, std::int64_t p, double xa, double xb, const ExactPair& exact, double c, double s, Dtype f,
-                               ComponentReach out[2]) const {
+double Float32Formulation::reach(int k, std::int64_t p, double xa, double xb, const ExactPair& exact, double c, double s, Dtype f,
+                                 ComponentReach out[2]) const {
   const double delta = angle_error(k, p);
   c /= factor_, s /= factor_;  // the reference's a cos, a sin as cos, sin (2^-53 relative: in kBinary64Slack)
+  double clo, chi, slo, shi;
+  cos_sin_ranges(c, s, delta, clo, chi, slo, shi);
   ComponentReach rounded[2];
   const bool tables = tables_ == Tables::dtype && f != Dtype::f32;
-  if (tables) dtype_tables_reach(p, xa, xb, c, s, delta, f, rounded);
-  double clo = c, chi = c, slo = s, shi = s;
-  if (delta > 0) {
-    rotation_range(c, s, delta, clo, chi);    // cos(t + tau) = c cos tau - s sin tau
-    rotation_range(s, -c, delta, slo, shi);   // sin(t + tau) = s cos tau + c sin tau
-  }
+  if (tables) dtype_tables_reach(p, xa, xb, clo, chi, slo, shi, f, rounded);
   const double cmax = std::min(1.0, std::max(std::fabs(clo), std::fabs(chi)) + kBinary64Slack);
   const double smax = std::min(1.0, std::max(std::fabs(slo), std::fabs(shi)) + (p == 0 ? 0 : kBinary64Slack));
   const bool exact_case = p == 0 && factor_ == 1;  // c^ = 1, s^ = 0, every product exact
@@ -195,15 +193,18 @@ void Float32Formulation::reach(int k, std::int64_t p, double xa, double xb, cons
       out[comp] = ComponentReach{std::min(lo, r.lo), std::max(hi, r.hi), out[comp].infinities || r.infinities, out[comp].nan || r.nan};
     }
   }
+  return delta;
 }
 
-void Float32Formulation::table_ranges(std::int64_t p, double c, double s, double delta, double& clo, double& chi, double& slo,
-                                      double& shi) const {
+void Float32Formulation::cos_sin_ranges(double c, double s, double delta, double& clo, double& chi, double& slo, double& shi) {
   clo = chi = c, slo = shi = s;
   if (delta > 0) {
-    rotation_range(c, s, delta, clo, chi);
-    rotation_range(s, -c, delta, slo, shi);
+    rotation_range(c, s, delta, clo, chi);   // cos(t + tau) = c cos tau - s sin tau
+    rotation_range(s, -c, delta, slo, shi);  // sin(t + tau) = s cos tau + c sin tau
   }
+}
+
+void Float32Formulation::table_ranges(std::int64_t p, double& clo, double& chi, double& slo, double& shi) const {
   // c' = fl32(fl32(a) c^): the libm's 2 ulp, the factor's float32 value and product, this file's
   // binary64 (relative, outward); at p = 0, cos 0 = 1 and sin 0 = +0 exactly.
   const double rel = (p == 0 ? 0 : kLibmError) + (factor_ == 1 ? 0 : kFactorError) + (p == 0 && factor_ == 1 ? 0 : kBinary64Slack);
@@ -213,13 +214,12 @@ void Float32Formulation::table_ranges(std::int64_t p, double c, double s, double
   chi += std::fabs(chi) * rel + tiny, shi += std::fabs(shi) * rel + tiny;
 }
 
-void Float32Formulation::dtype_tables_reach(std::int64_t p, double xa, double xb, double c, double s, double delta, Dtype f,
-                                            ComponentReach out[2]) const {
-  double clo, chi, slo, shi;
-  table_ranges(p, c, s, delta, clo, chi, slo, shi);
+void Float32Formulation::dtype_tables_reach(std::int64_t p, double xa, double xb, double clo, double chi, double slo, double shi,
+                                            Dtype f, ComponentReach out[2]) const {
+  table_ranges(p, clo, chi, slo, shi);
   // The tables: the float32 values rounded to the dtype (monotone, so the ranges' endpoints' roundings).
   clo = to_format(clo, f), chi = to_format(chi, f), slo = to_format(slo, f), shi = to_format(shi, f);
-  const auto in_f = [f](double v) { return value_of_bits(f, bits_of_value(f, v)); };
+  const auto in_f = [f](double v) { return detail::ieee_round(v, f); };
   // x t over t in [lo, hi], exact in binary64 (a 16-bit x times a 16-bit table value), hulled with
   // its rounding to the dtype (transformers' bf16 product); `overflow` when that rounding is infinite.
   bool overflow = false;
@@ -255,7 +255,8 @@ void Float32Formulation::special_reach(int k, std::int64_t p, double xa, double 
   const double delta = angle_error(k, p);
   c /= factor_, s /= factor_;
   double clo, chi, slo, shi;
-  table_ranges(p, c, s, delta, clo, chi, slo, shi);
+  cos_sin_ranges(c, s, delta, clo, chi, slo, shi);
+  table_ranges(p, clo, chi, slo, shi);
   const bool rounded = tables_ == Tables::dtype && f != Dtype::f32;
   // dtype tables: their rounded ranges contain the float32 ranges' signs, and add a zero where a
   // range meets 0 (float16's underflow), so the union of the two formulations' signs is this.

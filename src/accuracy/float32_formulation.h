@@ -97,8 +97,9 @@ class Float32Formulation {
   // are copies, not rotations) for finite inputs (xa, xb), not both zero. exact: the reference's
   // rotation of them; (c, s): a cos and a sin of the exact angle, a the attention factor
   // (RopeReference::cos_sin_double).
-  void reach(int k, std::int64_t p, double xa, double xb, const ExactPair& exact, double c, double s, Dtype f,
-             ComponentReach out[2]) const;
+  // Returns: the angle bound delta it used (angle_error(k, p)).
+  double reach(int k, std::int64_t p, double xa, double xb, const ExactPair& exact, double c, double s, Dtype f,
+               ComponentReach out[2]) const;
   // The accepted outputs for inputs with an infinity or a NaN, or two signed zeros.
   void special_reach(int k, std::int64_t p, double xa, double xb, double c, double s, Dtype f, SpecialReach out[2]) const;
 
@@ -107,9 +108,12 @@ class Float32Formulation {
   std::vector<double> error_;      // eps_f per block pair
   double factor_ = 1;
   Tables tables_ = Tables::float32;
-  // The ranges of c' = fl32(a cos^) and s' over the angle interval of pair k at p (inclusive).
-  void table_ranges(std::int64_t p, double c, double s, double delta, double& clo, double& chi, double& slo, double& shi) const;
-  void dtype_tables_reach(std::int64_t p, double xa, double xb, double c, double s, double delta, Dtype f, ComponentReach out[2]) const;
+  // The ranges of cos and sin over [t - delta, t + delta], from cos t and sin t (c, s).
+  static void cos_sin_ranges(double c, double s, double delta, double& clo, double& chi, double& slo, double& shi);
+  // Those ranges widened to what c' = fl32(fl32(a) cos^) and s' can be (inclusive).
+  void table_ranges(std::int64_t p, double& clo, double& chi, double& slo, double& shi) const;
+  void dtype_tables_reach(std::int64_t p, double xa, double xb, double clo, double chi, double slo, double shi, Dtype f,
+                          ComponentReach out[2]) const;
 };
 
 }  // namespace ropecheck::accuracy

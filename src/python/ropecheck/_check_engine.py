@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from . import _arguments as args
 from . import _core
@@ -41,7 +41,16 @@ def position_limit(runner: Runner) -> int:
     return context - 1
 
 
-def _bound_options(bound: object, max_ulp: Optional[float], rtol: Optional[float], signed_zeros: object,
+def _optional_number(name: str, value: object, accepted: str, ok: Callable[[float], bool]) -> Optional[float]:
+    """None, or value as a float when it is a real number (not a bool) that `ok` accepts."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not ok(float(value)):
+        raise InputError(name, accepted, repr(value))
+    return float(value)
+
+
+def _bound_options(bound: object, max_ulp: object, rtol: object, signed_zeros: object,
                    canonical_nan: object, tables: object) -> tuple[str, dict[str, Any]]:
     if not isinstance(bound, str) or bound not in BOUNDS:
         raise InputError("bound", "'standard' (the float32 formulation's reach) or 'strict' (correctly rounded)", repr(bound))
@@ -50,24 +59,18 @@ def _bound_options(bound: object, max_ulp: Optional[float], rtol: Optional[float
                          "dtype, as transformers and vLLM build them)", repr(tables))
     if tables != "float32" and bound != "standard":
         raise InputError("tables", "'float32' with bound='strict' (tables widen the standard bound only)", repr(tables))
-    if max_ulp is not None:
-        if isinstance(max_ulp, bool) or not isinstance(max_ulp, numbers.Real) or not 0.5 <= float(max_ulp) <= 2.0 ** 30:
-            raise InputError("max_ulp", "None or a number in [0.5, 2^30]", repr(max_ulp))
-        if bound != "standard":
-            raise InputError("max_ulp", "None with bound='strict' (strict is max_ulp 0.5)", repr(max_ulp))
-    if rtol is not None and (isinstance(rtol, bool) or not isinstance(rtol, numbers.Real) or not 0 < float(rtol) <= 1):
-        raise InputError("rtol", "None or a number in (0, 1]", repr(rtol))
+    ulp = _optional_number("max_ulp", max_ulp, "None or a number in [0.5, 2^30]", lambda v: 0.5 <= v <= 2.0 ** 30)
+    if ulp is not None and bound != "standard":
+        raise InputError("max_ulp", "None with bound='strict' (strict is max_ulp 0.5)", repr(max_ulp))
+    tolerance = _optional_number("rtol", rtol, "None or a number in (0, 1]", lambda v: 0 < v <= 1)
     for name, flag in (("signed_zeros", signed_zeros), ("canonical_nan", canonical_nan)):
         if not isinstance(flag, bool):
             raise InputError(name, "True or False", repr(flag))
-    label = "strict" if bound == "strict" else (f"within {max_ulp} ulp" if max_ulp is not None else
+    label = "strict" if bound == "strict" else (f"within {ulp} ulp" if ulp is not None else
                                                 ("standard" if tables == "float32" else "standard, dtype tables"))
-    given_ulp: Any = max_ulp  # Any: mypy reads float as no numbers.Real, so the checks above would narrow it to None
-    given_rtol: Any = rtol
-    ulp = 0.5 if given_ulp is None else float(given_ulp)
-    tolerance = 0.0 if given_rtol is None else float(given_rtol)
-    options: dict[str, Any] = dict(max_ulp=ulp, canonical_nan=canonical_nan, signed_zeros=signed_zeros, rtol=tolerance,
-                                   formulation=bound == "standard" and max_ulp is None, tables=tables)
+    options: dict[str, Any] = dict(max_ulp=0.5 if ulp is None else ulp, canonical_nan=canonical_nan, signed_zeros=signed_zeros,
+                                   rtol=0.0 if tolerance is None else tolerance, formulation=bound == "standard" and ulp is None,
+                                   tables=tables)
     return label, options
 
 
@@ -150,13 +153,12 @@ def _values(a: Any, dtype: str) -> Any:
     return a.astype(np.float64)
 
 
-def _permutation_hint(runner: Runner, s: Settings, seed: int, heads: int) -> Optional[tuple[int, ...]]:
-    """The channel permutation under which fn's output on ordinary inputs at positions 1..16 matches
-    the correctly rounded exact map (within 2^-6 of each row's scale: far above what the float32
-    formulation adds there, far below the distance between two channels of normal inputs)."""
+def _permutation_hint(runner: Runner, s: Settings, x: Any) -> Optional[tuple[int, ...]]:
+    """The channel permutation under which fn's output on ordinary inputs x at positions 1, 2, ...
+    matches the correctly rounded exact map (within 2^-6 of each row's scale: far above what the
+    float32 formulation adds there, far below the distance between two channels of normal inputs)."""
     np = args.numpy()
     from ._permutation import find_permutation
-    x = _ordinary(s, seed, SCAN_TOKENS, heads)
     positions = np.arange(1, x.shape[0] + 1, dtype=np.int64)
     try:
         y = runner.call(positions, x)
@@ -239,15 +241,19 @@ def check(fn: RopeFunction, adapter: Adapter, s: Settings, *, bound: str, max_ul
             for name, k in c["classes"].items():
                 if k["failed"] and (name not in found or _worse(k["worst"], found[name][3])):
                     found[name] = (r, positions, x, k["worst"])
+        ordinary = _ordinary(s, seed, SCAN_TOKENS, heads) if {"finite", "subnormal"} & set(found) else None
+        hint: list[Optional[tuple[int, ...]]] = []  # computed once, for the first class that fails everywhere
         for name, (r, positions, x, f) in found.items():
             p1, x1, f1 = _shrink(runner, options, positions, x, f, name)
             extra: dict[str, Any] = {}
             if name in ("finite", "subnormal"):
                 row = x[f["token"]:f["token"] + 1]
-                up_to, fails_from = _scan(runner, options, row, int(f["position"]), _ordinary(s, seed, SCAN_TOKENS, heads))
+                up_to, fails_from = _scan(runner, options, row, int(f["position"]), ordinary)
                 extra = dict(kind="everywhere" if up_to is None else "grows-with-position", passes_up_to=up_to, fails_from=fails_from)
                 if up_to is None and options["permutation"] is None:
-                    extra["permutation"] = _permutation_hint(runner, s, seed, heads)
+                    if not hint:
+                        hint.append(_permutation_hint(runner, s, ordinary))
+                    extra["permutation"] = hint[0]
             failures[name] = _failure(f1, r, p1, x1, **extra)
     else:
         _calls(runner, s, options, seed, budget, tokens, heads, min_position, max_position, totals, failures)

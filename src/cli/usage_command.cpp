@@ -37,6 +37,8 @@ void UsageCommand::attach(CLI::App& app) {
   command->add_option("--strong-match", strong_match, "a content match holds at least this weight of its row, in (0, 1] (default 0.5)");
   command->add_option("--break-rows", break_rows, "strong content matches certified per content head, in [1, 1024] (default 8)");
   command->add_flag("--no-breaks", no_breaks, "skip the breaking-distance certificates");
+  command->add_flag("--no-break-mechanisms", no_break_mechanisms,
+                    "certify with every pair rotating only (skip the slow-only and slow-still certificates)");
   command->add_option("--max-offset", max_offset, "head kinds: offsets 0..K scored, K in [1, 4096] (default 16)");
   command->add_option("--lift", lift, "head kinds: a kind needs more than this multiple of uniform attention, > 1 (default 2)");
   command->add_option("--min-mass", min_mass, "head kinds: and at least this mean attention, in (0, 1] (default 0.1)");
@@ -55,6 +57,7 @@ int UsageCommand::run() {
   if (strong_match) o.strong_match = parse_decimal("--strong-match", *strong_match, "a decimal in (0, 1]", 0, 1, true);
   if (break_rows) o.break_rows = static_cast<int>(parse_integer("--break-rows", *break_rows, 1, 1024));
   o.certify_breaks = !no_breaks;
+  o.break_mechanisms = !no_break_mechanisms;
   if (max_offset) o.kind_rule.max_offset = static_cast<int>(parse_integer("--max-offset", *max_offset, 1, 4096));
   if (lift) o.kind_rule.lift = parse_decimal("--lift", *lift, "a decimal > 1", 1, 1e300, true);
   if (min_mass) o.kind_rule.min_mass = parse_decimal("--min-mass", *min_mass, "a decimal in (0, 1]", 0, 1, true);

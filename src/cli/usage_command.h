@@ -19,6 +19,7 @@ struct UsageCommand {
   std::optional<std::string> json_out, out_dir, threads, content_distance, break_limit, strong_match, break_rows, max_offset, lift, min_mass,
       alpha, null_sequences, null_repeats, null_seed;
   bool no_breaks = false;
+  bool no_break_mechanisms = false;
 
   void attach(CLI::App& app);
   int run();

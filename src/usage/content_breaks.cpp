@@ -8,17 +8,22 @@
 
 namespace ropecheck::usage {
 
-ContentBreak certify_content_break(const LayerPairs& lp, const MatchVectors& s, long long span, long long break_limit) {
-  const ContentMatch& m = s.match;
-  ContentBreak b;
-  b.sequence = m.sequence;
-  b.query = m.query;
-  b.key = m.key;
-  b.runner = m.runner;
-  b.key_distance = s.query_position - s.key_position;
-  b.runner_distance = s.query_position - s.runner_position;
-  b.weight = m.weight;
-  b.span = span;
+const char* break_mechanism_name(BreakMechanism m) {
+  switch (m) {
+    case BreakMechanism::all_pairs: return "all-pairs";
+    case BreakMechanism::slow_only: return "slow-only";
+    case BreakMechanism::slow_still: return "slow-still";
+  }
+  return "?";
+}
+
+namespace {
+
+// The moved-key problem of a match: the rotary part per plan block (the query as RN(a^2 q)), the
+// pass-through channels and every block pair the mechanism holds still moved to the pass part (a
+// zero rotary chunk adds nothing at any distance).
+adversarial::MovedKey moved_key_of(const LayerPairs& lp, const MatchVectors& s, BreakMechanism mech, long long key_distance,
+                                   long long runner_distance) {
   adversarial::MovedKey mk;
   mk.spectrum = lp.plan->spectrum();
   const int blocks = lp.plan->block_pairs();
@@ -26,9 +31,13 @@ ContentBreak certify_content_break(const LayerPairs& lp, const MatchVectors& s, 
   mk.key = mk.runner = mk.query;
   const double a2 = lp.attention_factor * lp.attention_factor;  // RN(a^2) q: the head certified is these numbers
   for (const HeadPair& p : lp.pairs) {
-    if (p.block < 0) {
+    const bool held = p.block >= 0 && ((mech == BreakMechanism::slow_only && p.band != Band::slow) ||
+                                       (mech == BreakMechanism::slow_still && p.band == Band::slow));
+    if (p.block < 0 || held) {
+      // A held block pair's product is a^2 <q, k> unrotated: the pass part with RN(a^2 q).
+      const double scale = p.block < 0 ? 1.0 : a2;
       for (int c : {p.first, p.second}) {
-        mk.query_pass.push_back(s.query[static_cast<size_t>(c)]);
+        mk.query_pass.push_back(scale * s.query[static_cast<size_t>(c)]);
         mk.key_pass.push_back(s.key[static_cast<size_t>(c)]);
         mk.runner_pass.push_back(s.runner[static_cast<size_t>(c)]);
       }
@@ -42,29 +51,58 @@ ContentBreak certify_content_break(const LayerPairs& lp, const MatchVectors& s, 
     mk.runner[i] = s.runner[static_cast<size_t>(p.first)];
     mk.runner[i + 1] = s.runner[static_cast<size_t>(p.second)];
   }
-  mk.runner_distance = b.runner_distance;
-  mk.from_distance = b.key_distance;
+  mk.runner_distance = runner_distance;
+  mk.from_distance = key_distance;
+  return mk;
+}
+
+}  // namespace
+
+ContentBreak certify_content_break(const LayerPairs& lp, const MatchVectors& s, long long span, long long break_limit, bool mechanisms) {
+  const ContentMatch& m = s.match;
+  ContentBreak b;
+  b.sequence = m.sequence;
+  b.query = m.query;
+  b.key = m.key;
+  b.runner = m.runner;
+  b.key_distance = s.query_position - s.key_position;
+  b.runner_distance = s.query_position - s.runner_position;
+  b.weight = m.weight;
+  b.span = span;
+  const adversarial::MovedKey mk = moved_key_of(lp, s, BreakMechanism::all_pairs, b.key_distance, b.runner_distance);
   const adversarial::MovedKeyBreak r = adversarial::certify_moved_key_break(mk, std::max(break_limit, b.key_distance));
   b.outcome = adversarial::outcome_name(r.outcome);
   b.distance = r.distance;
   b.limit = r.max_distance;
   b.method = r.method;
+  if (mechanisms && lp.quarter > 0)
+    for (BreakMechanism mech : {BreakMechanism::slow_only, BreakMechanism::slow_still}) {
+      const adversarial::MovedKeyBreak x =
+          adversarial::certify_moved_key_break(moved_key_of(lp, s, mech, b.key_distance, b.runner_distance), std::max(break_limit, b.key_distance));
+      (mech == BreakMechanism::slow_only ? b.slow_only : b.slow_still) = MechanismBreak{adversarial::outcome_name(x.outcome), x.distance, x.max_distance};
+    }
   return b;
 }
 
-BreakDistribution break_distribution(const std::vector<std::vector<ContentBreak>>& per_head) {
+BreakDistribution break_distribution(const std::vector<std::vector<ContentBreak>>& per_head, BreakMechanism mech) {
   BreakDistribution d;
   std::vector<long long> values;  // found distances; none as the largest long long (censored)
   constexpr long long kBeyond = std::numeric_limits<long long>::max();
   for (const std::vector<ContentBreak>& head : per_head) {
-    if (head.empty()) continue;
-    d.heads += 1;
-    for (const ContentBreak& b : head) {
+    bool any = false;
+    for (const ContentBreak& cb : head) {
+      MechanismBreak b{cb.outcome, cb.distance, cb.limit};
+      if (mech != BreakMechanism::all_pairs) {
+        const std::optional<MechanismBreak>& x = mech == BreakMechanism::slow_only ? cb.slow_only : cb.slow_still;
+        if (!x) continue;
+        b = *x;
+      }
+      any = true;
       d.rows += 1;
       d.limit = std::max(d.limit, b.limit);
       if (b.outcome == "found") {
         d.found += 1;
-        if (b.distance <= b.span) d.found_within_span += 1;
+        if (b.distance <= cb.span) d.found_within_span += 1;
         values.push_back(b.distance);
       } else if (b.outcome == "none") {
         d.none += 1;
@@ -73,6 +111,7 @@ BreakDistribution break_distribution(const std::vector<std::vector<ContentBreak>
         d.undecided += 1;
       }
     }
+    d.heads += any;
   }
   std::sort(values.begin(), values.end());
   for (double level : {0.1, 0.25, 0.5, 0.75, 0.9}) {

@@ -7,6 +7,10 @@
 // or "undecided". Only heads of a content kind (head_kind.h: induction, other) are asked; every
 // kept row of such a head is certified, so a head gives a distribution, not one number.
 // The certificates are statements about the captured vectors; everything else is a measurement.
+// Separated by mechanism (issue 54): the same certificate with only the slow quarter rotating (every
+// other pair held still: the theorem's slow semantic channel drifting alone) and with the slow
+// quarter held still (p-RoPE 0.75's change: only the faster pairs move the winner). A held-still
+// pair adds its unrotated dot product at every distance, as a pass-through channel does.
 #pragma once
 
 #include <optional>
@@ -26,6 +30,18 @@ struct MatchVectors {
   long long query_position = 0, key_position = 0, runner_position = 0;
 };
 
+// Which pairs rotate as the key moves.
+enum class BreakMechanism { all_pairs, slow_only, slow_still };
+inline constexpr BreakMechanism kBreakMechanisms[] = {BreakMechanism::all_pairs, BreakMechanism::slow_only, BreakMechanism::slow_still};
+const char* break_mechanism_name(BreakMechanism m);  // "all-pairs", "slow-only", "slow-still"
+
+// One mechanism's certificate of a match.
+struct MechanismBreak {
+  std::string outcome;     // found, none, undecided
+  long long distance = 0;  // found: the shortest losing distance; undecided: where
+  long long limit = 0;
+};
+
 struct ContentBreak {
   long long sequence = 0, query = 0, key = 0, runner = 0;  // token indices
   long long key_distance = 0, runner_distance = 0;         // position differences to the query
@@ -35,10 +51,13 @@ struct ContentBreak {
   long long limit = 0;                                     // the distances searched: [0, limit]
   long long span = 0;                                      // the layer type's context (or window)
   std::string method;
+  std::optional<MechanismBreak> slow_only, slow_still;  // with `mechanisms`
 };
 
-// Precondition: pairs.plan (a RoPE layer).
-ContentBreak certify_content_break(const LayerPairs& pairs, const MatchVectors& match, long long span, long long break_limit);
+// Precondition: pairs.plan (a RoPE layer). `mechanisms`: also certify slow_only and slow_still
+// (a layer with fewer than 4 rotating pairs has no slow quarter: they stay empty).
+ContentBreak certify_content_break(const LayerPairs& pairs, const MatchVectors& match, long long span, long long break_limit,
+                                   bool mechanisms = false);
 
 // Breaking distances over every certified row of every head: quantiles of the distance with "none"
 // rows counted as beyond their limit (censored: a quantile that falls among them is reported as
@@ -54,6 +73,8 @@ struct BreakDistribution {
   std::vector<Quantile> quantiles;      // levels 0.1, 0.25, 0.5, 0.75, 0.9 (lower empirical quantile)
 };
 
-BreakDistribution break_distribution(const std::vector<std::vector<ContentBreak>>& per_head);
+// The distribution of one mechanism's certificates (all_pairs: the ContentBreak's own outcome).
+BreakDistribution break_distribution(const std::vector<std::vector<ContentBreak>>& per_head,
+                                     BreakMechanism mechanism = BreakMechanism::all_pairs);
 
 }  // namespace ropecheck::usage

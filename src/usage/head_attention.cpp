@@ -81,8 +81,11 @@ void HeadAttention::add(const HeadAttention& o, int keep) {
   scores.add(o.scores);
   tv_slow_still += o.tv_slow_still;
   tv_fast_removed += o.tv_fast_removed;
+  tv_slow_removed += o.tv_slow_removed;
   top1_slow_still += o.top1_slow_still;
   top1_fast_removed += o.top1_fast_removed;
+  top1_slow_removed += o.top1_slow_removed;
+  position_free.add(o.position_free);
   for (const ContentMatch& m : o.matches) keep_match(matches, m, keep);
 }
 
@@ -92,6 +95,9 @@ void rotate_head(const LayerPairs& lp, const kernel::SinCosTable* table, const d
   fill(h.rest, b.rest, lp, table, x, tokens, head_dim, false);
   fill(h.slow, b.slow, lp, table, x, tokens, head_dim, false);
   fill(h.slow_still, b.slow, lp, table, x, tokens, head_dim, true);
+  std::vector<int> every(lp.pairs.size());
+  for (size_t i = 0; i < every.size(); ++i) every[i] = static_cast<int>(i);
+  fill(h.still, every, lp, table, x, tokens, head_dim, true);
 }
 
 RotatedHead rotate_head(const LayerPairs& lp, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim) {
@@ -102,21 +108,23 @@ RotatedHead rotate_head(const LayerPairs& lp, const kernel::SinCosTable* table, 
 
 KeyPanels prepare_keys(const RotatedHead& k) {
   auto one = [](const RowMatrix& m) { return detail::pack_keys(m.data(), static_cast<long>(m.rows()), static_cast<long>(m.cols()), static_cast<long>(m.cols())); };
-  return {one(k.fast), one(k.rest), one(k.slow), one(k.slow_still)};
+  return {one(k.fast), one(k.rest), one(k.slow), one(k.slow_still), one(k.still)};
 }
 
 void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const AttentionSettings& st, long long sequence,
                           const InductionTargets& targets, HeadAttention& into, AttentionWorkspace& ws) {
   if (into.scores.offsets.empty()) into.scores.offsets.resize(static_cast<size_t>(st.max_offset) + 1);
+  if (into.position_free.offsets.empty()) into.position_free.offsets.resize(static_cast<size_t>(st.max_offset) + 1);
   const Eigen::Index tokens = q.rest.rows();
   constexpr Eigen::Index kBlock = 128;
   const cpu::Path path = cpu::default_path();
-  for (RowMatrix* m : {&ws.s_fast, &ws.s_rest, &ws.s_slow, &ws.s_still})
+  for (RowMatrix* m : {&ws.s_fast, &ws.s_rest, &ws.s_slow, &ws.s_still, &ws.s_free})
     if (m->rows() < kBlock || m->cols() < tokens) m->resize(kBlock, tokens);
-  for (Eigen::ArrayXd* a : {&ws.base, &ws.slow_still, &ws.fast_removed})
+  for (Eigen::ArrayXd* a : {&ws.base, &ws.slow_still, &ws.fast_removed, &ws.slow_removed, &ws.position_free})
     if (a->size() < tokens) a->resize(tokens);
-  RowMatrix &s_fast = ws.s_fast, &s_rest = ws.s_rest, &s_slow = ws.s_slow, &s_still = ws.s_still;
-  Eigen::ArrayXd &base_buf = ws.base, &still_buf = ws.slow_still, &removed_buf = ws.fast_removed;
+  RowMatrix &s_fast = ws.s_fast, &s_rest = ws.s_rest, &s_slow = ws.s_slow, &s_still = ws.s_still, &s_free = ws.s_free;
+  Eigen::ArrayXd &base_buf = ws.base, &still_buf = ws.slow_still, &removed_buf = ws.fast_removed, &slow_removed_buf = ws.slow_removed,
+                 &position_free_buf = ws.position_free;
   for (Eigen::Index i0 = 1; i0 < tokens; i0 += kBlock) {
     const Eigen::Index n = std::min(kBlock, tokens - i0);
     // Keys from c0 (a multiple of 8 at or below the block's first key) to the block's last query.
@@ -126,6 +134,7 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
     product(s_rest, q.rest, i0, n, kp.rest, c0, cn, path);
     product(s_slow, q.slow, i0, n, kp.slow, c0, cn, path);
     product(s_still, q.slow_still, i0, n, kp.slow_still, c0, cn, path);
+    product(s_free, q.still, i0, n, kp.still, c0, cn, path);
     for (Eigen::Index r = 0; r < n; ++r) {
       const Eigen::Index i = i0 + r;
       const Eigen::Index lo = st.window ? std::max<Eigen::Index>(0, i - static_cast<Eigen::Index>(*st.window) + 1) : 0;
@@ -137,22 +146,34 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
       auto base = base_buf.head(len);
       auto slow_still = still_buf.head(len);
       auto fast_removed = removed_buf.head(len);
+      auto slow_removed = slow_removed_buf.head(len);
+      auto position_free = position_free_buf.head(len);
       base = f + m + w;
       slow_still = f + m + z;
       fast_removed = m + w;
+      slow_removed = f + m;
+      position_free = s_free.row(r).segment(off, len).array().transpose();
       // The runner-up: the highest score of the row other than the winner (first on ties).
-      Eigen::Index winner = 0, runner = -1, top_still = 0, top_removed = 0;
+      Eigen::Index winner = 0, runner = -1, top_still = 0, top_removed = 0, top_slow_removed = 0, top_free = 0;
       base.maxCoeff(&winner);
       for (Eigen::Index j = 0; j < len; ++j)
         if (j != winner && (runner < 0 || base[j] > base[runner])) runner = j;
       softmax(base, st, winner);
       softmax(slow_still, st, top_still);
       softmax(fast_removed, st, top_removed);
+      softmax(slow_removed, st, top_slow_removed);
+      softmax(position_free, st, top_free);
 
       into.rows += 1;
       const double uniform = 1.0 / static_cast<double>(len);
-      for (Eigen::Index d = 0; d <= st.max_offset && d < len; ++d) into.scores.offsets[static_cast<size_t>(d)].add_row(base[len - 1 - d], uniform);
-      if (lo == 0) into.scores.first.add_row(base[0], uniform);
+      for (Eigen::Index d = 0; d <= st.max_offset && d < len; ++d) {
+        into.scores.offsets[static_cast<size_t>(d)].add_row(base[len - 1 - d], uniform);
+        into.position_free.offsets[static_cast<size_t>(d)].add_row(position_free[len - 1 - d], uniform);
+      }
+      if (lo == 0) {
+        into.scores.first.add_row(base[0], uniform);
+        into.position_free.first.add_row(position_free[0], uniform);
+      }
       if (!targets.empty()) {
         double mass = 0;
         long long count = 0;
@@ -165,8 +186,10 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
       }
       into.tv_slow_still += 0.5 * (base - slow_still).abs().sum();
       into.tv_fast_removed += 0.5 * (base - fast_removed).abs().sum();
+      into.tv_slow_removed += 0.5 * (base - slow_removed).abs().sum();
       into.top1_slow_still += top_still == winner;
       into.top1_fast_removed += top_removed == winner;
+      into.top1_slow_removed += top_slow_removed == winner;
       const long long distance = static_cast<long long>(len - 1 - winner);
       if (distance >= st.content_distance && runner >= 0 && base[winner] >= st.strong_match)
         keep_match(into.matches,

@@ -5,6 +5,10 @@
 //   slow-still   the slow quarter of rotating pairs made position-free, as p-RoPE 0.75 does
 //                (frequency 0: a^2 <q, k> on those pairs, unrotated)
 //   fast-removed the fast quarter's contribution removed
+//   slow-removed the slow quarter's contribution removed
+//   position-free every pair held still (frequency 0, block pairs scaled by a): the same q and k
+//                with no position at all, the null of the positional-component test
+//                (positional_component.h): the offset mass content alone produces
 // (layer_pairs.h defines the quarters). A softcap c gives c tanh(s / c); a sliding window W keeps
 // keys i - W < j <= i (transformers' masks). Rows are query tokens i >= 1 (token order, not
 // position values); row 0 attends to itself only. Per row it adds the base attention's scores
@@ -39,6 +43,7 @@ struct RotatedHead {
   RowMatrix rest;        // middle pairs rotated, then every still pair (block ones scaled by a)
   RowMatrix slow;        // slow pairs, rotated
   RowMatrix slow_still;  // slow pairs unrotated, scaled by a (p-RoPE's frequency 0)
+  RowMatrix still;       // every pair unrotated (block pairs scaled by a), pair order: position-free
 };
 
 // Writes x (tokens x head_dim, row-major) rotated into `out` (reusing its storage). `table`: the
@@ -48,14 +53,14 @@ RotatedHead rotate_head(const LayerPairs& pairs, const kernel::SinCosTable* tabl
 
 // A rotated key head packed for the score products, once per kv head (shared by its query heads).
 struct KeyPanels {
-  detail::PackedKeys fast, rest, slow, slow_still;
+  detail::PackedKeys fast, rest, slow, slow_still, still;
 };
 KeyPanels prepare_keys(const RotatedHead& k);
 
 // One worker's buffers, reused from head to head (no allocation per head or per block).
 struct AttentionWorkspace {
-  RowMatrix s_fast, s_rest, s_slow, s_still;  // 128 query rows x tokens
-  Eigen::ArrayXd base, slow_still, fast_removed;
+  RowMatrix s_fast, s_rest, s_slow, s_still, s_free;  // 128 query rows x tokens
+  Eigen::ArrayXd base, slow_still, fast_removed, slow_removed, position_free;
 };
 
 struct AttentionSettings {
@@ -83,8 +88,9 @@ void keep_match(std::vector<ContentMatch>& kept, const ContentMatch& m, int keep
 struct HeadAttention {
   long long rows = 0;
   HeadScores scores;                                 // head_scores.h
-  double tv_slow_still = 0, tv_fast_removed = 0;     // sums of the total-variation distances to base
-  long long top1_slow_still = 0, top1_fast_removed = 0;  // rows whose argmax key is unchanged
+  HeadScores position_free;                          // the same scores of the position-free attention
+  double tv_slow_still = 0, tv_fast_removed = 0, tv_slow_removed = 0;  // sums of the total-variation distances to base
+  long long top1_slow_still = 0, top1_fast_removed = 0, top1_slow_removed = 0;  // rows whose argmax key is unchanged
   std::vector<ContentMatch> matches;                 // the strongest content matches, strongest first
 
   void add(const HeadAttention& other, int keep);    // sums; merges the matches (keep_match order)

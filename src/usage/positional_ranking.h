@@ -9,6 +9,9 @@
 //                  stratified test with layer as the stratum (labels permuted within layers only),
 //                  which is what answers the question free of the layer effect.
 // p-values are one-sided and not corrected across layers (the stratified one is the single test).
+// The same tests rank any per-head score against any label (issue 54: the attention change under
+// removal of the fast quarter against the positional-component test), and within kv groups
+// (layer, kv head): heads that read the same keys, so only their queries differ.
 #pragma once
 
 #include <optional>
@@ -19,8 +22,16 @@ namespace ropecheck::usage {
 
 struct RankedHead {
   int layer = 0, head = 0;
-  double share = 0;         // fast-quarter share of q + k norm
-  bool positional = false;
+  double share = 0;         // the score ranked: fast-quarter share of q + k norm unless said otherwise
+  bool positional = false;  // the label
+  int kv_head = 0;          // its kv head (rank_within_kv_groups' stratum with the layer)
+};
+
+// What is ranked, for the statements: the score's name and the label's (e.g. "fast-quarter share",
+// "positional").
+struct RankingWords {
+  std::string score = "fast-quarter share";
+  std::string label = "positional";
 };
 
 struct PositionalRanking {
@@ -33,6 +44,7 @@ struct PositionalRanking {
 
 struct LayerRanking {
   int layer = 0;
+  int kv_head = -1;                     // rank_within_kv_groups: the group's kv head
   std::vector<int> positional, others;  // head indices
   double auc = 0, p_value = 1;          // this layer alone, one-sided
   std::string p_method;
@@ -46,7 +58,19 @@ struct WithinLayerRanking {
   std::string statement;
 };
 
-PositionalRanking rank_across_heads(const std::vector<RankedHead>& heads);
-WithinLayerRanking rank_within_layers(const std::vector<RankedHead>& heads);
+PositionalRanking rank_across_heads(const std::vector<RankedHead>& heads, const RankingWords& words = {});
+WithinLayerRanking rank_within_layers(const std::vector<RankedHead>& heads, const RankingWords& words = {});
+// The stratified test with (layer, kv head) as the stratum.
+WithinLayerRanking rank_within_kv_groups(const std::vector<RankedHead>& heads, const RankingWords& words = {});
+
+// How well the score separates the label at a cut: heads labelled but below it plus heads not
+// labelled at or above it. `best` picks the cut that misclassifies the fewest (in-sample, so
+// optimistic: say so).
+struct CutQuality {
+  double cut = 0;
+  long long misclassified = 0, heads = 0;
+};
+CutQuality misclassified_at(const std::vector<RankedHead>& heads, double cut);
+CutQuality best_cut(const std::vector<RankedHead>& heads);
 
 }  // namespace ropecheck::usage

@@ -44,7 +44,20 @@ struct HeadState {
   double q_squares = 0;            // sum of squares of every entry (the null's RMS)
   HeadAttention attention;
   std::vector<MatchVectors> kept;  // attention.matches' vectors, in its order
+  std::vector<SequenceOffsets> per_sequence;  // in sequence order (the capture's blocks are)
 };
+
+// One sequence's mean offset masses, as trained and position-free (NaN where no row saw the key).
+SequenceOffsets sequence_offsets(const HeadAttention& a) {
+  SequenceOffsets s;
+  for (size_t d = 0; d < a.scores.offsets.size(); ++d) {
+    const ScoreSums& m = a.scores.offsets[d];
+    const ScoreSums& f = a.position_free.offsets[d];
+    s.mass.push_back(m.rows > 0 ? m.w / static_cast<double>(m.rows) : std::nan(""));
+    s.position_free.push_back(f.rows > 0 ? f.w / static_cast<double>(f.rows) : std::nan(""));
+  }
+  return s;
+}
 
 // Chunk norms as sqrt(a^2 + b^2) (within 2 ulp; no overflow for values from float32 or float16),
 // summed over tokens in order; `squares` += every entry squared.
@@ -159,6 +172,7 @@ Scan scan(const ModelDescription& model, CaptureSource& capture, const UsageOpti
         HeadAttention here;
         accumulate_attention(wk.q, k_panels[static_cast<size_t>(h / group - kv0)], st, block.sequence, targets, here, wk.workspace);
         s.attention.add(here, o.break_rows);
+        s.per_sequence.push_back(sequence_offsets(here));
         if (!keep_vectors || here.matches.empty()) return;
         // The kept matches' vectors: those of earlier blocks carried over, this block's read now.
         std::vector<MatchVectors> kept;
@@ -266,6 +280,8 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
   const bool with_induction = capture.has_token_ids();
   out.scores_tested = static_cast<long long>(g.layers) * H * scores_per_head(rule, with_induction);
   out.z_critical = kind_critical_z(rule, out.scores_tested);
+  const long long component_family = static_cast<long long>(g.layers) * H * (rule.max_offset + 1);
+  const double component_t = component_t_critical(rule.alpha, component_family, g.sequences);
 
   // Per layer and head: means, kinds, shares.
   const double q_count = static_cast<double>(g.sequences) * static_cast<double>(g.tokens);
@@ -298,15 +314,22 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
       hu.previous_token = hu.scores.offsets[1].mass;
       hu.first_token = hu.scores.first.mass;
       hu.strong_matches = static_cast<long long>(a.matches.size());
+      hu.component = head_component(s.per_sequence, component_t, rule.min_mass);
       if (lp.quarter > 0) {
-        double fast = 0, all = 0;
+        double fast = 0, all = 0, q_fast = 0, q_all = 0;
         for (size_t p = 0; p < P; ++p) {
           all += hu.q_norm[p] + hu.k_norm[p];
-          if (lp.pairs[p].band == Band::fast) fast += hu.q_norm[p] + hu.k_norm[p];
+          q_all += hu.q_norm[p];
+          if (lp.pairs[p].band == Band::fast) {
+            fast += hu.q_norm[p] + hu.k_norm[p];
+            q_fast += hu.q_norm[p];
+          }
         }
         if (all > 0) hu.high_frequency_share = fast / all;
+        if (q_all > 0) hu.query_fast_share = q_fast / q_all;
         hu.slow_still = Ablation{a.tv_slow_still / rows, static_cast<double>(a.top1_slow_still) / rows};
         hu.fast_removed = Ablation{a.tv_fast_removed / rows, static_cast<double>(a.top1_fast_removed) / rows};
+        hu.slow_removed = Ablation{a.tv_slow_removed / rows, static_cast<double>(a.top1_slow_removed) / rows};
       }
       lu.heads.push_back(std::move(hu));
     }
@@ -356,6 +379,45 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
   out.ranking = rank_across_heads(ranked);
   out.within_layers = rank_within_layers(ranked);
 
+  // The positional-component test and Section 5 with its labels, interventions first.
+  {
+    std::vector<const HeadComponent*> components;
+    for (const LayerUsage& lu : out.layers)
+      for (const HeadUsage& hu : lu.heads) components.push_back(&hu.component);
+    out.components = component_curve(components, rule.min_mass, rule.alpha, component_family, g.sequences, component_t);
+    for (const LayerType& lt : model.layer_types) {
+      std::vector<const HeadComponent*> of_type;
+      for (const LayerUsage& lu : out.layers)
+        if (lu.layer_type == lt.name)
+          for (const HeadUsage& hu : lu.heads) of_type.push_back(&hu.component);
+      if (!of_type.empty())
+        out.components_by_layer_type.push_back({lt.name, component_curve(of_type, rule.min_mass, rule.alpha, component_family, g.sequences, component_t)});
+    }
+    std::vector<RankedHead> by_fast, by_slow, by_share, by_query_share;
+    for (const LayerUsage& lu : out.layers)
+      for (const HeadUsage& hu : lu.heads) {
+        if (!hu.high_frequency_share) continue;
+        const bool label = hu.component.offset.has_value();
+        by_fast.push_back({lu.layer, hu.head, hu.fast_removed->tv, label, hu.kv_head});
+        by_slow.push_back({lu.layer, hu.head, hu.slow_removed->tv, label, hu.kv_head});
+        by_share.push_back({lu.layer, hu.head, *hu.high_frequency_share, label, hu.kv_head});
+        if (hu.query_fast_share) by_query_share.push_back({lu.layer, hu.head, *hu.query_fast_share, label, hu.kv_head});
+      }
+    const std::string label = "positional-component";
+    Section5& s5 = out.section5;
+    s5.fast_removed = rank_across_heads(by_fast, {"attention change (tv) under removal of the fast quarter", label});
+    s5.fast_removed_layers = rank_within_layers(by_fast, {"attention change (tv) under removal of the fast quarter", label});
+    s5.fast_removed_kv_groups = rank_within_kv_groups(by_fast, {"attention change (tv) under removal of the fast quarter", label});
+    s5.slow_removed = rank_across_heads(by_slow, {"attention change (tv) under removal of the slow quarter", label});
+    s5.slow_removed_layers = rank_within_layers(by_slow, {"attention change (tv) under removal of the slow quarter", label});
+    s5.share = rank_across_heads(by_share, {"fast-quarter share of q + k norm", label});
+    s5.share_layers = rank_within_layers(by_share, {"fast-quarter share of q + k norm", label});
+    s5.query_share_kv_groups = rank_within_kv_groups(by_query_share, {"fast-quarter share of the query's norm", label});
+    s5.share_even_spread = misclassified_at(by_share, 0.25);
+    s5.share_best = best_cut(by_share);
+    s5.fast_removed_best = best_cut(by_fast);
+  }
+
   // Theorem 6.1 on every kept strong match of the content heads.
   if (o.certify_breaks) {
     struct Item {
@@ -374,7 +436,7 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
       const Item& it = todo[static_cast<size_t>(i)];
       const LayerType* lt = type_of[static_cast<size_t>(it.layer)];
       done[static_cast<size_t>(i)] = certify_content_break(pairs_of.at(lt), sc.heads[static_cast<size_t>(it.layer)][static_cast<size_t>(it.head)].kept[it.row],
-                                                           lt->span(), o.break_limit);
+                                                           lt->span(), o.break_limit, o.break_mechanisms);
     });
     for (size_t i = 0; i < todo.size(); ++i)
       out.layers[static_cast<size_t>(todo[i].layer)].heads[static_cast<size_t>(todo[i].head)].breaks.push_back(done[i]);
@@ -382,6 +444,10 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
     for (const LayerUsage& lu : out.layers)
       for (const HeadUsage& hu : lu.heads) per_head.push_back(hu.breaks);
     out.breaks = break_distribution(per_head);
+    if (o.break_mechanisms) {
+      out.breaks_slow_only = break_distribution(per_head, BreakMechanism::slow_only);
+      out.breaks_slow_still = break_distribution(per_head, BreakMechanism::slow_still);
+    }
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;

@@ -13,10 +13,17 @@
 //                   rows; the kind by a stated rule, Bonferroni-corrected over every score tested.
 //  null             gaussian_capture.h: the same rule on Gaussian captures of the same shapes (and
 //                   per-head RMS): its false-positive rate, measured, with an exact upper bound.
-//  Section 5        positional_ranking.h: the fast-quarter share of positional heads against the
-//                   others, across heads and within layers (layer as a stratum).
-//  ablations        slow quarter position-free (p-RoPE 0.75) and fast quarter removed: mean
-//                   total-variation distance of attention rows to the model's, top-1 agreement.
+//  positional       positional_component.h: the offset mass the rotation adds over the position-free
+//  component        null (every pair held still, the same capture), per sequence, with simultaneous
+//                   intervals over sequences; its count as a curve over the effect-size cut.
+//  Section 5        positional_ranking.h, interventions first: the attention change under removal of
+//                   the fast quarter, heads with a positional component against the others, across
+//                   heads, within layers and within kv groups; then the paper's proxy, the
+//                   fast-quarter share of q + k norm (query only within kv groups), and how many heads
+//                   each misclassifies. The kind-labelled share ranking (head_kind.h) is kept beside.
+//  ablations        slow quarter position-free (p-RoPE 0.75), fast quarter removed, slow quarter
+//                   removed: mean total-variation distance of attention rows to the model's, top-1
+//                   agreement.
 //  Theorem 6.1      content_breaks.h: for every kept strong content match of every content head, the
 //                   certified shortest distance at which moving that key lets the row's runner-up
 //                   win; their distribution over rows.
@@ -38,6 +45,7 @@
 #include "usage/content_breaks.h"
 #include "usage/head_attention.h"
 #include "usage/head_kind.h"
+#include "usage/positional_component.h"
 #include "usage/positional_ranking.h"
 
 namespace ropecheck::usage {
@@ -48,6 +56,7 @@ struct UsageOptions {
   double strong_match = 0.5;            // ... and holds at least this weight of its row, in (0, 1]
   int break_rows = 8;                   // strong matches certified per content head, in [1, 1024]
   bool certify_breaks = true;           // Theorem 6.1 per content head
+  bool break_mechanisms = true;         // ... also with only the slow quarter rotating and with it held still
   long long break_limit = 1LL << 20;    // distances searched by the certificate, [1, 2^40]
   KindRule kind_rule;                   // head_kind.h
   long long null_sequences = -1;        // sequences of the Gaussian null: -1 all, 0 none
@@ -66,9 +75,11 @@ struct HeadUsage {
   long long rows = 0;                  // attention rows measured (query tokens i >= 1, all sequences)
   double diagonal = 0, previous_token = 0, first_token = 0;  // mean attention on j = i, i - 1, 0
   HeadClass scores;                    // head_kind.h: every score with its test, and the kind
+  HeadComponent component;             // positional_component.h: effects over the position-free null
   std::optional<double> high_frequency_share;  // none when the layer has < 4 rotating pairs
+  std::optional<double> query_fast_share;      // the query's share alone (kv groups share their keys)
   std::optional<int> share_rank;               // 1 = the highest share of every ranked head
-  std::optional<Ablation> slow_still, fast_removed;
+  std::optional<Ablation> slow_still, fast_removed, slow_removed;
   long long strong_matches = 0;                // strong content matches kept (<= break_rows)
   std::vector<ContentBreak> breaks;            // content heads, when certified: strongest match first
 
@@ -107,6 +118,18 @@ struct LayerTypePairs {
   std::vector<PairInfo> pairs;
 };
 
+// Section 5 with the positional-component test's labels, interventions first.
+struct Section5 {
+  PositionalRanking fast_removed;              // across heads, by the fast-removed attention change (tv)
+  WithinLayerRanking fast_removed_layers, fast_removed_kv_groups;
+  PositionalRanking slow_removed;              // the same for the slow quarter's removal (the contrast)
+  WithinLayerRanking slow_removed_layers;
+  PositionalRanking share;                     // the paper's proxy: fast-quarter share of q + k norm
+  WithinLayerRanking share_layers, query_share_kv_groups;  // within kv groups: the query's share alone
+  CutQuality share_even_spread;                // the proxy at 0.25 (an even spread over the quarters)
+  CutQuality share_best, fast_removed_best;    // each score at its own best cut (in-sample: optimistic)
+};
+
 struct UsageResult {
   std::string model, capture;
   CaptureGeometry geometry;
@@ -119,9 +142,13 @@ struct UsageResult {
   long long scores_tested = 0;  // heads x scores per head: the Bonferroni family
   double z_critical = 0;
   NullCheck null;
-  PositionalRanking ranking;
+  PositionalRanking ranking;            // by kind (the row rule), kept for comparison
   WithinLayerRanking within_layers;
+  ComponentTest components;             // positional_component.h, every head
+  std::vector<std::pair<std::string, ComponentTest>> components_by_layer_type;  // the same per layer type (same t quantile)
+  Section5 section5;
   BreakDistribution breaks;
+  BreakDistribution breaks_slow_only, breaks_slow_still;  // content_breaks.h's mechanisms (with break_mechanisms)
   double seconds = 0;
 };
 

@@ -17,8 +17,14 @@ json ablation_json(const std::optional<Ablation>& a) {
   return {{"tv", a->tv}, {"top1", a->top1}};
 }
 
+json mechanism_json(const std::optional<MechanismBreak>& m) {
+  if (!m) return nullptr;
+  return {{"outcome", m->outcome}, {"distance", m->distance}, {"limit", m->limit}};
+}
+
 json break_json(const ContentBreak& b) {
-  return {{"sequence", b.sequence},         {"query", b.query},       {"key", b.key},
+  return {{"slow_only", mechanism_json(b.slow_only)}, {"slow_still", mechanism_json(b.slow_still)},
+          {"sequence", b.sequence},         {"query", b.query},       {"key", b.key},
           {"runner", b.runner},             {"key_distance", b.key_distance},
           {"runner_distance", b.runner_distance},
           {"weight", b.weight},             {"outcome", b.outcome},   {"distance", b.distance},
@@ -39,6 +45,35 @@ json scores_json(const HeadClass& c) {
   }
   return {{"offsets", offsets}, {"first_token", score_json(c.first)}, {"induction", c.induction ? score_json(*c.induction) : json(nullptr)}};
 }
+
+json bound(double v) { return std::isfinite(v) ? json(v) : json(v > 0 ? "inf" : "-inf"); }
+
+json component_json(const HeadComponent& c) {
+  json offsets = json::array();
+  for (const OffsetEffect& e : c.offsets)
+    offsets.push_back({{"offset", e.offset}, {"sequences", e.sequences}, {"mass", e.mass}, {"position_free", e.position_free},
+                       {"effect", e.effect}, {"interval", {bound(e.lo), bound(e.hi)}}});
+  return {{"offset", c.offset ? json(*c.offset) : json(nullptr)}, {"offsets", offsets}};
+}
+
+json ranking_json(const PositionalRanking& p) {
+  return {{"ranked", p.ranked},         {"positional", p.positional}, {"auc", optional_number(p.auc)},
+          {"p_value", optional_number(p.p_value)}, {"p_method", p.p_method}, {"statement", p.statement}};
+}
+
+json within_json(const WithinLayerRanking& w) {
+  json wl = json::array();
+  for (const LayerRanking& lr : w.layers) {
+    json l = {{"layer", lr.layer}, {"positional", lr.positional}, {"others", lr.others}, {"auc", lr.auc}, {"p_value", lr.p_value},
+              {"p_method", lr.p_method}};
+    l["kv_head"] = lr.kv_head >= 0 ? json(lr.kv_head) : json(nullptr);
+    wl.push_back(l);
+  }
+  return {{"layers", wl},         {"pairs", w.pairs},         {"auc", optional_number(w.auc)}, {"p_value", optional_number(w.p_value)},
+          {"p_method", w.p_method}, {"statement", w.statement}};
+}
+
+json cut_json(const CutQuality& q) { return {{"cut", q.cut}, {"misclassified", q.misclassified}, {"heads", q.heads}}; }
 
 }  // namespace
 
@@ -101,6 +136,9 @@ json usage_json(const UsageResult& r) {
                        {"share_rank", h.share_rank ? json(*h.share_rank) : json(nullptr)},
                        {"slow_still", ablation_json(h.slow_still)},
                        {"fast_removed", ablation_json(h.fast_removed)},
+                       {"slow_removed", ablation_json(h.slow_removed)},
+                       {"query_fast_share", optional_number(h.query_fast_share)},
+                       {"positional_component", component_json(h.component)},
                        {"strong_matches", h.strong_matches},
                        {"breaking", h.breaks.empty() ? json(nullptr) : break_json(h.breaks.front())},
                        {"breaks", [&] {
@@ -111,25 +149,54 @@ json usage_json(const UsageResult& r) {
     layers.push_back({{"layer", lu.layer}, {"layer_type", lu.layer_type}, {"q_norm", lu.q_norm}, {"k_norm", lu.k_norm}, {"heads", heads}});
   }
   j["layers"] = layers;
-  const PositionalRanking& p = r.ranking;
-  j["positional_ranking"] = {{"ranked", p.ranked},         {"positional", p.positional}, {"auc", optional_number(p.auc)},
-                             {"p_value", optional_number(p.p_value)}, {"p_method", p.p_method}, {"statement", p.statement}};
-  const WithinLayerRanking& w = r.within_layers;
-  json wl = json::array();
-  for (const LayerRanking& lr : w.layers)
-    wl.push_back({{"layer", lr.layer}, {"positional", lr.positional}, {"others", lr.others}, {"auc", lr.auc}, {"p_value", lr.p_value},
-                  {"p_method", lr.p_method}});
-  j["within_layers"] = {{"layers", wl},         {"pairs", w.pairs},         {"auc", optional_number(w.auc)}, {"p_value", optional_number(w.p_value)},
-                        {"p_method", w.p_method}, {"statement", w.statement}};
-  const BreakDistribution& bd = r.breaks;
-  json qs = json::array();
-  for (const auto& q : bd.quantiles) qs.push_back({{"level", q.level}, {"distance", q.distance ? json(*q.distance) : json(nullptr)}});
-  j["break_distribution"] = r.options.certify_breaks
-                                ? json{{"rows", bd.rows},   {"heads", bd.heads},       {"found", bd.found}, {"none", bd.none},
-                                       {"undecided", bd.undecided}, {"found_within_span", bd.found_within_span}, {"limit", bd.limit},
-                                       {"quantiles", qs},
-                                       {"quantile_rule", "lower empirical quantile over rows; none rows count as beyond the limit (distance null)"}}
-                                : json(nullptr);
+  j["positional_ranking"] = ranking_json(r.ranking);
+  j["within_layers"] = within_json(r.within_layers);
+  const ComponentTest& ct = r.components;
+  auto curve_json = [](const ComponentTest& t) {
+    json curve = json::array();
+    for (const ComponentCurvePoint& c : t.curve) curve.push_back({{"cut", c.cut}, {"heads", c.count}, {"interval", {c.lo, c.hi}}});
+    return curve;
+  };
+  const json curve = curve_json(ct);
+  json by_type = json::array();
+  for (const auto& [name, t] : r.components_by_layer_type)
+    by_type.push_back({{"name", name}, {"heads", t.heads}, {"with_component", t.with_component}, {"curve", curve_json(t)}});
+  j["positional_component"] = {
+      {"cut", ct.cut}, {"alpha", ct.alpha}, {"family", ct.family}, {"sequences", ct.sequences}, {"t_critical", bound(ct.t_critical)},
+      {"heads", ct.heads}, {"with_component", ct.with_component}, {"curve", curve}, {"by_layer_type", by_type}, {"statement", ct.statement},
+      {"rule", "per sequence, the mean attention at offset delta minus the same head's position-free attention there (every pair held still); "
+               "a head has a positional component at delta when the simultaneous lower bound (Student t over sequences, Bonferroni over "
+               "heads x offsets) of the mean difference is at least the cut; curve: heads whose largest mean difference is >= cut, with "
+               "[heads whose largest lower bound is >= cut, heads whose largest upper bound is >= cut]"}};
+  const Section5& s5 = r.section5;
+  j["section5"] = {{"label", "positional component (positional_component above)"},
+                   {"fast_removed", ranking_json(s5.fast_removed)},
+                   {"fast_removed_within_layers", within_json(s5.fast_removed_layers)},
+                   {"fast_removed_within_kv_groups", within_json(s5.fast_removed_kv_groups)},
+                   {"slow_removed", ranking_json(s5.slow_removed)},
+                   {"slow_removed_within_layers", within_json(s5.slow_removed_layers)},
+                   {"share", ranking_json(s5.share)},
+                   {"share_within_layers", within_json(s5.share_layers)},
+                   {"query_share_within_kv_groups", within_json(s5.query_share_kv_groups)},
+                   {"share_at_even_spread", cut_json(s5.share_even_spread)},
+                   {"share_at_best_cut", cut_json(s5.share_best)},
+                   {"fast_removed_at_best_cut", cut_json(s5.fast_removed_best)},
+                   {"best_cut_rule", "the cut misclassifying the fewest heads, chosen on the same heads (optimistic)"}};
+  auto distribution = [](const BreakDistribution& bd) {
+    json qs = json::array();
+    for (const auto& q : bd.quantiles) qs.push_back({{"level", q.level}, {"distance", q.distance ? json(*q.distance) : json(nullptr)}});
+    return json{{"rows", bd.rows},   {"heads", bd.heads},       {"found", bd.found}, {"none", bd.none},
+                {"undecided", bd.undecided}, {"found_within_span", bd.found_within_span}, {"limit", bd.limit},
+                {"quantiles", qs},
+                {"quantile_rule", "lower empirical quantile over rows; none rows count as beyond the limit (distance null)"}};
+  };
+  j["break_distribution"] = r.options.certify_breaks ? distribution(r.breaks) : json(nullptr);
+  j["break_mechanisms"] = r.options.certify_breaks && r.options.break_mechanisms
+                              ? json{{"slow_only", distribution(r.breaks_slow_only)},
+                                     {"slow_still", distribution(r.breaks_slow_still)},
+                                     {"rule", "the same certificate with only the slow quarter rotating (every other pair held still, its "
+                                              "unrotated product added at every distance) and with the slow quarter held still"}}
+                              : json(nullptr);
   return j;
 }
 

@@ -44,6 +44,16 @@ std::string breaks_text(const HeadUsage& h) {
   return s;
 }
 
+// "d:+effect" for a head with a positional component at offset d, else "-".
+std::string component_text(const HeadUsage& h) {
+  if (!h.component.offset) return "-";
+  const int d = *h.component.offset;
+  return printf_string("%d:%+.3f", d, h.component.offsets[static_cast<size_t>(d)].effect);
+}
+
+std::string ranking_line(const char* what, const PositionalRanking& p) { return std::string(what) + p.statement + "\n"; }
+std::string within_line(const char* what, const WithinLayerRanking& w) { return std::string(what) + w.statement + "\n"; }
+
 }  // namespace
 
 std::string usage_text(const UsageResult& r) {
@@ -55,7 +65,7 @@ std::string usage_text(const UsageResult& r) {
       "exceeds %.3g x uniform (one-sided z > %.2f: alpha %.3g Bonferroni over %lld scores); kind = the largest significant offset or "
       "induction score, else first-token if significant\n",
       rule.min_mass, rule.lift, r.z_critical, rule.alpha, r.scores_tested);
-  out << "layer head kv  kind            strongest: mass/uniform  diag   prev   first  share  rank  slowTV top1   fastTV top1   breaks (certified)\n";
+  out << "layer head kv  kind            strongest: mass/uniform  diag   prev   first  share  rank  slowTV top1   fastTV top1   component   breaks (certified)\n";
   for (const LayerUsage& lu : r.layers)
     for (const HeadUsage& h : lu.heads) {
       const NamedScore top = strongest_score(h);
@@ -65,7 +75,7 @@ std::string usage_text(const UsageResult& r) {
           << (h.high_frequency_share ? printf_string("%.3f  %4d  ", *h.high_frequency_share, *h.share_rank) : std::string("  -       -  "))
           << (h.slow_still ? printf_string("%.3f  %.3f  %.3f  %.3f  ", h.slow_still->tv, h.slow_still->top1, h.fast_removed->tv, h.fast_removed->top1)
                            : std::string("  -      -      -      -    "))
-          << breaks_text(h) << "\n";
+          << printf_string("%-10s  ", component_text(h).c_str()) << breaks_text(h) << "\n";
     }
   std::map<std::string, int> counts;
   for (const LayerUsage& lu : r.layers)
@@ -82,8 +92,24 @@ std::string usage_text(const UsageResult& r) {
   } else {
     out << "null: not run (--null-sequences 0)\n";
   }
-  out << "Section 5, across heads: " << r.ranking.statement << "\n";
-  out << "Section 5, within layers: " << r.within_layers.statement << "\n";
+  const ComponentTest& ct = r.components;
+  out << "positional component: " << ct.statement << "\n";
+  out << "positional component, heads by cut (point [simultaneous interval]):";
+  for (const ComponentCurvePoint& c : ct.curve) out << printf_string(" %.3g: %lld [%lld, %lld]", c.cut, c.count, c.lo, c.hi);
+  out << "\n";
+  const Section5& s5 = r.section5;
+  out << ranking_line("Section 5, intervention, across heads: ", s5.fast_removed)
+      << within_line("Section 5, intervention, within layers: ", s5.fast_removed_layers)
+      << within_line("Section 5, intervention, within kv groups: ", s5.fast_removed_kv_groups)
+      << within_line("Section 5, slow quarter removed (contrast), within layers: ", s5.slow_removed_layers)
+      << ranking_line("Section 5, proxy, across heads: ", s5.share) << within_line("Section 5, proxy, within layers: ", s5.share_layers)
+      << within_line("Section 5, proxy (query only), within kv groups: ", s5.query_share_kv_groups);
+  out << printf_string("Section 5, misclassified heads: the proxy %lld of %lld at share 0.25 (even spread), %lld at its best cut %.3g; "
+                       "the intervention %lld at its best cut tv %.3g (best cuts in-sample: optimistic)\n",
+                       s5.share_even_spread.misclassified, s5.share_even_spread.heads, s5.share_best.misclassified, s5.share_best.cut,
+                       s5.fast_removed_best.misclassified, s5.fast_removed_best.cut);
+  out << "Section 5 by kind (the row rule), across heads: " << r.ranking.statement << "\n";
+  out << "Section 5 by kind (the row rule), within layers: " << r.within_layers.statement << "\n";
   if (r.options.certify_breaks) {
     const BreakDistribution& b = r.breaks;
     out << printf_string("Theorem 6.1: %lld strong content matches (weight >= %.3g, key >= %lld back) certified on %lld content heads: %lld break "

@@ -46,6 +46,8 @@
 #include "spectrum/request.h"
 #include "spectrum/scaling_registry.h"
 #include "statistics/rank_sum.h"
+#include "usage/head_kind.h"
+#include "usage/layer_pairs.h"
 
 namespace py = pybind11;
 
@@ -399,6 +401,18 @@ PYBIND11_MODULE(_core, m) {
     for (accuracy::Tables t : accuracy::kTables) names.append(accuracy::tables_name(t));
     return py::tuple(names);
   }();
+  // usage/head_kind.h's one list of kinds and its two groups, usage/layer_pairs.h's band names.
+  m.attr("HEAD_KINDS") = [] {
+    py::list all, positional, content;
+    for (usage::HeadKind k : usage::kHeadKinds) {
+      all.append(usage::head_kind_name(k));
+      if (usage::is_positional(k)) positional.append(usage::head_kind_name(k));
+      if (usage::is_content(k)) content.append(usage::head_kind_name(k));
+    }
+    return py::make_tuple(py::tuple(all), py::tuple(positional), py::tuple(content));
+  }();
+  m.attr("BANDS") = py::make_tuple(usage::band_name(usage::Band::fast), usage::band_name(usage::Band::middle), usage::band_name(usage::Band::slow),
+                                   usage::band_name(usage::Band::still));
   m.attr("INPUT_CLASSES") = [] {
     py::list names;
     for (int i = 0; i < accuracy::kInputClasses; ++i) names.append(accuracy::input_class_name(static_cast<accuracy::InputClass>(i)));

@@ -86,9 +86,29 @@ def test_sections_are_typed_dataclasses_of_the_json():
     assert b.rows == b.found + b.none + b.undecided and b.found > 0
     assert [q.level for q in b.quantiles] == [0.1, 0.25, 0.5, 0.75, 0.9]
     assert all(isinstance(q, ropecheck.BreakQuantile) and (q.distance is None or 0 <= q.distance <= b.limit) for q in b.quantiles)
+    # The positional-component test over sequences, Section 5 with its labels, the breaks by mechanism.
+    c = u.positional_component
+    assert isinstance(c, ropecheck.ComponentTest) and as_json(c) == d["positional_component"]
+    assert c.sequences == q.shape[0] and [p.cut for p in c.curve] == [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5]
+    assert all(p.interval[0] <= p.heads <= p.interval[1] for p in c.curve)
+    assert c.with_component == sum(h.positional_component.offset is not None for h in u.heads()) > 0
+    s5 = u.section5
+    assert isinstance(s5, ropecheck.Section5)
+    assert as_json(s5) == {key: value for key, value in d["section5"].items() if key not in ("label", "best_cut_rule")}
+    assert s5.fast_removed.positional == c.with_component
+    m = u.break_mechanisms
+    assert isinstance(m, ropecheck.BreakMechanisms) and m.slow_only.rows == m.slow_still.rows == b.rows
+    rows = [x for h in u.heads() for x in h.breaks]
+    assert all(isinstance(x.slow_only, ropecheck.MechanismBreak) and isinstance(x.slow_still, ropecheck.MechanismBreak) for x in rows)
+    assert m.slow_still.found == sum(x.slow_still.outcome == "found" for x in rows)
+    w = ropecheck.usage(q, k, positions, model=CONFIG, token_ids=token_ids, content_distance=16, null_sequences=0, break_mechanisms=False)
+    assert w.break_mechanisms is None and all(x.slow_only is None for h in w.heads() for x in h.breaks)
     # Skipped analyses are None.
     v = ropecheck.usage(q[:1], k[:1], positions[:1], model=CONFIG, certify_breaks=False, null_sequences=0)
     assert v.null is None and v.break_distribution is None and v.to_dict()["null"] is None
+    # One sequence: the component test decides nothing, and says so.
+    assert v.positional_component.with_component == 0 and "at least 2 sequences" in v.positional_component.statement
+    assert all(h.positional_component.offset is None for h in v.heads())
     assert_typed(v)
 
 
@@ -159,3 +179,19 @@ def test_compare_usage_is_one_number_for_two_captures():
     assert 0.9 < half.correlation < 1 and half.points == len(a.layers) * len(a.layers[0].q_norm)
     with pytest.raises(ropecheck.InputError, match="b"):
         ropecheck.compare_usage(a, "not a usage")
+
+
+def test_kinds_and_bands_are_the_librarys_own():
+    # One definition across the boundary: Python's lists are read from the library, and what the
+    # library writes uses exactly them.
+    from ropecheck import _core
+    from ropecheck._usage_results import CONTENT_KINDS, POSITIONAL_KINDS
+    from ropecheck.lm import summaries
+    assert ropecheck.HEAD_KINDS == ("diagonal", "previous-token", "offset", "first-token", "induction", "other")
+    assert POSITIONAL_KINDS == summaries.POSITIONAL == ("diagonal", "previous-token", "offset")
+    assert CONTENT_KINDS == summaries.CONTENT == ("induction", "other")
+    assert _core.BANDS == ("fast", "middle", "slow", "still") and summaries.BANDS == _core.BANDS[:3]
+    q, k, positions, token_ids = _arrays()
+    d = ropecheck.usage(q, k, positions, model=CONFIG, token_ids=token_ids, certify_breaks=False, null_sequences=0).to_dict()
+    assert {h["kind"] for L in d["layers"] for h in L["heads"]} <= set(ropecheck.HEAD_KINDS)
+    assert {p["band"] for t in d["layer_types"] for p in t["pairs"]} <= set(_core.BANDS)

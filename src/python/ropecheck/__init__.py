@@ -40,7 +40,8 @@ from ._spectra import LayerType, Models, ModelSpectrum, Plan, Spectrum, Spectrum
 from ._tensors import BFloat16Tensor, apply, apply_, bfloat16
 from ._usage import (HEAD_KINDS, BreakDistribution, BreakQuantile, ContentBreak, HeadAblation, HeadScores, LayerRanking, NullCheck,
                      NullKind, PositionalRanking, ScoreTest, Usage, UsageCapture, UsageHead, UsageLayer, UsageSimilarity,
-                     WithinLayerRanking, attention, attention_layer, compare_usage, usage)
+                     WithinLayerRanking, attention, attention_layer, compare_usage, usage, OffsetEffect, HeadComponent, ComponentTest,
+                     ComponentCurvePoint, LayerTypeComponents, CutQuality, Section5, BreakMechanisms, MechanismBreak)
 
 __version__: str = _core.VERSION
 
@@ -54,4 +55,5 @@ __all__ = [
     "usage", "Usage", "UsageCapture", "UsageLayer", "UsageHead", "HeadScores", "ScoreTest", "HeadAblation", "ContentBreak",
     "PositionalRanking", "WithinLayerRanking", "LayerRanking", "NullCheck", "NullKind", "BreakDistribution", "BreakQuantile",
     "compare_usage", "UsageSimilarity", "attention", "attention_layer",
+    "OffsetEffect", "HeadComponent", "ComponentTest", "ComponentCurvePoint", "LayerTypeComponents", "CutQuality", "Section5", "BreakMechanisms", "MechanismBreak",
 ]

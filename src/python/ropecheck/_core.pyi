@@ -24,6 +24,8 @@ VARIANTS: tuple[str, ...]
 FRACTION_VARIANTS: tuple[str, ...]
 TABLES: tuple[str, ...]
 INPUT_CLASSES: tuple[str, ...]
+HEAD_KINDS: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+BANDS: tuple[str, str, str, str]
 
 Request = dict[str, Any]
 

@@ -13,11 +13,13 @@ from ._results import from_json
 from ._tensors import native_copy, positions_array
 from ._usage_results import (HEAD_KINDS, BreakDistribution, BreakQuantile, ContentBreak, HeadAblation, HeadScores, LayerRanking,
                              NullCheck, NullKind, PositionalRanking, ScoreTest, Usage, UsageCapture, UsageHead, UsageLayer,
-                             UsageSimilarity, WithinLayerRanking)
+                             UsageSimilarity, WithinLayerRanking, OffsetEffect, HeadComponent, ComponentTest, ComponentCurvePoint, LayerTypeComponents,
+                             CutQuality, Section5, BreakMechanisms, MechanismBreak)
 
 __all__ = ["usage", "attention", "attention_layer", "compare_usage", "HEAD_KINDS", "Usage", "UsageCapture", "UsageLayer", "UsageHead",
            "HeadScores", "ScoreTest", "HeadAblation", "ContentBreak", "PositionalRanking", "WithinLayerRanking", "LayerRanking",
-           "NullCheck", "NullKind", "BreakDistribution", "BreakQuantile", "UsageSimilarity"]
+           "NullCheck", "NullKind", "BreakDistribution", "BreakQuantile", "UsageSimilarity", "OffsetEffect", "HeadComponent",
+           "ComponentTest", "ComponentCurvePoint", "LayerTypeComponents", "CutQuality", "Section5", "BreakMechanisms", "MechanismBreak"]
 
 if TYPE_CHECKING:
     import numpy
@@ -77,7 +79,7 @@ def _capture_array(x: Any, name: str) -> Any:
 
 def usage(q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *, model: str, token_ids: Optional[npt.ArrayLike] = None,
           threads: int = 1, content_distance: int = 64, strong_match: float = 0.5, break_rows: int = 8, certify_breaks: bool = True,
-          break_limit: int = 2**20, max_offset: int = 16, lift: float = 2.0, min_mass: float = 0.1, alpha: float = 0.01,
+          break_mechanisms: bool = True, break_limit: int = 2**20, max_offset: int = 16, lift: float = 2.0, min_mass: float = 0.1, alpha: float = 0.01,
           null_sequences: Optional[int] = None, null_repeats: int = 1, null_seed: int = 0) -> Usage:
     """Measure how a model uses its RoPE on captured pre-rotation queries and keys.
 
@@ -108,6 +110,9 @@ def usage(q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *, model
         Strong matches certified per content head (Theorem 6.1), in [1, 1024].
     certify_breaks : bool
         Whether to certify the breaking distances of the content heads.
+    break_mechanisms : bool
+        Whether to certify them also with only the slow quarter rotating and with it held still
+        (Theorem 6.1 separated by mechanism).
     break_limit : int
         Breaking distances are certified over [0, break_limit].
     max_offset, lift, min_mass, alpha
@@ -149,6 +154,7 @@ def usage(q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *, model
         "strong_match": _fraction("strong_match", strong_match, 0.0, 1.0, "a number in (0, 1]"),
         "break_rows": args.integer("break_rows", break_rows, 1, 1024),
         "certify_breaks": bool(certify_breaks),
+        "break_mechanisms": bool(break_mechanisms),
         "break_limit": args.integer("break_limit", break_limit, 1, 2**40),
         "max_offset": args.integer("max_offset", max_offset, 1, 4096),
         "lift": _fraction("lift", lift, 1.0, 1e300, "a number > 1"),

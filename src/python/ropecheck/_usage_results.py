@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping, Optional
 
+from . import _core
 from ._results import deep_copy, integers, json_field, kept_json, number, numbers, optional_int, optional_number
 
 @dataclasses.dataclass(frozen=True)
@@ -62,11 +63,27 @@ class HeadAblation:
 
 
 @dataclasses.dataclass(frozen=True)
+class MechanismBreak:
+    """The certificate of one strong content match under one mechanism (usage/content_breaks.h):
+    ``outcome`` (found, none, undecided), the ``distance`` found and the searched ``limit``."""
+
+    outcome: str
+    distance: int
+    limit: int
+
+    @classmethod
+    def _from_json(cls, d: Optional[Mapping[str, Any]]) -> Optional[MechanismBreak]:
+        return None if d is None else cls(outcome=str(d["outcome"]), distance=int(d["distance"]), limit=int(d["limit"]))
+
+
+@dataclasses.dataclass(frozen=True)
 class ContentBreak:
     """A certified breaking distance of one strong content match (usage/content_breaks.h): the
     match (``sequence``, ``query`` and ``key`` tokens, the ``runner``-up key, their distances to the
     query, the key's attention ``weight``), the ``outcome`` (found, none, undecided), the
-    ``distance`` found, the searched ``limit``, the layer type's ``span`` and the ``method``."""
+    ``distance`` found, the searched ``limit``, the layer type's ``span`` and the ``method``; the
+    same certificate with only the slow quarter rotating (``slow_only``) and with it held still
+    (``slow_still``), None when not run."""
 
     sequence: int
     query: int
@@ -80,13 +97,51 @@ class ContentBreak:
     limit: int
     span: int
     method: str
+    slow_only: Optional[MechanismBreak] = None
+    slow_still: Optional[MechanismBreak] = None
 
     @classmethod
     def _from_json(cls, d: Mapping[str, Any]) -> ContentBreak:
         return cls(sequence=int(d["sequence"]), query=int(d["query"]), key=int(d["key"]), runner=int(d["runner"]),
                    key_distance=int(d["key_distance"]), runner_distance=int(d["runner_distance"]), weight=number(d["weight"]),
                    outcome=str(d["outcome"]), distance=int(d["distance"]), limit=int(d["limit"]), span=int(d["span"]),
-                   method=str(d["method"]))
+                   method=str(d["method"]), slow_only=MechanismBreak._from_json(d.get("slow_only")),
+                   slow_still=MechanismBreak._from_json(d.get("slow_still")))
+
+
+@dataclasses.dataclass(frozen=True)
+class OffsetEffect:
+    """The attention the rotation adds at one offset (usage/positional_component.h): over the
+    ``sequences`` that have such rows, the mean ``mass`` as trained and ``position_free`` (every
+    pair held still), their mean per-sequence difference ``effect`` and its simultaneous
+    ``interval`` (Student t over sequences, Bonferroni over heads x offsets; +-inf below 2
+    sequences)."""
+
+    offset: int
+    sequences: int
+    mass: float
+    position_free: float
+    effect: float
+    interval: tuple[float, float]
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> OffsetEffect:
+        lo, hi = d["interval"]
+        return cls(offset=int(d["offset"]), sequences=int(d["sequences"]), mass=number(d["mass"]),
+                   position_free=number(d["position_free"]), effect=number(d["effect"]), interval=(number(lo), number(hi)))
+
+
+@dataclasses.dataclass(frozen=True)
+class HeadComponent:
+    """A head's positional-component test: its ``offsets`` (OffsetEffect, 0 .. max_offset) and
+    the component ``offset`` (None: no positional component at the default cut)."""
+
+    offset: Optional[int]
+    offsets: tuple[OffsetEffect, ...]
+
+    @classmethod
+    def _from_json(cls, d: Optional[Mapping[str, Any]]) -> Optional[HeadComponent]:
+        return None if d is None else cls(offset=optional_int(d.get("offset")), offsets=tuple(OffsetEffect._from_json(o) for o in d["offsets"]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,6 +171,9 @@ class UsageHead:
     strong_matches: int
     breaking: Optional[ContentBreak]
     breaks: tuple[ContentBreak, ...]
+    slow_removed: Optional[HeadAblation] = None
+    query_fast_share: Optional[float] = None
+    positional_component: Optional[HeadComponent] = None
 
     @classmethod
     def _from_json(cls, layer: int, d: Mapping[str, Any]) -> UsageHead:
@@ -128,7 +186,9 @@ class UsageHead:
                    slow_still=HeadAblation._from_json(d.get("slow_still")), fast_removed=HeadAblation._from_json(d.get("fast_removed")),
                    strong_matches=int(d["strong_matches"]),
                    breaking=None if breaking is None else ContentBreak._from_json(breaking),
-                   breaks=tuple(ContentBreak._from_json(b) for b in d["breaks"]))
+                   breaks=tuple(ContentBreak._from_json(b) for b in d["breaks"]),
+                   slow_removed=HeadAblation._from_json(d.get("slow_removed")), query_fast_share=optional_number(d.get("query_fast_share")),
+                   positional_component=HeadComponent._from_json(d.get("positional_component")))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -203,11 +263,12 @@ class LayerRanking:
     auc: float
     p_value: float
     p_method: str
+    kv_head: Optional[int] = None
 
     @classmethod
     def _from_json(cls, d: Mapping[str, Any]) -> LayerRanking:
         return cls(layer=int(d["layer"]), positional=integers(d["positional"]), others=integers(d["others"]), auc=number(d["auc"]),
-                   p_value=number(d["p_value"]), p_method=str(d["p_method"]))
+                   p_value=number(d["p_value"]), p_method=str(d["p_method"]), kv_head=optional_int(d.get("kv_head")))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -305,6 +366,122 @@ class BreakDistribution:
 
 
 @dataclasses.dataclass(frozen=True)
+class ComponentCurvePoint:
+    """At effect-size ``cut``: the ``heads`` whose largest offset effect is >= cut, and the
+    simultaneous ``interval`` of that count."""
+
+    cut: float
+    heads: int
+    interval: tuple[int, int]
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> ComponentCurvePoint:
+        lo, hi = d["interval"]
+        return cls(cut=number(d["cut"]), heads=int(d["heads"]), interval=(int(lo), int(hi)))
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerTypeComponents:
+    """The positional-component count of one layer type: of its ``heads``, ``with_component`` pass
+    at the default cut; its ``curve`` (the same family and t quantile as the whole test)."""
+
+    name: str
+    heads: int
+    with_component: int
+    curve: tuple[ComponentCurvePoint, ...]
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> LayerTypeComponents:
+        return cls(name=str(d["name"]), heads=int(d["heads"]), with_component=int(d["with_component"]),
+                   curve=tuple(ComponentCurvePoint._from_json(c) for c in d["curve"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class ComponentTest:
+    """The positional-component test over every head (usage/positional_component.h): its ``cut``,
+    ``alpha``, Bonferroni ``family``, the ``sequences`` (the unit), ``t_critical``; of ``heads``,
+    ``with_component`` pass; the ``curve`` over cuts; ``statement`` and ``rule`` in words."""
+
+    cut: float
+    alpha: float
+    family: int
+    sequences: int
+    t_critical: float
+    heads: int
+    with_component: int
+    curve: tuple[ComponentCurvePoint, ...]
+    by_layer_type: tuple[LayerTypeComponents, ...]
+    statement: str
+    rule: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> ComponentTest:
+        return cls(cut=number(d["cut"]), alpha=number(d["alpha"]), family=int(d["family"]), sequences=int(d["sequences"]),
+                   t_critical=number(d["t_critical"]), heads=int(d["heads"]), with_component=int(d["with_component"]),
+                   curve=tuple(ComponentCurvePoint._from_json(c) for c in d["curve"]),
+                   by_layer_type=tuple(LayerTypeComponents._from_json(t) for t in d["by_layer_type"]), statement=str(d["statement"]),
+                   rule=str(d["rule"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class CutQuality:
+    """How many of ``heads`` a score misclassifies at ``cut``."""
+
+    cut: float
+    misclassified: int
+    heads: int
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> CutQuality:
+        return cls(cut=number(d["cut"]), misclassified=int(d["misclassified"]), heads=int(d["heads"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class Section5:
+    """Section 5 with the positional-component labels, interventions first: the attention change
+    under removal of the fast quarter across heads, within layers and within kv groups, the slow
+    quarter's removal as the contrast, then the paper's proxy (fast-quarter share; the query's
+    alone within kv groups) and how many heads each misclassifies."""
+
+    fast_removed: PositionalRanking
+    fast_removed_within_layers: WithinLayerRanking
+    fast_removed_within_kv_groups: WithinLayerRanking
+    slow_removed: PositionalRanking
+    slow_removed_within_layers: WithinLayerRanking
+    share: PositionalRanking
+    share_within_layers: WithinLayerRanking
+    query_share_within_kv_groups: WithinLayerRanking
+    share_at_even_spread: CutQuality
+    share_at_best_cut: CutQuality
+    fast_removed_at_best_cut: CutQuality
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> Section5:
+        w = WithinLayerRanking._from_json
+        r = PositionalRanking._from_json
+        c = CutQuality._from_json
+        return cls(fast_removed=r(d["fast_removed"]), fast_removed_within_layers=w(d["fast_removed_within_layers"]),
+                   fast_removed_within_kv_groups=w(d["fast_removed_within_kv_groups"]), slow_removed=r(d["slow_removed"]),
+                   slow_removed_within_layers=w(d["slow_removed_within_layers"]), share=r(d["share"]),
+                   share_within_layers=w(d["share_within_layers"]), query_share_within_kv_groups=w(d["query_share_within_kv_groups"]),
+                   share_at_even_spread=c(d["share_at_even_spread"]), share_at_best_cut=c(d["share_at_best_cut"]),
+                   fast_removed_at_best_cut=c(d["fast_removed_at_best_cut"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class BreakMechanisms:
+    """Theorem 6.1 separated by mechanism: the breaking distances with only the slow quarter
+    rotating (``slow_only``) and with it held still (``slow_still``)."""
+
+    slow_only: BreakDistribution
+    slow_still: BreakDistribution
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> BreakMechanisms:
+        return cls(slow_only=BreakDistribution._from_json(d["slow_only"]), slow_still=BreakDistribution._from_json(d["slow_still"]))
+
+
+@dataclasses.dataclass(frozen=True)
 class Usage:
     """The usage analysis of one capture, as ``ropecheck usage`` computes it.
 
@@ -336,6 +513,14 @@ class Usage:
     break_distribution : BreakDistribution or None
         Quantiles over rows of the certified breaking distances (None with
         ``certify_breaks=False``).
+    positional_component : ComponentTest or None
+        Which heads put attention at an offset because of position: the offset mass the rotation
+        adds over the position-free null, over sequences, with the count as a curve over the cut
+        (None in a document written before it).
+    section5 : Section5 or None
+        Section 5 with those labels, interventions first, then the paper's proxy.
+    break_mechanisms : BreakMechanisms or None
+        The breaking distances with only the slow quarter rotating and with it held still.
     """
 
     model: str = json_field()
@@ -345,6 +530,9 @@ class Usage:
     within_layers: WithinLayerRanking = json_field(convert=WithinLayerRanking._from_json)
     null: Optional[NullCheck] = json_field(convert=NullCheck._from_json)
     break_distribution: Optional[BreakDistribution] = json_field(convert=BreakDistribution._from_json)
+    positional_component: Optional[ComponentTest] = json_field(convert=ComponentTest._from_json)
+    section5: Optional[Section5] = json_field(convert=Section5._from_json)
+    break_mechanisms: Optional[BreakMechanisms] = json_field(convert=BreakMechanisms._from_json)
     _data: Mapping[str, Any] = kept_json()
     _text: str = dataclasses.field(default="", repr=False, compare=False)
 
@@ -361,8 +549,11 @@ class Usage:
         return self._text
 
 
-#: The head kinds, in the library's order (usage/head_kind.h).
-HEAD_KINDS = ("diagonal", "previous-token", "offset", "first-token", "induction", "other")
+#: The head kinds, in the library's order (usage/head_kind.h), from the library itself.
+HEAD_KINDS: tuple[str, ...] = tuple(_core.HEAD_KINDS[0])
+#: The positional kinds (Section 5's group) and the content kinds (Theorem 6.1's), likewise.
+POSITIONAL_KINDS: tuple[str, ...] = tuple(_core.HEAD_KINDS[1])
+CONTENT_KINDS: tuple[str, ...] = tuple(_core.HEAD_KINDS[2])
 
 
 @dataclasses.dataclass(frozen=True)

@@ -32,10 +32,12 @@ from typing import Any, Callable, Iterator, Optional, Sequence, Union
 import torch
 
 from .. import _arguments as args
+from .. import _core
 from .._errors import InputError
 
-#: The bands an ablation acts on, fastest first, and the two ablations.
-BANDS: tuple[str, ...] = ("fast", "middle", "slow")
+#: The bands an ablation acts on, fastest first (usage/layer_pairs.h's names, from the library,
+#: without `still`: the zero-frequency pairs no ablation changes), and the two ablations.
+BANDS: tuple[str, ...] = tuple(_core.BANDS[:3])
 MODES: tuple[str, ...] = ("still", "removed")
 
 #: Attributes of a rotary module that hold cos/sin computed once from inv_freq (older transformers):

@@ -181,7 +181,28 @@ def _layer_type(doc: dict[str, Any], usage: dict[str, Any], t: dict[str, Any], f
     if rows:
         out.append(table(["layer", "head", "kind", "mass there [95% over rows]", "uniform there", "first-token mass",
                           "fast-quarter share"], rows))
+    c = t.get("components")
+    if c:
+        out.append("\n#### Heads with a positional component, against the position-free null\n")
+        out.append(f"The attention the rotation adds at an offset: per sequence, the mean attention there minus the same head's "
+                   f"attention with every pair held still (the same q and k, content alone), over sequences with simultaneous "
+                   f"intervals (`ropecheck usage`, docs/usage.md). {c['with_component']} of {c['heads']} heads have a positional "
+                   f"component at cut {c['cut']:g} (the row rule above gives {sum(n for k, n in t['kinds'].items() if k in ('diagonal', 'previous-token', 'offset'))} "
+                   "positional kinds). By cut, heads whose largest effect reaches it [simultaneous interval]:\n\n")
+        out.append(table(["cut", "heads", "interval"], [[f"{cut:g}", n, f"[{lo}, {hi}]"] for cut, n, lo, hi in c["curve"]]))
+    iv = t.get("interventions")
     out.append("\n#### Section 5: do positional heads use the fastest pairs most?\n")
+    if iv:
+        out.append("Interventions first, with the positional-component labels: the attention change when the fast quarter is "
+                   "removed, then the paper's proxy (the fast quarter's share of the norm).\n\n")
+        for key, what in (("across_heads", "Intervention, across heads"), ("within_layers", "Intervention, within layers"),
+                          ("within_kv_groups", "Intervention, within kv groups"),
+                          ("slow_removed_within_layers", "Slow quarter removed instead (the contrast), within layers"),
+                          ("proxy_across_heads", "Proxy, across heads"), ("proxy_within_layers", "Proxy, within layers"),
+                          ("proxy_within_kv_groups", "Proxy, within kv groups")):
+            test = iv.get(key)
+            out.append(f"- {what}: " + (test["statement"] if test else "no stratum with both labels") + ".\n")
+        out.append("\nBy the row rule's kinds (the proxy only):\n\n")
     for key, what in (("across_heads", "Across heads"), ("within_layers", "Within layers"), ("within_kv_groups", "Within kv groups")):
         test = t.get(key)
         out.append(f"- {what}: " + (test["statement"] if test else "no stratum with both positional and other heads") + ".\n")
@@ -197,6 +218,13 @@ def _layer_type(doc: dict[str, Any], usage: dict[str, Any], t: dict[str, Any], f
                    f"over rows: {q}.\n")
     else:
         out.append(what + "no strong content match in this capture.\n")
+    for key, what in (("breaks_slow_only", "only the slow quarter rotating (every other pair held still)"),
+                      ("breaks_slow_still", "the slow quarter held still (p-RoPE 0.75's change)")):
+        m = t.get(key)
+        if m and m["rows"]:
+            mq = ", ".join(f"{100 * lv:g}% " + (str(d) if d is not None else "beyond the limit") for lv, d in m["quantiles"])
+            out.append(f"- The same certificate with {what}: {m['found']} of {m['rows']} break ({m['found_within_span']} within the "
+                       f"span), {m['none']} certified not to up to {m['limit']}, {m['undecided']} undecided; quantiles {mq}.\n")
     s = t.get("semantic_head")
     if s:
         figure(fig, f"{stem}-semantic-head", f"{name} layer {s['layer']} head {s['head']}: usage per pair of its strongest content match",

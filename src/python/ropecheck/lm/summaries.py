@@ -29,14 +29,15 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from .. import _core
 from .._statistics import MeanInterval, mean_interval
+from .._usage_results import CONTENT_KINDS, POSITIONAL_KINDS
 from .check import pair_norms
 
 if TYPE_CHECKING:
     from ._model import LanguageModel, LayerTypeFacts
 
-BANDS = ("fast", "middle", "slow")
-POSITIONAL = ("diagonal", "previous-token", "offset")
-CONTENT = ("induction", "other")
+BANDS: tuple[str, ...] = tuple(_core.BANDS[:3])  # usage/layer_pairs.h's names, from the library
+POSITIONAL = POSITIONAL_KINDS  # usage/head_kind.h's groups, from the library
+CONTENT = CONTENT_KINDS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,6 +174,36 @@ class BreakSummary:
 
 
 @dataclasses.dataclass(frozen=True)
+class Interventions:
+    """Section 5 of one layer type with the positional-component labels (``ropecheck usage``'s
+    test against the position-free null), interventions first: the attention change (tv) under
+    removal of the fast quarter across heads, within layers, within kv groups; the slow quarter's
+    removal within layers (the contrast); then the paper's proxy, the fast-quarter share (the
+    query's alone within kv groups). Each a RankTest (statistics/rank_sum.h), None where no stratum
+    has both labels."""
+
+    across_heads: Optional[RankTest]
+    within_layers: Optional[RankTest]
+    within_kv_groups: Optional[RankTest]
+    slow_removed_within_layers: Optional[RankTest]
+    proxy_across_heads: Optional[RankTest]
+    proxy_within_layers: Optional[RankTest]
+    proxy_within_kv_groups: Optional[RankTest]
+
+
+@dataclasses.dataclass(frozen=True)
+class ComponentCount:
+    """How many of the layer type's ``heads`` have a positional component (``with_component`` at
+    the default ``cut``), and the curve over cuts as ``ropecheck usage`` computes it: (cut, heads,
+    interval low, interval high)."""
+
+    cut: float
+    heads: int
+    with_component: int
+    curve: tuple[tuple[float, int, int, int], ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class LayerTypeSummary:
     """Sections 4-5 of one layer type of one model."""
 
@@ -190,6 +221,10 @@ class LayerTypeSummary:
     within_kv_groups: Optional[RankTest]
     breaks: BreakSummary
     semantic_head: Optional[dict[str, Any]]
+    components: Optional[ComponentCount] = None
+    interventions: Optional[Interventions] = None
+    breaks_slow_only: Optional[BreakSummary] = None
+    breaks_slow_still: Optional[BreakSummary] = None
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -197,6 +232,11 @@ class LayerTypeSummary:
             test = getattr(self, key)
             if test is not None:
                 d[key]["statement"] = test.statement
+        if self.interventions is not None:
+            for f in dataclasses.fields(Interventions):
+                test = getattr(self.interventions, f.name)
+                if test is not None:
+                    d["interventions"][f.name]["statement"] = test.statement
         return d
 
 
@@ -265,19 +305,50 @@ def summarise_layer_type(t: LayerTypeFacts, usage: Mapping[str, Any], q: Any, k:
         s = math.fsum(qn)
         return math.fsum(qn[i] for i in fast) / s if s > 0 else 0.0
 
-    def split(key: Any, share: Any) -> dict[Any, tuple[list[float], list[float]]]:
+    def by_kind(h: Mapping[str, Any]) -> bool:
+        return h["kind"] in POSITIONAL
+
+    def split(key: Any, share: Any, label: Any = by_kind) -> dict[Any, tuple[list[float], list[float]]]:
         out: dict[Any, tuple[list[float], list[float]]] = {}
         for h in heads:
             if h.get("high_frequency_share") is None:
                 continue
             g = out.setdefault(key(h), ([], []))
-            (g[0] if h["kind"] in POSITIONAL else g[1]).append(float(share(h)))
+            (g[0] if label(h) else g[1]).append(float(share(h)))
         return out
     hf = lambda h: h["high_frequency_share"]  # noqa: E731 - the fast quarter's share of q + k
     across = rank_test(split(lambda h: 0, hf), "fast-quarter share of q + k norm", "heads of the layer type pooled")
     within = rank_test(split(lambda h: h["layer"], hf), "fast-quarter share of q + k norm", "within layers (layer the stratum)")
     kv = rank_test(split(lambda h: (h["layer"], h["kv_head"]), query_share), "fast-quarter share of the query norm alone",
                    "within kv groups (heads reading the same keys)")
+    interventions = None
+    components = None
+    whole = usage.get("positional_component")
+    if whole is not None:
+        def component(h: Mapping[str, Any]) -> bool:
+            return (h.get("positional_component") or {}).get("offset") is not None
+        of_type = next(c for c in whole["by_layer_type"] if c["name"] == t.name)
+        components = ComponentCount(float(whole["cut"]), int(of_type["heads"]), int(of_type["with_component"]),
+                                    tuple((float(c["cut"]), int(c["heads"]), int(c["interval"][0]), int(c["interval"][1])) for c in of_type["curve"]))
+        fast_tv = lambda h: h["fast_removed"]["tv"]  # noqa: E731
+        slow_tv = lambda h: h["slow_removed"]["tv"]  # noqa: E731
+        removed = "attention change (tv) under removal of the fast quarter"
+        interventions = Interventions(
+            rank_test(split(lambda h: 0, fast_tv, component), removed, "heads of the layer type pooled"),
+            rank_test(split(lambda h: h["layer"], fast_tv, component), removed, "within layers (layer the stratum)"),
+            rank_test(split(lambda h: (h["layer"], h["kv_head"]), fast_tv, component), removed, "within kv groups (heads reading the same keys)"),
+            rank_test(split(lambda h: h["layer"], slow_tv, component), "attention change (tv) under removal of the slow quarter",
+                      "within layers (layer the stratum)"),
+            rank_test(split(lambda h: 0, hf, component), "fast-quarter share of q + k norm", "heads of the layer type pooled"),
+            rank_test(split(lambda h: h["layer"], hf, component), "fast-quarter share of q + k norm", "within layers (layer the stratum)"),
+            rank_test(split(lambda h: (h["layer"], h["kv_head"]), query_share, component), "fast-quarter share of the query norm alone",
+                      "within kv groups (heads reading the same keys)"))
+    content_heads = [h for h in heads if h["kind"] in CONTENT]
+    mechanisms = []
+    for m in ("slow_only", "slow_still"):
+        rows = [b[m] for h in content_heads for b in (h.get("breaks") or []) if b.get(m)]
+        mechanisms.append(_breaks([{"breaks": [b[m] for b in (h.get("breaks") or []) if b.get(m)]} for h in content_heads], t.span)
+                          if rows else None)
     best = None
     for h in heads:
         b = h.get("breaking")
@@ -285,7 +356,7 @@ def summarise_layer_type(t: LayerTypeFacts, usage: Mapping[str, Any], q: Any, k:
             best = {"layer": h["layer"], "head": h["head"], "kind": h["kind"], "weight": b["weight"], "key_distance": b["key_distance"],
                     "outcome": b["outcome"], "distance": b.get("distance"), "q_norm": list(h["q_norm"]), "k_norm": list(h["k_norm"])}
     return LayerTypeSummary(t.name, t.layers, t.theta, t.window, t.span, len(bands), tuple(norms), location, kinds, across, within, kv,
-                            _breaks([h for h in heads if h["kind"] in CONTENT], t.span), best)
+                            _breaks(content_heads, t.span), best, components, interventions, mechanisms[0], mechanisms[1])
 
 
 def summarise(model: LanguageModel, usage: Mapping[str, Any], q: Any, k: Any, v: Any) -> tuple[LayerTypeSummary, ...]:

@@ -203,6 +203,14 @@ SectionResult usage_section(const Context& context) {
                         "slow quarter position-free: TV / top-1", "fast quarter removed: TV / top-1", "breaking distances (certified)"},
                        table)
      << "\n";
+  std::string curve;
+  for (const usage::ComponentCurvePoint& c : u.components.curve)
+    curve += (curve.empty() ? "" : ", ") + printf_string("%.2g: %lld [%lld, %lld]", c.cut, c.count, c.lo, c.hi);
+  md << "**Positional components, against a position-free null** (docs/usage.md): the attention the rotation adds at an offset, "
+        "per sequence the mean attention there minus the same head's attention with every pair held still, over sequences with "
+        "simultaneous intervals. "
+     << u.components.statement << ". Heads by cut (point [interval]): " << curve << ". Section 5 with these labels, the intervention first: "
+     << u.section5.fast_removed.statement << "; the proxy: " << u.section5.share.statement << ".\n\n";
   // The same model captured at 2x and 4x its training length: do the kinds survive?
   std::vector<std::vector<std::string>> lengths;
   lengths.push_back({"1x (64 tokens)", std::to_string(u.geometry.sequences), kinds_line(u), null_line(u), "1 (itself)"});

@@ -85,6 +85,16 @@ void HeadAttention::add(const HeadAttention& o, int keep) {
   top1_slow_still += o.top1_slow_still;
   top1_fast_removed += o.top1_fast_removed;
   top1_slow_removed += o.top1_slow_removed;
+  if (distance_logit.empty()) {
+    distance_logit.assign(o.distance_logit.size(), 0.0);
+    distance_free.assign(o.distance_free.size(), 0.0);
+    distance_terms.assign(o.distance_terms.size(), 0);
+  }
+  for (size_t b = 0; b < o.distance_logit.size(); ++b) {
+    distance_logit[b] += o.distance_logit[b];
+    distance_free[b] += o.distance_free[b];
+    distance_terms[b] += o.distance_terms[b];
+  }
   position_free.add(o.position_free);
   for (const ContentMatch& m : o.matches) keep_match(matches, m, keep);
 }
@@ -115,6 +125,12 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
                           const InductionTargets& targets, HeadAttention& into, AttentionWorkspace& ws) {
   if (into.scores.offsets.empty()) into.scores.offsets.resize(static_cast<size_t>(st.max_offset) + 1);
   if (into.position_free.offsets.empty()) into.position_free.offsets.resize(static_cast<size_t>(st.max_offset) + 1);
+  const int buckets = distance_buckets(q.rest.rows());
+  if (into.distance_logit.empty()) {
+    into.distance_logit.assign(static_cast<size_t>(buckets), 0.0);
+    into.distance_free.assign(static_cast<size_t>(buckets), 0.0);
+    into.distance_terms.assign(static_cast<size_t>(buckets), 0);
+  }
   const Eigen::Index tokens = q.rest.rows();
   constexpr Eigen::Index kBlock = 128;
   const cpu::Path path = cpu::default_path();
@@ -153,6 +169,15 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
       fast_removed = m + w;
       slow_removed = f + m;
       position_free = s_free.row(r).segment(off, len).array().transpose();
+      // Section 3: the raw scores summed per distance bucket (key j = lo + idx at distance len - 1 - idx).
+      for (int b = 0; b < buckets; ++b) {
+        const Eigen::Index d0 = b == 0 ? 0 : Eigen::Index{1} << (b - 1), d1 = b == 0 ? 1 : Eigen::Index{1} << b;  // [d0, d1)
+        if (d0 >= len) break;
+        const Eigen::Index first = len - std::min(d1, len), count = std::min(d1, len) - d0;  // idx in [first, first + count)
+        into.distance_logit[static_cast<size_t>(b)] += base.segment(first, count).sum();
+        into.distance_free[static_cast<size_t>(b)] += position_free.segment(first, count).sum();
+        into.distance_terms[static_cast<size_t>(b)] += count;
+      }
       // The runner-up: the highest score of the row other than the winner (first on ties).
       Eigen::Index winner = 0, runner = -1, top_still = 0, top_removed = 0, top_slow_removed = 0, top_free = 0;
       base.maxCoeff(&winner);

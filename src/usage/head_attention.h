@@ -80,6 +80,13 @@ struct ContentMatch {
   long long sequence = 0, query = 0, key = 0, runner = 0;  // token indices
 };
 
+// Distance buckets: 0 is distance 0, bucket b >= 1 holds distances [2^(b-1), 2^b).
+inline int distance_buckets(long long tokens) {
+  int b = 1;
+  while ((1LL << (b - 1)) < tokens) ++b;
+  return b;  // buckets 0 .. b - 1 cover distances 0 .. tokens - 1
+}
+
 // Inserts m into `kept` (strongest first; on equal weight the one already there first), keeping at
 // most `keep` entries.
 void keep_match(std::vector<ContentMatch>& kept, const ContentMatch& m, int keep);
@@ -92,6 +99,11 @@ struct HeadAttention {
   double tv_slow_still = 0, tv_fast_removed = 0, tv_slow_removed = 0;  // sums of the total-variation distances to base
   long long top1_slow_still = 0, top1_fast_removed = 0, top1_slow_removed = 0;  // rows whose argmax key is unchanged
   std::vector<ContentMatch> matches;                 // the strongest content matches, strongest first
+  // Section 3 on the captured vectors: sums over rows of the raw score (before the scale and any
+  // softcap) over the keys at each distance bucket (distance_bucket), as trained and position-free,
+  // and how many (row, key) terms each holds.
+  std::vector<double> distance_logit, distance_free;
+  std::vector<long long> distance_terms;
 
   void add(const HeadAttention& other, int keep);    // sums; merges the matches (keep_match order)
 };

@@ -45,7 +45,20 @@ struct HeadState {
   HeadAttention attention;
   std::vector<MatchVectors> kept;  // attention.matches' vectors, in its order
   std::vector<SequenceOffsets> per_sequence;  // in sequence order (the capture's blocks are)
+  std::vector<SequenceDistanceLogits> per_sequence_distance;
+  PairAttribution attribution;
 };
+
+// One sequence's mean scaled logits per distance bucket (NaN where a bucket holds no term).
+SequenceDistanceLogits sequence_distance(const HeadAttention& a, double scale) {
+  SequenceDistanceLogits s;
+  for (size_t b = 0; b < a.distance_terms.size(); ++b) {
+    const double n = static_cast<double>(a.distance_terms[b]);
+    s.logit.push_back(n > 0 ? scale * a.distance_logit[b] / n : std::nan(""));
+    s.position_free.push_back(n > 0 ? scale * a.distance_free[b] / n : std::nan(""));
+  }
+  return s;
+}
 
 // One sequence's mean offset masses, as trained and position-free (NaN where no row saw the key).
 SequenceOffsets sequence_offsets(const HeadAttention& a) {
@@ -129,6 +142,7 @@ Scan scan(const ModelDescription& model, CaptureSource& capture, const UsageOpti
   };
   std::vector<Worker> workers(static_cast<size_t>(std::max(1, o.threads)));
   std::vector<KeyPanels> k_panels(static_cast<size_t>(std::max(1, o.threads)));
+  std::vector<std::vector<double>> k_raw(static_cast<size_t>(std::max(1, o.threads)));  // the round's kv heads as captured
   CaptureBlock block;
   while (capture.next(block)) {
     const LayerType* lt = type_of[static_cast<size_t>(block.layer)];
@@ -159,6 +173,7 @@ Scan scan(const ModelDescription& model, CaptureSource& capture, const UsageOpti
         add_norms(lp, x.data(), T, D, sc.k_norm_sum[layer][static_cast<size_t>(kv)], sc.k_squares[layer][static_cast<size_t>(kv)]);
         rotate_head(lp, table, x.data(), T, D, workers[static_cast<size_t>(worker)].q);
         k_panels[static_cast<size_t>(i)] = prepare_keys(workers[static_cast<size_t>(worker)].q);
+        k_raw[static_cast<size_t>(i)] = x;
       });
       for_each_index(kvn * group, o.threads, [&](int i, int worker) {
         const int h = kv0 * group + i;
@@ -173,6 +188,9 @@ Scan scan(const ModelDescription& model, CaptureSource& capture, const UsageOpti
         accumulate_attention(wk.q, k_panels[static_cast<size_t>(h / group - kv0)], st, block.sequence, targets, here, wk.workspace);
         s.attention.add(here, o.break_rows);
         s.per_sequence.push_back(sequence_offsets(here));
+        s.per_sequence_distance.push_back(sequence_distance(here, st.scale));
+        accumulate_pair_attribution(lp, table, x.data(), k_raw[static_cast<size_t>(h / group - kv0)].data(), T, D, lt->window, st.max_offset,
+                                    s.attribution);
         if (!keep_vectors || here.matches.empty()) return;
         // The kept matches' vectors: those of earlier blocks carried over, this block's read now.
         std::vector<MatchVectors> kept;
@@ -315,6 +333,12 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
       hu.first_token = hu.scores.first.mass;
       hu.strong_matches = static_cast<long long>(a.matches.size());
       hu.component = head_component(s.per_sequence, component_t, rule.min_mass);
+      {
+        std::optional<int> offset = hu.component.offset;
+        if (!offset && is_positional(hu.kind())) offset = hu.scores.offset;
+        hu.attribution = head_attribution(s.attribution, offset);
+      }
+      hu.distance = distance_logits(s.per_sequence_distance);
       if (lp.quarter > 0) {
         double fast = 0, all = 0, q_fast = 0, q_all = 0;
         for (size_t p = 0; p < P; ++p) {
@@ -416,6 +440,22 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
     s5.share_even_spread = misclassified_at(by_share, 0.25);
     s5.share_best = best_cut(by_share);
     s5.fast_removed_best = best_cut(by_fast);
+  }
+
+  // Appendix E and Section 3 over the heads.
+  {
+    std::vector<AttributedHead> attributed;
+    for (const LayerUsage& lu : out.layers)
+      for (const HeadUsage& hu : lu.heads)
+        attributed.push_back({&hu.attribution, &pairs_of.at(type_of[static_cast<size_t>(lu.layer)]), hu.kind() == HeadKind::first_token});
+    out.appendix_e = appendix_e(attributed);
+    for (const LayerType& lt : model.layer_types) {
+      std::vector<const std::vector<SequenceDistanceLogits>*> of_type;
+      for (const LayerUsage& lu : out.layers)
+        if (lu.layer_type == lt.name)
+          for (int h = 0; h < H; ++h) of_type.push_back(&sc.heads[static_cast<size_t>(lu.layer)][static_cast<size_t>(h)].per_sequence_distance);
+      if (!of_type.empty()) out.distance_by_layer_type.push_back({lt.name, distance_logits(mean_over_heads(of_type))});
+    }
   }
 
   // Theorem 6.1 on every kept strong match of the content heads.

@@ -21,6 +21,10 @@
 //                   heads, within layers and within kv groups; then the paper's proxy, the
 //                   fast-quarter share of q + k norm (query only within kv groups), and how many heads
 //                   each misclassifies. The kind-labelled share ranking (head_kind.h) is kept beside.
+//  Appendix E       pair_attribution.h: which pairs carry the positional heads' logit at their offset
+//                   and the sinks' first-token advantage, against the Cauchy-Schwarz bound.
+//  Section 3        distance_logits.h: the mean logit by distance on the captured vectors, as trained
+//                   and position-free, with intervals over sequences.
 //  ablations        slow quarter position-free (p-RoPE 0.75), fast quarter removed, slow quarter
 //                   removed: mean total-variation distance of attention rows to the model's, top-1
 //                   agreement.
@@ -45,6 +49,8 @@
 #include "usage/content_breaks.h"
 #include "usage/head_attention.h"
 #include "usage/head_kind.h"
+#include "usage/distance_logits.h"
+#include "usage/pair_attribution.h"
 #include "usage/positional_component.h"
 #include "usage/positional_ranking.h"
 
@@ -76,6 +82,8 @@ struct HeadUsage {
   double diagonal = 0, previous_token = 0, first_token = 0;  // mean attention on j = i, i - 1, 0
   HeadClass scores;                    // head_kind.h: every score with its test, and the kind
   HeadComponent component;             // positional_component.h: effects over the position-free null
+  HeadAttribution attribution;         // pair_attribution.h, at the component offset (else the row kind's positional offset)
+  std::vector<DistanceBucket> distance;  // distance_logits.h: Section 3 on this head
   std::optional<double> high_frequency_share;  // none when the layer has < 4 rotating pairs
   std::optional<double> query_fast_share;      // the query's share alone (kv groups share their keys)
   std::optional<int> share_rank;               // 1 = the highest share of every ranked head
@@ -147,6 +155,8 @@ struct UsageResult {
   ComponentTest components;             // positional_component.h, every head
   std::vector<std::pair<std::string, ComponentTest>> components_by_layer_type;  // the same per layer type (same t quantile)
   Section5 section5;
+  AppendixE appendix_e;                 // pair_attribution.h over every head
+  std::vector<std::pair<std::string, std::vector<DistanceBucket>>> distance_by_layer_type;  // Section 3 per layer type
   BreakDistribution breaks;
   BreakDistribution breaks_slow_only, breaks_slow_still;  // content_breaks.h's mechanisms (with break_mechanisms)
   double seconds = 0;

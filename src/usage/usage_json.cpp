@@ -73,6 +73,29 @@ json within_json(const WithinLayerRanking& w) {
           {"p_method", w.p_method}, {"statement", w.statement}};
 }
 
+json attribution_json(const HeadAttribution& a) {
+  return {{"offset", a.offset ? json(*a.offset) : json(nullptr)}, {"offset_logit", a.offset_logit}, {"offset_bound", a.offset_bound},
+          {"first_logit", a.first_logit}, {"first_advantage", a.first_advantage}, {"q_constancy", a.q_constancy}};
+}
+
+json mean_json(const MeanWithInterval& m) {
+  return {{"n", m.n}, {"mean", m.n ? json(m.mean) : json(nullptr)}, {"interval", {bound(m.lo), bound(m.hi)}}};
+}
+
+json distance_json(const std::vector<DistanceBucket>& buckets) {
+  json a = json::array();
+  for (const DistanceBucket& b : buckets)
+    a.push_back({{"distances", {b.from, b.to}}, {"logit", mean_json(b.logit)}, {"position_free", mean_json(b.position_free)},
+                 {"difference", mean_json(b.difference)}});
+  return a;
+}
+
+json band_counts_json(const std::vector<std::pair<std::string, long long>>& c) {
+  json a = json::array();
+  for (const auto& [band, n] : c) a.push_back({{"band", band}, {"heads", n}});
+  return a;
+}
+
 json cut_json(const CutQuality& q) { return {{"cut", q.cut}, {"misclassified", q.misclassified}, {"heads", q.heads}}; }
 
 }  // namespace
@@ -139,6 +162,8 @@ json usage_json(const UsageResult& r) {
                        {"slow_removed", ablation_json(h.slow_removed)},
                        {"query_fast_share", optional_number(h.query_fast_share)},
                        {"positional_component", component_json(h.component)},
+                       {"attribution", attribution_json(h.attribution)},
+                       {"distance_logits", distance_json(h.distance)},
                        {"strong_matches", h.strong_matches},
                        {"breaking", h.breaks.empty() ? json(nullptr) : break_json(h.breaks.front())},
                        {"breaks", [&] {
@@ -182,6 +207,21 @@ json usage_json(const UsageResult& r) {
                    {"share_at_best_cut", cut_json(s5.share_best)},
                    {"fast_removed_at_best_cut", cut_json(s5.fast_removed_best)},
                    {"best_cut_rule", "the cut misclassifying the fewest heads, chosen on the same heads (optimistic)"}};
+  const AppendixE& e = r.appendix_e;
+  j["appendix_e"] = {{"positional_heads", e.positional_heads},
+                     {"positional_top_band", band_counts_json(e.positional_top_band)},
+                     {"positional_alignment_median", e.positional_alignment_median},
+                     {"sink_heads", e.sink_heads},
+                     {"sink_top_band", band_counts_json(e.sink_top_band)},
+                     {"sink_top_share_median", e.sink_top_share_median},
+                     {"sink_constancy_median", e.sink_constancy_median},
+                     {"statement", e.statement}};
+  json s3 = json::array();
+  for (const auto& [name, buckets] : r.distance_by_layer_type) s3.push_back({{"layer_type", name}, {"buckets", distance_json(buckets)}});
+  j["section3"] = {{"layer_types", s3},
+                   {"rule", "per sequence the mean of scale * <R_i q_i, R_j k_j> (no softcap) over the (row, key) terms at each distance "
+                            "bucket (distances [from, to)), as trained and position-free (every pair held still), per layer type first averaged over "
+                            "its heads; mean over sequences with a pointwise two-sided 95% Student t interval"}};
   auto distribution = [](const BreakDistribution& bd) {
     json qs = json::array();
     for (const auto& q : bd.quantiles) qs.push_back({{"level", q.level}, {"distance", q.distance ? json(*q.distance) : json(nullptr)}});

@@ -108,6 +108,14 @@ std::string usage_text(const UsageResult& r) {
                        "the intervention %lld at its best cut tv %.3g (best cuts in-sample: optimistic)\n",
                        s5.share_even_spread.misclassified, s5.share_even_spread.heads, s5.share_best.misclassified, s5.share_best.cut,
                        s5.fast_removed_best.misclassified, s5.fast_removed_best.cut);
+  out << "Appendix E: " << r.appendix_e.statement << "\n";
+  for (const auto& [name, buckets] : r.distance_by_layer_type) {
+    out << "Section 3, " << name << ": mean logit by distance, as trained (position-free) [95% over sequences]:";
+    for (const DistanceBucket& b : buckets)
+      if (b.logit.n > 0)
+        out << printf_string(" %lld-%lld: %.3g (%.3g) [%.3g, %.3g]", b.from, b.to - 1, b.logit.mean, b.position_free.mean, b.logit.lo, b.logit.hi);
+    out << "\n";
+  }
   out << "Section 5 by kind (the row rule), across heads: " << r.ranking.statement << "\n";
   out << "Section 5 by kind (the row rule), within layers: " << r.within_layers.statement << "\n";
   if (r.options.certify_breaks) {

@@ -164,3 +164,50 @@ TEST(PositionalComponent, BreaksSeparatedByMechanism) {
 
 }  // namespace component_test
 }  // namespace ropecheck::usage
+
+namespace ropecheck::usage {
+namespace component_test_more {
+
+TEST(PairAttribution, DiagonalAndPreviousTokenHeadsReachTheCauchySchwarzBound) {
+  const UsageResult r = component_test::analyse(component_test::build(3));
+  const auto& h = r.layers[0].heads;
+  // Heads 0 and 1: q = R k at their offset on pairs 0..3 (q = k at offset 0; q turned back one token
+  // at offset 1), so every used pair's contribution equals its Cauchy-Schwarz bound.
+  for (int head : {0, 1}) {
+    const HeadAttribution& a = h[static_cast<size_t>(head)].attribution;
+    ASSERT_TRUE(a.offset);
+    EXPECT_EQ(*a.offset, head);
+    for (int p = 0; p < 4; ++p) {
+      EXPECT_NEAR(a.offset_logit[static_cast<size_t>(p)], 9.0, 1e-9) << head << " " << p;
+      EXPECT_NEAR(a.offset_bound[static_cast<size_t>(p)], 9.0, 1e-9);
+    }
+    for (size_t p = 4; p < a.offset_logit.size(); ++p) EXPECT_EQ(a.offset_logit[p], 0.0);
+  }
+  // A constant query chunk has constancy 1; a random one far less.
+  EXPECT_NEAR(h[0].attribution.q_constancy[0], 1.0, 1e-12);
+  EXPECT_LT(h[2].attribution.q_constancy[0], 0.5);
+  EXPECT_FALSE(h[2].attribution.offset);  // no positional offset: nothing attributed there
+  EXPECT_EQ(r.appendix_e.positional_heads, 2);
+  EXPECT_NEAR(r.appendix_e.positional_alignment_median, 1.0, 1e-9);
+}
+
+TEST(DistanceLogits, RotationAloneMakesTheConstantHeadDecay) {
+  const UsageResult r = component_test::analyse(component_test::build(3));
+  // Head 0: q = k = 3 on channels 0..3 (pairs 0..3 at frequencies 10000^(-p/8)), scale 1/4: its
+  // logit at distance d is (9/4) sum_p cos(omega_p d); held still it is 9 at every distance.
+  const std::vector<DistanceBucket>& d = r.layers[0].heads[0].distance;
+  ASSERT_EQ(d.size(), 7u);  // distances 0, [1, 2), ..., [32, 64)
+  EXPECT_NEAR(d[0].logit.mean, 9.0, 1e-9);
+  EXPECT_NEAR(d[1].logit.mean, 2.25 * (std::cos(1.0) + std::cos(component_test::omega(1)) + std::cos(component_test::omega(2)) + std::cos(component_test::omega(3))), 1e-9);
+  for (const DistanceBucket& b : d) {
+    EXPECT_NEAR(b.position_free.mean, 9.0, 1e-9);
+    EXPECT_EQ(b.logit.n, 3);
+    EXPECT_NEAR(b.difference.mean, b.logit.mean - b.position_free.mean, 1e-9);
+  }
+  EXPECT_LT(d[6].logit.mean, d[0].logit.mean);
+  ASSERT_EQ(r.distance_by_layer_type.size(), 1u);
+  EXPECT_EQ(r.distance_by_layer_type[0].second.size(), 7u);
+}
+
+}  // namespace component_test_more
+}  // namespace ropecheck::usage

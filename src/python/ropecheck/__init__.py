@@ -41,7 +41,8 @@ from ._tensors import BFloat16Tensor, apply, apply_, bfloat16
 from ._usage import (HEAD_KINDS, BreakDistribution, BreakQuantile, ContentBreak, HeadAblation, HeadScores, LayerRanking, NullCheck,
                      NullKind, PositionalRanking, ScoreTest, Usage, UsageCapture, UsageHead, UsageLayer, UsageSimilarity,
                      WithinLayerRanking, attention, attention_layer, compare_usage, usage, OffsetEffect, HeadComponent, ComponentTest,
-                     ComponentCurvePoint, LayerTypeComponents, CutQuality, Section5, BreakMechanisms, MechanismBreak)
+                     ComponentCurvePoint, LayerTypeComponents, CutQuality, Section5, BreakMechanisms, MechanismBreak,
+                     HeadAttribution, MeanWithInterval, DistanceBucket, BandCount, AppendixE, LayerTypeDistance, Section3)
 
 __version__: str = _core.VERSION
 
@@ -56,4 +57,5 @@ __all__ = [
     "PositionalRanking", "WithinLayerRanking", "LayerRanking", "NullCheck", "NullKind", "BreakDistribution", "BreakQuantile",
     "compare_usage", "UsageSimilarity", "attention", "attention_layer",
     "OffsetEffect", "HeadComponent", "ComponentTest", "ComponentCurvePoint", "LayerTypeComponents", "CutQuality", "Section5", "BreakMechanisms", "MechanismBreak",
+    "HeadAttribution", "MeanWithInterval", "DistanceBucket", "BandCount", "AppendixE", "LayerTypeDistance", "Section3",
 ]

@@ -145,6 +145,62 @@ class HeadComponent:
 
 
 @dataclasses.dataclass(frozen=True)
+class HeadAttribution:
+    """Which pairs carry a head's logit (usage/pair_attribution.h; per pair, the layer's pair
+    order): at its positional ``offset`` (None: none) the mean contribution ``offset_logit`` and its
+    Cauchy-Schwarz bound ``offset_bound``; at the first token ``first_logit`` and ``first_advantage``
+    (minus the pair's mean over the row's keys); ``q_constancy`` (1: the same query chunk at every
+    token)."""
+
+    offset: Optional[int]
+    offset_logit: tuple[float, ...]
+    offset_bound: tuple[float, ...]
+    first_logit: tuple[float, ...]
+    first_advantage: tuple[float, ...]
+    q_constancy: tuple[float, ...]
+
+    @classmethod
+    def _from_json(cls, d: Optional[Mapping[str, Any]]) -> Optional[HeadAttribution]:
+        if d is None:
+            return None
+        return cls(offset=optional_int(d.get("offset")), offset_logit=numbers(d["offset_logit"]), offset_bound=numbers(d["offset_bound"]),
+                   first_logit=numbers(d["first_logit"]), first_advantage=numbers(d["first_advantage"]),
+                   q_constancy=numbers(d["q_constancy"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class MeanWithInterval:
+    """A mean over ``n`` sequences (None when n is 0) with its two-sided 95% t ``interval``."""
+
+    n: int
+    mean: Optional[float]
+    interval: tuple[float, float]
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> MeanWithInterval:
+        lo, hi = d["interval"]
+        return cls(n=int(d["n"]), mean=optional_number(d.get("mean")), interval=(number(lo), number(hi)))
+
+
+@dataclasses.dataclass(frozen=True)
+class DistanceBucket:
+    """Section 3 on the captured vectors (usage/distance_logits.h): at ``distances`` [from, to) the
+    mean logit as trained, position-free and their difference."""
+
+    distances: tuple[int, int]
+    logit: MeanWithInterval
+    position_free: MeanWithInterval
+    difference: MeanWithInterval
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> DistanceBucket:
+        m = MeanWithInterval._from_json
+        lo, hi = d["distances"]
+        return cls(distances=(int(lo), int(hi)), logit=m(d["logit"]), position_free=m(d["position_free"]),
+                   difference=m(d["difference"]))
+
+
+@dataclasses.dataclass(frozen=True)
 class UsageHead:
     """One head of one layer as ``ropecheck usage`` measures it (usage/usage.h's HeadUsage, with the
     JSON's names). ``layer`` is the layer it belongs to; ``q_norm`` and ``k_norm`` are per pair
@@ -174,6 +230,8 @@ class UsageHead:
     slow_removed: Optional[HeadAblation] = None
     query_fast_share: Optional[float] = None
     positional_component: Optional[HeadComponent] = None
+    attribution: Optional[HeadAttribution] = None
+    distance_logits: tuple[DistanceBucket, ...] = ()
 
     @classmethod
     def _from_json(cls, layer: int, d: Mapping[str, Any]) -> UsageHead:
@@ -188,7 +246,9 @@ class UsageHead:
                    breaking=None if breaking is None else ContentBreak._from_json(breaking),
                    breaks=tuple(ContentBreak._from_json(b) for b in d["breaks"]),
                    slow_removed=HeadAblation._from_json(d.get("slow_removed")), query_fast_share=optional_number(d.get("query_fast_share")),
-                   positional_component=HeadComponent._from_json(d.get("positional_component")))
+                   positional_component=HeadComponent._from_json(d.get("positional_component")),
+                   attribution=HeadAttribution._from_json(d.get("attribution")),
+                   distance_logits=tuple(DistanceBucket._from_json(b) for b in d.get("distance_logits") or ()))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -482,6 +542,67 @@ class BreakMechanisms:
 
 
 @dataclasses.dataclass(frozen=True)
+class BandCount:
+    """How many ``heads`` have their top pair in ``band``."""
+
+    band: str
+    heads: int
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> BandCount:
+        return cls(band=str(d["band"]), heads=int(d["heads"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class AppendixE:
+    """Appendix E over the heads (usage/pair_attribution.h): the band of the pair carrying most of
+    each positional head's logit at its offset, with that pair's median alignment (contribution over
+    its Cauchy-Schwarz bound); the band of the pair carrying most of each first-token head's
+    advantage, with its median share and query constancy; ``statement`` in one line."""
+
+    positional_heads: int
+    positional_top_band: tuple[BandCount, ...]
+    positional_alignment_median: float
+    sink_heads: int
+    sink_top_band: tuple[BandCount, ...]
+    sink_top_share_median: float
+    sink_constancy_median: float
+    statement: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> AppendixE:
+        return cls(positional_heads=int(d["positional_heads"]), positional_top_band=tuple(BandCount._from_json(b) for b in d["positional_top_band"]),
+                   positional_alignment_median=number(d["positional_alignment_median"]), sink_heads=int(d["sink_heads"]),
+                   sink_top_band=tuple(BandCount._from_json(b) for b in d["sink_top_band"]),
+                   sink_top_share_median=number(d["sink_top_share_median"]), sink_constancy_median=number(d["sink_constancy_median"]),
+                   statement=str(d["statement"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerTypeDistance:
+    """Section 3 for one ``layer_type``: its heads' mean logit by distance ``buckets``."""
+
+    layer_type: str
+    buckets: tuple[DistanceBucket, ...]
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> LayerTypeDistance:
+        return cls(layer_type=str(d["layer_type"]), buckets=tuple(DistanceBucket._from_json(b) for b in d["buckets"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class Section3:
+    """The paper's Section 3 on the captured vectors, per layer type, by the stated ``rule``."""
+
+    layer_types: tuple[LayerTypeDistance, ...]
+    rule: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> Section3:
+        return cls(layer_types=tuple(LayerTypeDistance._from_json(t) for t in d["layer_types"]), rule=str(d["rule"]))
+
+
+@dataclasses.dataclass(frozen=True)
 class Usage:
     """The usage analysis of one capture, as ``ropecheck usage`` computes it.
 
@@ -521,6 +642,10 @@ class Usage:
         Section 5 with those labels, interventions first, then the paper's proxy.
     break_mechanisms : BreakMechanisms or None
         The breaking distances with only the slow quarter rotating and with it held still.
+    appendix_e : AppendixE or None
+        Which pairs carry the positional heads' logit and the sinks' first-token advantage.
+    section3 : Section3 or None
+        The mean logit by distance on the captured vectors, as trained and position-free.
     """
 
     model: str = json_field()
@@ -533,6 +658,8 @@ class Usage:
     positional_component: Optional[ComponentTest] = json_field(convert=ComponentTest._from_json)
     section5: Optional[Section5] = json_field(convert=Section5._from_json)
     break_mechanisms: Optional[BreakMechanisms] = json_field(convert=BreakMechanisms._from_json)
+    appendix_e: Optional[AppendixE] = json_field(convert=AppendixE._from_json)
+    section3: Optional[Section3] = json_field(convert=Section3._from_json)
     _data: Mapping[str, Any] = kept_json()
     _text: str = dataclasses.field(default="", repr=False, compare=False)
 

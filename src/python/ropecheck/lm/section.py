@@ -181,6 +181,21 @@ def _layer_type(doc: dict[str, Any], usage: dict[str, Any], t: dict[str, Any], f
     if rows:
         out.append(table(["layer", "head", "kind", "mass there [95% over rows]", "uniform there", "first-token mass",
                           "fast-quarter share"], rows))
+    s3 = next((x for x in (usage.get("section3") or {}).get("layer_types", []) if x["layer_type"] == t["name"]), None)
+    if s3:
+        out.append("\n#### Section 3 on these vectors: the mean logit by distance\n")
+        out.append("Per sequence the mean attention logit (before any softcap) over the (row, key) terms at each distance, as "
+                   "trained and with every pair held still (content alone), averaged over the type's heads; 95% t-intervals over "
+                   "sequences (pointwise). The paper shows no decay on Gaussian vectors; here the difference is the part the "
+                   "rotation makes on the model's own q and k.\n\n")
+        rows3 = []
+        for b in s3["buckets"]:
+            if b["logit"]["n"]:
+                lo, hi = b["distances"]
+                rows3.append([f"{lo}-{hi - 1}" if hi - lo > 1 else str(lo), f"{b['logit']['mean']:.3f}", f"{b['position_free']['mean']:.3f}",
+                              f"{b['difference']['mean']:+.3f} [{float(b['difference']['interval'][0]):+.3f}, "
+                              f"{float(b['difference']['interval'][1]):+.3f}]"])
+        out.append(table(["distance", "logit as trained", "position-free", "difference [95%]"], rows3))
     c = t.get("components")
     if c:
         out.append("\n#### Heads with a positional component, against the position-free null\n")
@@ -329,6 +344,17 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any], usage_figures: O
               "if that is significant, else `other` (docs/usage.md, Head kinds). The same rule on the Gaussian null: "
               + (f"{null['flagged']} of {null['heads']} heads given a kind (one-sided 95% upper bound {null['upper95']:.3g}, "
                  f"{null['repeats']} capture(s), seed {null['seed']})" if null else "not run") + ".\n")
+    comp = usage.get("positional_component")
+    if comp:
+        md.append("\n### Heads with a positional component, against the position-free null\n")
+        md.append(comp["statement"] + ". By cut, heads whose largest effect reaches it [simultaneous interval]: "
+                  + ", ".join(f"{c['cut']:g}: {c['heads']} [{c['interval'][0]}, {c['interval'][1]}]" for c in comp["curve"])
+                  + ". The row rule's kinds above are kept for comparison; this test is the one that subtracts what content alone "
+                  "puts at an offset.\n")
+    e = usage.get("appendix_e")
+    if e:
+        md.append("\n### Which pairs carry the logit (Appendix E)\n")
+        md.append(e["statement"] + ".\n")
     for t in doc["layer_types"]:
         md += _layer_type(doc, usage, t, fig, f"{stem}-{t['name']}")
     copied = []

@@ -118,7 +118,9 @@ TEST(PositionalComponent, SeparatesPositionFromContent) {
   for (size_t i = 0; i < t.curve.size(); ++i) {
     EXPECT_LE(t.curve[i].lo, t.curve[i].count);
     EXPECT_LE(t.curve[i].count, t.curve[i].hi);
-    if (i > 0) EXPECT_LE(t.curve[i].count, t.curve[i - 1].count);
+    if (i > 0) {
+      EXPECT_LE(t.curve[i].count, t.curve[i - 1].count);
+    }
   }
   // Section 5 with these labels: removing the fast quarter moves the two positional heads most.
   EXPECT_EQ(r.section5.fast_removed.positional, 2);

@@ -9,6 +9,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <boost/math/distributions/students_t.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -46,6 +48,7 @@
 #include "spectrum/request.h"
 #include "spectrum/scaling_registry.h"
 #include "statistics/rank_sum.h"
+#include "usage/capture.h"
 #include "usage/head_kind.h"
 #include "usage/layer_pairs.h"
 
@@ -411,6 +414,11 @@ PYBIND11_MODULE(_core, m) {
     }
     return py::make_tuple(py::tuple(all), py::tuple(positional), py::tuple(content));
   }();
+  m.attr("CAPTURE_DTYPES") = [] {  // usage/capture.h's one list
+    py::list names;
+    for (Dtype t : usage::kCaptureDtypes) names.append(dtype_long_name(t));
+    return py::tuple(names);
+  }();
   m.attr("BANDS") = py::make_tuple(usage::band_name(usage::Band::fast), usage::band_name(usage::Band::middle), usage::band_name(usage::Band::slow),
                                    usage::band_name(usage::Band::still));
   m.attr("INPUT_CLASSES") = [] {
@@ -418,6 +426,14 @@ PYBIND11_MODULE(_core, m) {
     for (int i = 0; i < accuracy::kInputClasses; ++i) names.append(accuracy::input_class_name(static_cast<accuracy::InputClass>(i)));
     return py::tuple(names);
   }();
+  // Student's t quantile, Boost.Math's as statistics/inference.h's intervals use it: P(T_df <= t) = p.
+  // The upper half from its complement 1 - p (exact for p >= 1/2), which keeps its relative accuracy.
+  m.def("t_quantile", [](double p, double df) {
+    if (!(p > 0 && p < 1)) throw InputError("p", "a probability in (0, 1)", std::to_string(p));
+    if (!(df >= 1) || !std::isfinite(df)) throw InputError("df", "a number of degrees of freedom >= 1", std::to_string(df));
+    const boost::math::students_t_distribution<double> t(df);
+    return p > 0.5 ? boost::math::quantile(boost::math::complement(t, 1 - p)) : boost::math::quantile(t, p);
+  });
   // statistics/rank_sum.h's stratified test: strata of (group, others) scores -> (auc, u, p_value, method).
   m.def("rank_sum", [](const std::vector<std::pair<std::vector<double>, std::vector<double>>>& strata) {
     std::vector<Stratum> s;

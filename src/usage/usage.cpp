@@ -333,11 +333,7 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
       hu.first_token = hu.scores.first.mass;
       hu.strong_matches = static_cast<long long>(a.matches.size());
       hu.component = head_component(s.per_sequence, component_t, rule.min_mass);
-      {
-        std::optional<int> offset = hu.component.offset;
-        if (!offset && is_positional(hu.kind())) offset = hu.scores.offset;
-        hu.attribution = head_attribution(s.attribution, offset);
-      }
+      hu.attribution = head_attribution(s.attribution, hu.component.offset);
       hu.distance = distance_logits(s.per_sequence_distance);
       if (lp.quarter > 0) {
         double fast = 0, all = 0, q_fast = 0, q_all = 0;

@@ -82,7 +82,7 @@ struct HeadUsage {
   double diagonal = 0, previous_token = 0, first_token = 0;  // mean attention on j = i, i - 1, 0
   HeadClass scores;                    // head_kind.h: every score with its test, and the kind
   HeadComponent component;             // positional_component.h: effects over the position-free null
-  HeadAttribution attribution;         // pair_attribution.h, at the component offset (else the row kind's positional offset)
+  HeadAttribution attribution;         // pair_attribution.h, at the positional-component offset (none without one)
   std::vector<DistanceBucket> distance;  // distance_logits.h: Section 3 on this head
   std::optional<double> high_frequency_share;  // none when the layer has < 4 rotating pairs
   std::optional<double> query_fast_share;      // the query's share alone (kv groups share their keys)

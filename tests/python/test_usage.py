@@ -195,3 +195,11 @@ def test_kinds_and_bands_are_the_librarys_own():
     d = ropecheck.usage(q, k, positions, model=CONFIG, token_ids=token_ids, certify_breaks=False, null_sequences=0).to_dict()
     assert {h["kind"] for L in d["layers"] for h in L["heads"]} <= set(ropecheck.HEAD_KINDS)
     assert {p["band"] for t in d["layer_types"] for p in t["pairs"]} <= set(_core.BANDS)
+
+
+def test_capture_dtypes_are_the_librarys_own():
+    from ropecheck import _core
+    assert _core.CAPTURE_DTYPES == ("float32", "float16")
+    q, k, positions, _ = _arrays()
+    with pytest.raises(ropecheck.InputError, match="float32 or float16"):
+        ropecheck.usage(q.astype(np.float64), k, positions, model=CONFIG, certify_breaks=False, null_sequences=0)

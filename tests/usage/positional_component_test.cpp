@@ -180,8 +180,14 @@ TEST(PairAttribution, DiagonalAndPreviousTokenHeadsReachTheCauchySchwarzBound) {
     ASSERT_TRUE(a.offset);
     EXPECT_EQ(*a.offset, head);
     for (int p = 0; p < 4; ++p) {
-      EXPECT_NEAR(a.offset_logit[static_cast<size_t>(p)], 9.0, 1e-9) << head << " " << p;
-      EXPECT_NEAR(a.offset_bound[static_cast<size_t>(p)], 9.0, 1e-9);
+      // Head 1's query is stored in float32: its chunk's norm is 3 (1 + O(2^-24)), and its angle to
+      // R k is off by O(2^-24) rad, so the contribution is the bound times cos(that) = 1 - O(2^-48):
+      // equal to 1e-12 relative (binary64 sums of 63 rows add ~1e-14 more). The bound is 3 |q_p|.
+      const double qa = static_cast<float>(head == 0 ? 3.0 : 3 * std::cos(component_test::omega(p)));
+      const double qb = static_cast<float>(head == 0 ? 0.0 : -3 * std::sin(component_test::omega(p)));
+      const double bound = 3 * std::hypot(qa, qb);
+      EXPECT_NEAR(a.offset_bound[static_cast<size_t>(p)], bound, 1e-12 * bound) << head << " " << p;
+      EXPECT_NEAR(a.offset_logit[static_cast<size_t>(p)], bound, 1e-12 * bound) << head << " " << p;
     }
     for (size_t p = 4; p < a.offset_logit.size(); ++p) EXPECT_EQ(a.offset_logit[p], 0.0);
   }

@@ -72,8 +72,8 @@ def compare_usage(a: Usage, b: Usage) -> UsageSimilarity:
 def _capture_array(x: Any, name: str) -> Any:
     np = args.numpy()
     a = np.asarray(x)
-    if a.dtype.kind != "f" or a.dtype.itemsize not in (2, 4):
-        raise InputError(name, "a float32 or float16 array", str(a.dtype))
+    if a.dtype.name not in _core.CAPTURE_DTYPES:  # usage/capture.h's dtypes, from the library
+        raise InputError(name, "a " + " or ".join(_core.CAPTURE_DTYPES) + " array", str(a.dtype))
     if a.ndim != 5:
         raise InputError(name, "an array of shape [sequences, layers, heads, tokens, head_dim]", f"{a.ndim} axes")
     return native_copy(a)

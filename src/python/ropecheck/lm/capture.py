@@ -319,7 +319,7 @@ def _check(q: Any, k: Any, positions: Any, token_ids: Any, source: Any) -> dict[
         if a.dtype.name not in dtypes:
             raise InputError(name, f"an array of {' or '.join(dtypes)}", f"{a.dtype.name} of shape {list(a.shape)}")
         return a.astype(a.dtype.newbyteorder("<"), order="C", copy=False)
-    q = array("q", q, ("float32", "float16"))
+    q = array("q", q, tuple(_core.CAPTURE_DTYPES))  # usage/capture.h's dtypes, from the library
     out = {"q": q, "k": array("k", k, (q.dtype.name,))}
     for name, value in (("positions", positions), ("token_ids", token_ids)):
         if value is not None or name == "positions":

@@ -3,33 +3,30 @@
 #include <cmath>
 #include <limits>
 
-#include "usage/positional_component.h"
+#include "statistics/inference.h"
+#include "statistics/moments.h"
 
 namespace ropecheck::usage {
 
 namespace {
 
 MeanWithInterval interval_of(const std::vector<double>& v) {
-  MeanWithInterval m;
-  double s = 0, s2 = 0;
-  for (double x : v) {
-    if (std::isnan(x)) continue;
-    m.n += 1;
-    s += x;
-  }
-  const double n = static_cast<double>(m.n);
-  m.lo = -std::numeric_limits<double>::infinity();
-  m.hi = std::numeric_limits<double>::infinity();
-  if (m.n == 0) return m;
-  m.mean = s / n;
+  statistics::Moments m;  // exact sums (statistics/moments.h)
   for (double x : v)
-    if (!std::isnan(x)) s2 += (x - m.mean) * (x - m.mean);  // two-pass: no cancellation
+    if (!std::isnan(x)) m.add(x);
+  MeanWithInterval out;
+  out.n = m.n;
+  out.lo = -std::numeric_limits<double>::infinity();
+  out.hi = std::numeric_limits<double>::infinity();
+  if (m.n == 0) return out;
+  const statistics::Summary s = statistics::summarize(m);
+  out.mean = s.mean;
   if (m.n >= 2) {
-    const double half = component_t_critical(0.05, 1, m.n) * std::sqrt(s2 / (n - 1) / n);  // two-sided 95%
-    m.lo = m.mean - half;
-    m.hi = m.mean + half;
+    const statistics::Interval2 i = statistics::mean_interval(s, 0.95);  // two-sided 95% Student t
+    out.lo = i.lo;
+    out.hi = i.hi;
   }
-  return m;
+  return out;
 }
 
 }  // namespace

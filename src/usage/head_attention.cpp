@@ -49,6 +49,12 @@ void fill(RowMatrix& out, const std::vector<int>& which, const LayerPairs& lp, c
   }
 }
 
+std::vector<int> every_pair(const LayerPairs& lp) {
+  std::vector<int> every(lp.pairs.size());
+  for (size_t i = 0; i < every.size(); ++i) every[i] = static_cast<int>(i);
+  return every;
+}
+
 // out's rows [0, rn), columns [0, cn) = a[r0 .. r0 + rn) * keys[c0 .. c0 + cn)^T (detail/score_product.h;
 // c0 a multiple of 8). `out` is allocated once per head (rows >= rn, columns >= cn): no allocation per block.
 void product(RowMatrix& out, const RowMatrix& a, Eigen::Index r0, Eigen::Index rn, const detail::PackedKeys& keys, Eigen::Index c0,
@@ -105,9 +111,13 @@ void rotate_head(const LayerPairs& lp, const kernel::SinCosTable* table, const d
   fill(h.rest, b.rest, lp, table, x, tokens, head_dim, false);
   fill(h.slow, b.slow, lp, table, x, tokens, head_dim, false);
   fill(h.slow_still, b.slow, lp, table, x, tokens, head_dim, true);
-  std::vector<int> every(lp.pairs.size());
-  for (size_t i = 0; i < every.size(); ++i) every[i] = static_cast<int>(i);
-  fill(h.still, every, lp, table, x, tokens, head_dim, true);
+  fill(h.still, every_pair(lp), lp, table, x, tokens, head_dim, true);
+}
+
+RowMatrix pairs_in_order(const LayerPairs& lp, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim, bool still) {
+  RowMatrix out;
+  fill(out, every_pair(lp), lp, table, x, tokens, head_dim, still);
+  return out;
 }
 
 RotatedHead rotate_head(const LayerPairs& lp, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim) {
@@ -150,7 +160,7 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
     product(s_rest, q.rest, i0, n, kp.rest, c0, cn, path);
     product(s_slow, q.slow, i0, n, kp.slow, c0, cn, path);
     product(s_still, q.slow_still, i0, n, kp.slow_still, c0, cn, path);
-    product(s_free, q.still, i0, n, kp.still, c0, cn, path);
+    if (st.position_free) product(s_free, q.still, i0, n, kp.still, c0, cn, path);
     for (Eigen::Index r = 0; r < n; ++r) {
       const Eigen::Index i = i0 + r;
       const Eigen::Index lo = st.window ? std::max<Eigen::Index>(0, i - static_cast<Eigen::Index>(*st.window) + 1) : 0;
@@ -168,9 +178,9 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
       slow_still = f + m + z;
       fast_removed = m + w;
       slow_removed = f + m;
-      position_free = s_free.row(r).segment(off, len).array().transpose();
+      if (st.position_free) position_free = s_free.row(r).segment(off, len).array().transpose();
       // Section 3: the raw scores summed per distance bucket (key j = lo + idx at distance len - 1 - idx).
-      for (int b = 0; b < buckets; ++b) {
+      for (int b = 0; st.position_free && b < buckets; ++b) {
         const Eigen::Index d0 = b == 0 ? 0 : Eigen::Index{1} << (b - 1), d1 = b == 0 ? 1 : Eigen::Index{1} << b;  // [d0, d1)
         if (d0 >= len) break;
         const Eigen::Index first = len - std::min(d1, len), count = std::min(d1, len) - d0;  // idx in [first, first + count)
@@ -187,17 +197,17 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
       softmax(slow_still, st, top_still);
       softmax(fast_removed, st, top_removed);
       softmax(slow_removed, st, top_slow_removed);
-      softmax(position_free, st, top_free);
+      if (st.position_free) softmax(position_free, st, top_free);
 
       into.rows += 1;
       const double uniform = 1.0 / static_cast<double>(len);
       for (Eigen::Index d = 0; d <= st.max_offset && d < len; ++d) {
         into.scores.offsets[static_cast<size_t>(d)].add_row(base[len - 1 - d], uniform);
-        into.position_free.offsets[static_cast<size_t>(d)].add_row(position_free[len - 1 - d], uniform);
+        if (st.position_free) into.position_free.offsets[static_cast<size_t>(d)].add_row(position_free[len - 1 - d], uniform);
       }
       if (lo == 0) {
         into.scores.first.add_row(base[0], uniform);
-        into.position_free.first.add_row(position_free[0], uniform);
+        if (st.position_free) into.position_free.first.add_row(position_free[0], uniform);
       }
       if (!targets.empty()) {
         double mass = 0;

@@ -50,6 +50,9 @@ struct RotatedHead {
 // layer type's plan at this sequence's positions (unused, may be null, for a layer without RoPE).
 void rotate_head(const LayerPairs& pairs, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim, RotatedHead& out);
 RotatedHead rotate_head(const LayerPairs& pairs, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim);
+// Every pair in pair order (2 columns a pair), rotated as rotate_head rotates (`still`: unrotated,
+// block pairs scaled by a). pair_attribution.h's per-pair products read it.
+RowMatrix pairs_in_order(const LayerPairs& pairs, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim, bool still);
 
 // A rotated key head packed for the score products, once per kv head (shared by its query heads).
 struct KeyPanels {
@@ -71,6 +74,8 @@ struct AttentionSettings {
   int max_offset = 16;               // head_scores.h: offsets 0 .. max_offset
   double strong_match = 0.5;         // a content match is kept when its key holds >= this weight
   int keep_matches = 8;              // the strongest matches kept per head
+  bool position_free = true;         // also the position-free attention and the distance sums (the
+                                     // Gaussian null needs neither: its scan skips their cost)
 };
 
 // A content match: a row whose winning key (argmax of base) lies >= content_distance back and

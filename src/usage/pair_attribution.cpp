@@ -1,5 +1,7 @@
 #include "usage/pair_attribution.h"
 
+#include "usage/head_attention.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,30 +14,6 @@ namespace {
 void add_to(std::vector<double>& a, const std::vector<double>& b) {
   if (a.empty()) a.assign(b.size(), 0.0);
   for (size_t i = 0; i < b.size(); ++i) a[i] += b[i];
-}
-
-// Rotated chunks of every pair at every token: out[(t * P + p) * 2 + {0, 1}], the way
-// head_attention.h's fill() rotates (c and s from the table include a).
-std::vector<double> rotated(const LayerPairs& lp, const kernel::SinCosTable* table, const double* x, long long tokens, int head_dim) {
-  const size_t P = lp.pairs.size();
-  std::vector<double> out(static_cast<size_t>(tokens) * P * 2);
-  for (long long t = 0; t < tokens; ++t) {
-    const double* row = x + t * head_dim;
-    const double* c = table ? table->cos_row(t) : nullptr;
-    const double* s = table ? table->sin_row(t) : nullptr;
-    for (size_t p = 0; p < P; ++p) {
-      const HeadPair& hp = lp.pairs[p];
-      const double xa = row[hp.first], xb = row[hp.second];
-      double ya = xa, yb = xb;
-      if (hp.block >= 0) {
-        ya = c[hp.block] * xa - s[hp.block] * xb;
-        yb = s[hp.block] * xa + c[hp.block] * xb;
-      }
-      out[(static_cast<size_t>(t) * P + p) * 2] = ya;
-      out[(static_cast<size_t>(t) * P + p) * 2 + 1] = yb;
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -74,15 +52,16 @@ void accumulate_pair_attribution(const LayerPairs& lp, const kernel::SinCosTable
   a.q_sum_a.assign(P, 0.0);
   a.q_sum_b.assign(P, 0.0);
   a.q_norm.assign(P, 0.0);
-  const std::vector<double> q = rotated(lp, table, x_q, tokens, head_dim);
-  const std::vector<double> k = rotated(lp, table, x_k, tokens, head_dim);
+  // Row t of each: every pair's rotated chunk in pair order (head_attention.h's rotation).
+  const RowMatrix q = pairs_in_order(lp, table, x_q, tokens, head_dim, false);
+  const RowMatrix k = pairs_in_order(lp, table, x_k, tokens, head_dim, false);
   // Prefix sums of the rotated key chunks: the mean contribution over a row's visible keys is
   // <q_p(i), sum_j k_p(j)> / len.
   std::vector<double> prefix((static_cast<size_t>(tokens) + 1) * P * 2, 0.0);
   for (long long t = 0; t < tokens; ++t)
-    for (size_t c = 0; c < P * 2; ++c) prefix[(static_cast<size_t>(t) + 1) * P * 2 + c] = prefix[static_cast<size_t>(t) * P * 2 + c] + k[static_cast<size_t>(t) * P * 2 + c];
+    for (size_t c = 0; c < P * 2; ++c) prefix[(static_cast<size_t>(t) + 1) * P * 2 + c] = prefix[static_cast<size_t>(t) * P * 2 + c] + k.data()[static_cast<size_t>(t) * P * 2 + c];
   // The table's c and s hold a: |R q| = a |q|, so products and bounds carry a^2 as the scores do.
-  auto chunk = [&](const std::vector<double>& v, long long t, size_t p) { return &v[(static_cast<size_t>(t) * P + p) * 2]; };
+  auto chunk = [&](const RowMatrix& v, long long t, size_t p) { return v.data() + (static_cast<size_t>(t) * P + p) * 2; };
   for (long long t = 0; t < tokens; ++t)
     for (size_t p = 0; p < P; ++p) {
       const double qa = x_q[t * head_dim + lp.pairs[p].first], qb = x_q[t * head_dim + lp.pairs[p].second];

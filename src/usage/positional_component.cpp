@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <limits>
 
+#include "statistics/inference.h"
+#include "statistics/moments.h"
+
 namespace ropecheck::usage {
 
 double component_t_critical(double alpha, long long family, long long sequences) {
@@ -15,38 +18,33 @@ double component_t_critical(double alpha, long long family, long long sequences)
   return boost::math::quantile(boost::math::complement(t, alpha / (2.0 * static_cast<double>(family))));
 }
 
-HeadComponent head_component(const std::vector<SequenceOffsets>& per_sequence, double t_critical, double cut) {
+HeadComponent head_component(const std::vector<SequenceOffsets>& per_sequence, double level, double cut) {
   HeadComponent c;
   const size_t offsets = per_sequence.empty() ? 0 : per_sequence.front().mass.size();
   constexpr double kInf = std::numeric_limits<double>::infinity();
   for (size_t d = 0; d < offsets; ++d) {
     OffsetEffect e;
     e.offset = static_cast<int>(d);
-    // Sums in sequence order (deterministic); the differences lie in [-1, 1], so the variance from
-    // these binary64 sums loses at most ~n 2^-53 against its value.
-    double sm = 0, sf = 0, se = 0, se2 = 0;
+    statistics::Moments mass, free, effect;  // exact sums (statistics/moments.h): any order, the same bits
     for (const SequenceOffsets& s : per_sequence) {
-      const double m = s.mass[d], f = s.position_free[d];
-      if (std::isnan(m)) continue;
-      e.sequences += 1;
-      sm += m;
-      sf += f;
-      se += m - f;
-      se2 += (m - f) * (m - f);
+      if (std::isnan(s.mass[d])) continue;
+      mass.add(s.mass[d]);
+      free.add(s.position_free[d]);
+      effect.add(s.mass[d] - s.position_free[d]);
     }
-    const double n = static_cast<double>(e.sequences);
+    e.sequences = effect.n;
     e.lo = -kInf;
     e.hi = kInf;
     if (e.sequences > 0) {
-      e.mass = sm / n;
-      e.position_free = sf / n;
-      e.effect = se / n;
-    }
-    if (e.sequences >= 2 && std::isfinite(t_critical)) {
-      const double var = std::max(0.0, (se2 - se * se / n) / (n - 1));
-      const double half = t_critical * std::sqrt(var / n);
-      e.lo = e.effect - half;
-      e.hi = e.effect + half;
+      e.mass = statistics::summarize(mass).mean;
+      e.position_free = statistics::summarize(free).mean;
+      const statistics::Summary s = statistics::summarize(effect);
+      e.effect = s.mean;
+      if (e.sequences >= 2) {
+        const statistics::Interval2 i = statistics::mean_interval(s, level);  // Student t, the project's one
+        e.lo = i.lo;
+        e.hi = i.hi;
+      }
     }
     c.offsets.push_back(e);
   }

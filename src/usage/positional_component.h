@@ -70,8 +70,9 @@ struct ComponentTest {
 // Returns: the t quantile of the family (the interval's half-width is it times the standard error).
 double component_t_critical(double alpha, long long family, long long sequences);
 
-// Returns: one head's effects from its per-sequence means (all sequences, in order).
-HeadComponent head_component(const std::vector<SequenceOffsets>& per_sequence, double t_critical, double cut);
+// Returns: one head's effects from its per-sequence means (all sequences), intervals at `level`
+// (statistics/inference.h's mean_interval: 1 - alpha / family for the simultaneous ones).
+HeadComponent head_component(const std::vector<SequenceOffsets>& per_sequence, double level, double cut);
 
 // Returns: the test's summary over every head (per head: its HeadComponent), for the given rule.
 ComponentTest component_curve(const std::vector<const HeadComponent*>& heads, double cut, double alpha, long long family,

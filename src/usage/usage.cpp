@@ -15,28 +15,12 @@
 #include "cpu/split_tokens.h"
 #include "cpu/thread_count.h"
 #include "io/input_error.h"
+#include "usage/detail/layer_settings.h"
 #include "usage/gaussian_capture.h"
 
 namespace ropecheck::usage {
 
 namespace {
-
-// The layer type of every layer, checked against the capture.
-std::vector<const LayerType*> layer_types_of(const ModelDescription& model, const CaptureGeometry& g) {
-  if (g.layers != model.layers)
-    throw InputError("q", "a capture of the model's " + std::to_string(model.layers) + " layers (axis 1)", std::to_string(g.layers) + " layers");
-  if (g.heads != model.attention.heads)
-    throw InputError("q", "the model's " + std::to_string(model.attention.heads) + " query heads (axis 2)", std::to_string(g.heads));
-  if (g.kv_heads != model.attention.kv_heads)
-    throw InputError("k", "the model's " + std::to_string(model.attention.kv_heads) + " key/value heads (axis 2)", std::to_string(g.kv_heads));
-  std::vector<const LayerType*> of(static_cast<size_t>(model.layers), nullptr);
-  for (const LayerType& lt : model.layer_types) {
-    if (g.head_dim != lt.head_dim)
-      throw InputError("q", "head_dim " + std::to_string(lt.head_dim) + " (axis 4, the model's " + lt.name + " layers)", std::to_string(g.head_dim));
-    for (int l : lt.layers) of[static_cast<size_t>(l)] = &lt;
-  }
-  return of;
-}
 
 // Per (layer, head) running state across sequences.
 struct HeadState {
@@ -101,14 +85,6 @@ void for_each_index(int n, int threads, F&& f) {
   });
 }
 
-// The attention settings of a layer type: the model's scale and softcap, the layer's window.
-AttentionSettings settings_of(const ModelDescription& model, const LayerType& lt, const UsageOptions& o) {
-  AttentionSettings st{model.attention.scale, model.attention.softcap, lt.window, o.content_distance};
-  st.max_offset = o.kind_rule.max_offset;
-  st.strong_match = o.strong_match;
-  st.keep_matches = o.break_rows;
-  return st;
-}
 
 // Everything one pass over a capture sums.
 struct Scan {
@@ -117,11 +93,12 @@ struct Scan {
   std::vector<std::vector<double>> k_squares;                // [layer][kv head]
 };
 
-// One pass: norms, scores, ablations and (keep_vectors) the strong matches' vectors. kv heads in
+// One pass: norms, scores, ablations, (measure) the position-free attention, per-sequence effects
+// and pair attributions, and (keep_vectors) the strong matches' vectors. kv heads in
 // rounds of `threads`: each round rotates and packs its kv heads, then runs their query heads, so
 // at most `threads` packed kv heads exist at once.
 Scan scan(const ModelDescription& model, CaptureSource& capture, const UsageOptions& o, const std::vector<const LayerType*>& type_of,
-          const std::map<const LayerType*, LayerPairs>& pairs_of, bool keep_vectors) {
+          const std::map<const LayerType*, LayerPairs>& pairs_of, bool keep_vectors, bool measure = true) {
   const CaptureGeometry& g = capture.geometry();
   const int H = static_cast<int>(g.heads), KV = static_cast<int>(g.kv_heads), D = static_cast<int>(g.head_dim);
   const long long T = g.tokens;
@@ -159,7 +136,8 @@ Scan scan(const ModelDescription& model, CaptureSource& capture, const UsageOpti
       tables[lt] = std::make_unique<kernel::SinCosTable>(*lp.plan, std::span<const std::int64_t>(pos));
     }
     const kernel::SinCosTable* table = lp.plan ? tables.at(lt).get() : nullptr;
-    const AttentionSettings st = settings_of(model, *lt, o);
+    AttentionSettings st = detail::settings_of(model, *lt, o);
+    st.position_free = measure;
     const size_t layer = static_cast<size_t>(block.layer);
 
     const int round = std::max(1, o.threads);
@@ -173,7 +151,7 @@ Scan scan(const ModelDescription& model, CaptureSource& capture, const UsageOpti
         add_norms(lp, x.data(), T, D, sc.k_norm_sum[layer][static_cast<size_t>(kv)], sc.k_squares[layer][static_cast<size_t>(kv)]);
         rotate_head(lp, table, x.data(), T, D, workers[static_cast<size_t>(worker)].q);
         k_panels[static_cast<size_t>(i)] = prepare_keys(workers[static_cast<size_t>(worker)].q);
-        k_raw[static_cast<size_t>(i)] = x;
+        if (measure) k_raw[static_cast<size_t>(i)] = x;
       });
       for_each_index(kvn * group, o.threads, [&](int i, int worker) {
         const int h = kv0 * group + i;
@@ -187,10 +165,12 @@ Scan scan(const ModelDescription& model, CaptureSource& capture, const UsageOpti
         HeadAttention here;
         accumulate_attention(wk.q, k_panels[static_cast<size_t>(h / group - kv0)], st, block.sequence, targets, here, wk.workspace);
         s.attention.add(here, o.break_rows);
-        s.per_sequence.push_back(sequence_offsets(here));
-        s.per_sequence_distance.push_back(sequence_distance(here, st.scale));
-        accumulate_pair_attribution(lp, table, x.data(), k_raw[static_cast<size_t>(h / group - kv0)].data(), T, D, lt->window, st.max_offset,
-                                    s.attribution);
+        if (measure) {
+          s.per_sequence.push_back(sequence_offsets(here));
+          s.per_sequence_distance.push_back(sequence_distance(here, st.scale));
+          accumulate_pair_attribution(lp, table, x.data(), k_raw[static_cast<size_t>(h / group - kv0)].data(), T, D, lt->window, st.max_offset,
+                                      s.attribution);
+        }
         if (!keep_vectors || here.matches.empty()) return;
         // The kept matches' vectors: those of earlier blocks carried over, this block's read now.
         std::vector<MatchVectors> kept;
@@ -270,7 +250,7 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
     throw InputError("null_sequences", "-1 (all), 0 (none) or a count up to the capture's " + std::to_string(g.sequences) + " sequences",
                      std::to_string(o.null_sequences));
   if (o.null_repeats < 1 || o.null_repeats > 1000) throw InputError("null_repeats", "an integer in [1, 1000]", std::to_string(o.null_repeats));
-  const std::vector<const LayerType*> type_of = layer_types_of(model, g);
+  const std::vector<const LayerType*> type_of = detail::layer_types_of(model, g);
   const int H = static_cast<int>(g.heads), KV = static_cast<int>(g.kv_heads);
   const int group = H / KV;
 
@@ -332,7 +312,7 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
       hu.previous_token = hu.scores.offsets[1].mass;
       hu.first_token = hu.scores.first.mass;
       hu.strong_matches = static_cast<long long>(a.matches.size());
-      hu.component = head_component(s.per_sequence, component_t, rule.min_mass);
+      hu.component = head_component(s.per_sequence, 1 - rule.alpha / static_cast<double>(component_family), rule.min_mass);
       hu.attribution = head_attribution(s.attribution, hu.component.offset);
       hu.distance = distance_logits(s.per_sequence_distance);
       if (lp.quarter > 0) {
@@ -370,7 +350,7 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
     for (int rep = 0; rep < o.null_repeats; ++rep) {
       auto null = gaussian_capture(null_spec(capture, sc, n, o.null_seed + static_cast<std::uint64_t>(rep)));
       if (rep == 0) nc.capture = null->describe();
-      const Scan ns = scan(model, *null, no, type_of, pairs_of, false);
+      const Scan ns = scan(model, *null, no, type_of, pairs_of, false, false);  // the row rule's scores only
       for (const auto& layer : ns.heads)
         for (const HeadState& s : layer) {
           const HeadClass c = classify_head(s.attention.scores, with_induction, rule, out.z_critical);
@@ -487,69 +467,6 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
-}
-
-}  // namespace ropecheck::usage
-
-namespace ropecheck::usage {
-
-namespace {
-
-// The base attention of the query heads [first, last) of (layer, sequence): the block read once,
-// each kv head rotated once (heads in order, so a head's matrix does not depend on the range).
-std::vector<RowMatrix> attention_of_heads(const ModelDescription& model, CaptureSource& capture, int layer, int first, int last,
-                                          long long sequence, long long limit) {
-  const CaptureGeometry& g = capture.geometry();
-  const std::vector<const LayerType*> type_of = layer_types_of(model, g);
-  if (layer < 0 || layer >= g.layers) throw InputError("layer", "an integer in [0, " + std::to_string(g.layers - 1) + "]", std::to_string(layer));
-  if (sequence < 0 || sequence >= g.sequences)
-    throw InputError("sequence", "an integer in [0, " + std::to_string(g.sequences - 1) + "]", std::to_string(sequence));
-  const LayerType* lt = type_of[static_cast<size_t>(layer)];
-  const LayerPairs lp = layer_pairs(*lt);
-  const int D = static_cast<int>(g.head_dim);
-  const long long T = g.tokens;
-  const int group = static_cast<int>(g.heads / g.kv_heads);
-  const AttentionSettings st = settings_of(model, *lt, UsageOptions{});
-  CaptureBlock block;
-  while (capture.next(block)) {
-    if (block.sequence != sequence || block.layer != layer) continue;
-    const std::vector<long long>& positions = capture.positions(sequence);
-    const std::vector<std::int64_t> pos(positions.begin(), positions.end());
-    std::unique_ptr<kernel::SinCosTable> table;
-    if (lp.plan) table = std::make_unique<kernel::SinCosTable>(*lp.plan, std::span<const std::int64_t>(pos));
-    std::vector<double> x(static_cast<size_t>(T * D));
-    std::vector<RowMatrix> out;
-    out.reserve(static_cast<size_t>(last - first));
-    int kv_rotated = -1;
-    RotatedHead k, q;
-    for (int head = first; head < last; ++head) {
-      if (head / group != kv_rotated) {
-        kv_rotated = head / group;
-        block.k_head(kv_rotated, x.data());
-        rotate_head(lp, table.get(), x.data(), T, D, k);
-      }
-      block.q_head(head, x.data());
-      rotate_head(lp, table.get(), x.data(), T, D, q);
-      out.push_back(attention_rows(q, k, st, limit));
-    }
-    return out;
-  }
-  throw InputError("sequence", "a block present in the capture", std::to_string(sequence));
-}
-
-}  // namespace
-
-RowMatrix attention_map(const ModelDescription& model, CaptureSource& capture, int layer, int head, long long sequence, long long limit) {
-  const CaptureGeometry& g = capture.geometry();
-  layer_types_of(model, g);  // the capture's fit to the model, then layer, head, sequence
-  if (layer < 0 || layer >= g.layers) throw InputError("layer", "an integer in [0, " + std::to_string(g.layers - 1) + "]", std::to_string(layer));
-  if (head < 0 || head >= g.heads) throw InputError("head", "an integer in [0, " + std::to_string(g.heads - 1) + "]", std::to_string(head));
-  return std::move(attention_of_heads(model, capture, layer, head, head + 1, sequence, limit).front());
-}
-
-std::vector<RowMatrix> attention_maps(const ModelDescription& model, CaptureSource& capture, int layer, long long sequence,
-                                      long long limit) {
-  return attention_of_heads(model, capture, layer, 0, static_cast<int>(capture.geometry().heads), sequence, limit);
 }
 
 }  // namespace ropecheck::usage

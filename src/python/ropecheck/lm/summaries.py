@@ -345,10 +345,9 @@ def summarise_layer_type(t: LayerTypeFacts, usage: Mapping[str, Any], q: Any, k:
                       "within kv groups (heads reading the same keys)"))
     content_heads = [h for h in heads if h["kind"] in CONTENT]
     mechanisms = []
-    for m in ("slow_only", "slow_still"):
-        rows = [b[m] for h in content_heads for b in (h.get("breaks") or []) if b.get(m)]
-        mechanisms.append(_breaks([{"breaks": [b[m] for b in (h.get("breaks") or []) if b.get(m)]} for h in content_heads], t.span)
-                          if rows else None)
+    for m in ("slow_only", "slow_still"):  # each row's certificate under that mechanism, as _breaks reads a head's
+        per_head = [{"breaks": [b[m] for b in (h.get("breaks") or []) if b.get(m)]} for h in content_heads]
+        mechanisms.append(_breaks(per_head, t.span) if any(h["breaks"] for h in per_head) else None)
     best = None
     for h in heads:
         b = h.get("breaking")

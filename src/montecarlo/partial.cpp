@@ -81,6 +81,46 @@ nlohmann::json body_json(const Partial& p) {
   return j;
 }
 
+// Throws (bad) unless the sums and values are exactly those of the partial's shards' trials, as a
+// run writes them: no shard twice; per series, every per-distance and slope sum counts one value
+// per trial of those shards, and the two-sample values (none for a deterministic experiment) name
+// each of those trials once, in increasing order. Without it a file whose checksum was recomputed
+// could hold another shard's trial, and merging would depend on the order of the files (the
+// values are sorted by trial only).
+void check_trials(const Partial& p, const std::string& input) {
+  std::set<std::int64_t> indices;
+  for (const Shard& s : p.shards)
+    if (s.count != p.shards.front().count || !indices.insert(s.index).second) bad(input, "its shards must be distinct shards of one split");
+  for (size_t k = 0; k < p.series.size(); ++k) {
+    const std::int64_t trials = p.params.series[k].trials;
+    if (trials < 1) bad(input, "a series' trials must be at least 1");
+    std::vector<std::pair<std::int64_t, std::int64_t>> ranges;  // [begin, end) of each shard, in index order
+    for (const std::int64_t i : indices) {
+      const Shard s{i, p.shards.front().count};
+      ranges.emplace_back(s.trial_begin(trials), s.trial_end(trials));
+    }
+    std::int64_t count = 0;
+    for (const auto& [b, e] : ranges) count += e - b;
+    const SeriesAccumulator& a = p.series[k];
+    const std::string series = "series " + std::to_string(k) + ": ";
+    for (const statistics::Moments& m : a.distance)
+      if (m.n != count) bad(input, series + "a per-distance sum counts " + std::to_string(m.n) + " values, not its shards' " + std::to_string(count) + " trials");
+    if (a.slope.n != count) bad(input, series + "the slope sums count " + std::to_string(a.slope.n) + " values, not its shards' " + std::to_string(count) + " trials");
+    if (p.params.deterministic()) {
+      if (!a.choice.empty()) bad(input, series + "a deterministic experiment has no two-sample values");
+      continue;
+    }
+    if (static_cast<std::int64_t>(a.choice.size()) != count)
+      bad(input, series + std::to_string(a.choice.size()) + " two-sample values, not one per trial of its shards (" + std::to_string(count) + ")");
+    size_t at = 0;
+    for (const auto& [b, e] : ranges)
+      for (std::int64_t t = b; t < e; ++t, ++at)
+        if (a.choice[at].first != t)
+          bad(input, series + "two-sample value " + std::to_string(at) + " names trial " + std::to_string(a.choice[at].first) + ", not " + std::to_string(t) +
+                         " (one per trial of its shards, in order)");
+  }
+}
+
 }  // namespace
 
 std::string partial_text(const Partial& p) {
@@ -135,6 +175,7 @@ Partial parse_partial(const std::string& text, const std::string& input) {
     }
     p.series.push_back(std::move(a));
   }
+  check_trials(p, input);
   return p;
 }
 

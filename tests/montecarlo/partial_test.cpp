@@ -68,6 +68,45 @@ TEST(MontecarloPartial, MergeRefusesAnotherRun) {
   EXPECT_TRUE(merge_partials({a, c}, {"a.json", "c.json"}).complete());
 }
 
+// A file whose checksum is right (partial_text recomputes it) but whose sums or two-sample values
+// are not those of its shards' trials is refused: the fuzzer's find (mc_partial) was a shard 1/2
+// holding trial 4 of shard 0/2, which made merge(a, b) and merge(b, a) differ.
+TEST(MontecarloPartial, RefusesValuesThatAreNotItsShardsTrials) {
+  const Partial a = simulate(params(1), Shard{0, 2}, RunOptions{1, false});  // trials [0, 6)
+  const Partial b = simulate(params(1), Shard{1, 2}, RunOptions{1, false});  // trials [6, 12)
+  const auto refused = [](const Partial& edited, const std::string& why) {
+    try {
+      parse_partial(partial_text(edited), "e.json");
+      ADD_FAILURE() << "accepted: " << why;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("e.json"), std::string::npos) << e.what();
+    }
+  };
+  Partial other_trial = b;
+  other_trial.series[0].choice[1].first = 4;  // shard 0's trial
+  refused(other_trial, "a two-sample value of another shard's trial");
+  Partial out_of_order = b;
+  std::swap(out_of_order.series[0].choice[0], out_of_order.series[0].choice[1]);
+  refused(out_of_order, "two-sample values out of trial order");
+  Partial missing = b;
+  missing.series[0].choice.pop_back();
+  refused(missing, "a trial without its two-sample value");
+  Partial extra_count = b;
+  extra_count.series[0].distance[3].add(0.5);
+  refused(extra_count, "a per-distance sum of one value more than the trials");
+  Partial slope_count = b;
+  slope_count.series[0].slope.add(0.5);
+  refused(slope_count, "slope sums of one value more than the trials");
+  Partial twice = b;
+  twice.shards.push_back(twice.shards.front());
+  refused(twice, "one shard given twice in one file");
+  // What a run writes, and what merging writes, are read back.
+  EXPECT_NO_THROW(parse_partial(partial_text(b), "b.json"));
+  const Partial ab = merge_partials({a, b}, {"a.json", "b.json"});
+  EXPECT_EQ(partial_text(parse_partial(partial_text(ab), "ab.json")), partial_text(ab));
+  EXPECT_EQ(partial_text(ab), partial_text(merge_partials({b, a}, {"b.json", "a.json"})));
+}
+
 // ---- version 1 files (experiment.h's kFileVersion) ----
 // tests/montecarlo/data holds files the version-1 code wrote (ropecheck montecarlo before the
 // spectrum schema of spectrum/spectrum_json.h):

@@ -534,12 +534,19 @@ def test_ablation_losses_are_paired_means_with_t_intervals():
         assert row.difference == mean_interval(diff)
         assert row.loss == mean_interval(list(row.per_sequence))
         assert row.significant == (abs(row.difference.mean) > row.difference.half_width)
+        # simultaneous: Bonferroni over 6 rows x (1 + 2 buckets) = 18 comparisons
+        assert row.simultaneous == mean_interval(diff, 1 - 0.05 / 18)
+        assert row.simultaneous.half_width > row.difference.half_width
+        assert row.significant_simultaneous == (abs(row.simultaneous.mean) > row.simultaneous.half_width)
+        assert not row.significant_simultaneous or row.significant
         # buckets: targets 4-5 in [0, 6), 6-9 in [6, 10); their target-weighted mean is the sequence's
         first, second = row.buckets
         assert (first.start, first.stop, second.start, second.stop) == (0, 6, 6, 10)
         assert first.loss.n == second.loss.n == 4
         assert (2 * first.loss.mean + 4 * second.loss.mean) / 6 == pytest.approx(row.loss.mean, rel=1e-9)
-    assert len(r.buckets) == 2 and r.buckets[0].difference is None
+        assert first.simultaneous.mean == first.difference.mean and first.simultaneous.level == 1 - 0.05 / 18
+    assert r.comparisons == 18 and r.simultaneous_level == 1 - 0.05 / 18
+    assert len(r.buckets) == 2 and r.buckets[0].difference is None and r.buckets[0].simultaneous is None
     assert r.row("slow", "still").band == "slow"
     text = str(r)
     assert "fast-removed" in text and "95% t-interval" in text
@@ -559,6 +566,23 @@ def test_ablations_pick_pairs_and_a_loss_callable_replaces_the_default():
     assert a.rows[1].per_sequence == b.rows[1].per_sequence
     assert b.level == 0.99 and b.rows[1].difference.half_width > a.rows[1].difference.half_width
     assert "loss(model, input_ids)" in b.loss
+    # A caller's larger family widens the simultaneous intervals only; one smaller than the call's
+    # own 2 comparisons is refused.
+    c = rt.ablation_losses(model, SEQS, ablations=[("slow", "still"), ("fast", "removed")], comparisons=40)
+    assert a.comparisons == 2 and c.comparisons == 40 and c.rows[1].difference == a.rows[1].difference
+    assert c.rows[1].simultaneous.half_width > a.rows[1].simultaneous.half_width
+    with pytest.raises(ropecheck.InputError) as e:
+        rt.ablation_losses(model, SEQS, ablations=[("slow", "still"), ("fast", "removed")], comparisons=1)
+    assert e.value.parameter == "comparisons"
+    # The first-token mass is read from the blocked attention: a model without it is refused by name.
+    for bad in ("yes", 1):
+        with pytest.raises(ropecheck.InputError) as e:
+            rt.ablation_losses(model, SEQS, ablations=[("slow", "still")], first_token_mass=bad)
+        assert e.value.parameter == "first_token_mass"
+    with pytest.raises(ropecheck.InputError) as e:
+        rt.ablation_losses(model, SEQS, ablations=[("slow", "still")], first_token_mass=True)
+    assert e.value.parameter == "first_token_mass" and "blocked_attention" in str(e.value)
+    assert a.as_trained_first_token_mass is None and a.rows[0].first_token_mass is None
 
 
 def test_the_default_loss_reads_hugging_face_outputs():

@@ -84,3 +84,25 @@ def test_the_blocked_output_layer_is_one_matmul():
     got = attention.next_token_losses(m, ids, chunk=5)
     # the same products, blocked differently: float32 dot products of 12 terms, losses of size ~4
     assert got.shape == want.shape and float((got - want).abs().max()) < 1e-5
+
+
+@pytest.mark.parametrize("tokens,window,heads,kv", [(40, None, 4, 2), (40, 7, 4, 1), (2600, 300, 2, 1)])
+def test_first_token_mass_is_the_softmax_weight_on_key_0(tokens, window, heads, kv):
+    """The recorded mass against the explicit float64 softmax's weight on key 0 (rows >= 1), and the
+    output unchanged by the recording."""
+    g = torch.Generator().manual_seed(37)  # seed 37
+    q = torch.randn(1, heads, tokens, 16, generator=g)
+    k = torch.randn(1, kv, tokens, 16, generator=g)
+    v = torch.randn(1, kv, tokens, 8, generator=g)
+    plain, _ = attention.blocked_attention_forward(None, q, k, v, None, scaling=0.25, sliding_window=window)
+    with attention.first_token_mass() as outer:
+        with attention.first_token_mass() as inner:
+            got, _ = attention.blocked_attention_forward(None, q, k, v, None, scaling=0.25, sliding_window=window)
+    assert torch.equal(got, plain)
+    indicator = torch.zeros(1, kv, tokens, 1)
+    indicator[:, :, 0, 0] = 1
+    want = float(explicit(q, k, indicator, 0.25, window)[:, :, 1:, 0].mean())
+    assert len(inner.per_call) == len(outer.per_call) == 1 and inner.mean == outer.mean
+    # float32 weights (a few ulp each) averaged in float64
+    assert abs(inner.mean - want) < 1e-6
+    assert attention.first_token_mass is not None and not attention._RECORDERS

@@ -96,6 +96,17 @@ def test_the_measurements_have_their_shape(smoke: str, name: str) -> None:
         ("fast", "removed"), ("middle", "removed"), ("slow", "still")]
     for x in a.rows:  # paired: the difference's mean is the losses' difference
         assert x.difference.n == 2 and abs(x.difference.mean - (x.loss.mean - a.as_trained.mean)) < 1e-9
+        # simultaneous over the run's 3 rows x (1 + 1 bucket) comparisons: wider, never decided alone
+        assert x.simultaneous is not None and x.simultaneous.half_width > x.difference.half_width
+        assert x.significant_simultaneous is not None and (x.significant or not x.significant_simultaneous)
+    length = d["ablations"]["lengths"][0]
+    assert length["comparisons"] == 6 and abs(length["simultaneous_level"] - (1 - 0.05 / 6)) < 1e-15
+    # the first-token mass as trained and under each ablation: a weight in [0, 1], paired
+    sink = length["as_trained_first_token_mass"]
+    assert sink["n"] == 2 and 0 <= sink["mean"] <= 1
+    for x in length["rows"]:
+        assert 0 <= x["first_token_mass"]["mean"] <= 1
+        assert abs(x["first_token_difference"]["mean"] - (x["first_token_mass"]["mean"] - sink["mean"])) < 1e-9
     # the fastest quarter carries positional heads: removing it costs loss, by far (a measurement)
     fast = next(x for x in a.rows if x.band == "fast")
     assert fast.loss.mean > a.as_trained.mean + 0.5

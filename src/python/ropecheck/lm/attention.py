@@ -16,6 +16,11 @@ path with longer sequences.
 ``blocked_attention(model)`` registers the implementation with transformers' AttentionInterface
 (as ``ropecheck_blocked``) and switches the model to it inside a with block; transformers builds no
 mask for a registered implementation it has no mask function for, and this one needs none.
+
+``first_token_mass()`` records, inside its with block, each attention call's mean softmax weight on
+the first key (over heads and the query rows after the first, whose only key it is): the sinks'
+share under an ablation. It costs a second fused pass per call, whose values are the first key's
+indicator, so the output itself is computed exactly as without it.
 """
 
 from __future__ import annotations
@@ -30,6 +35,59 @@ from ._optional import module
 NAME = "ropecheck_blocked"
 #: Query rows per block: a block's scores are [heads, BLOCK, keys] floats.
 BLOCK = 1024
+#: The value width of the first-token pass: the indicator in channel 0, zeros beside it (a width
+#: torch's fused CPU and CUDA kernels take).
+_INDICATOR_WIDTH = 8
+
+
+class FirstTokenMass:
+    """What ``first_token_mass()`` recorded: per attention call, in call order (one per layer of a
+    forward pass), the mean over heads and over query rows 1..T-1 of the softmax weight on key 0."""
+
+    def __init__(self) -> None:
+        self.per_call: list[float] = []
+
+    @property
+    def mean(self) -> Optional[float]:
+        """The mean over the calls (over layers, for one forward pass); None when none ran."""
+        return math.fsum(self.per_call) / len(self.per_call) if self.per_call else None
+
+
+_RECORDERS: list[FirstTokenMass] = []
+
+
+@contextlib.contextmanager
+def first_token_mass() -> Iterator[FirstTokenMass]:
+    """Inside the block, every ``blocked_attention_forward`` call also records its first-token mass
+    (``FirstTokenMass``); blocks nest, each recording the calls made inside it."""
+    r = FirstTokenMass()
+    _RECORDERS.append(r)
+    try:
+        yield r
+    finally:
+        _RECORDERS.remove(r)
+
+
+def _record_first_token_mass(sdpa: Any, query: Any, key: Any, scale: float, sliding_window: Optional[int]) -> None:
+    """The mean softmax weight on key 0 over heads and query rows >= 1 (float64 mean of float32
+    weights), appended to every active recorder. Key 0 is visible to row i only when i < window."""
+    import torch
+    b, heads, tokens, _ = query.shape
+    if tokens < 2:
+        return
+    e = query.new_zeros(b, heads, tokens, _INDICATOR_WIDTH)  # key: already one per query head
+    e[:, :, 0, 0] = 1
+    if not sliding_window:
+        mass = sdpa(query, key, e, is_causal=True, scale=scale)[..., 0]
+    else:
+        stop = min(tokens, sliding_window)  # rows >= window cannot see key 0: their weight is 0
+        i = torch.arange(0, stop)[:, None]
+        j = torch.arange(0, stop)[None, :]
+        head = sdpa(query[:, :, :stop], key[:, :, :stop], e[:, :, :stop], attn_mask=(j <= i).to(query.device), scale=scale)[..., 0]
+        mass = torch.cat([head, query.new_zeros(b, heads, tokens - stop)], dim=2) if stop < tokens else head
+    value = float(mass[:, :, 1:].double().mean())
+    for r in _RECORDERS:
+        r.per_call.append(value)
 
 
 def blocked_attention_forward(attention: Any, query: Any, key: Any, value: Any, attention_mask: Any, dropout: float = 0.0,
@@ -50,6 +108,8 @@ def blocked_attention_forward(attention: Any, query: Any, key: Any, value: Any, 
         key = key[:, :, None].expand(b, key.shape[1], groups, tokens, d).reshape(b, heads, tokens, d)
         value = value[:, :, None].expand(b, value.shape[1], groups, tokens, value.shape[-1]).reshape(b, heads, tokens, value.shape[-1])
     scale = scaling if scaling is not None else 1 / math.sqrt(d)
+    if _RECORDERS:
+        _record_first_token_mass(sdpa, query, key, scale, sliding_window)
     if not sliding_window:  # the whole causal prefix: torch's fused kernel tiles it and skips the masked half itself
         out = sdpa(query, key, value, is_causal=True, scale=scale)
         return out.transpose(1, 2).contiguous(), None

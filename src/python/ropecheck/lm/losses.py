@@ -16,7 +16,8 @@ import torch
 
 from .. import _arguments as args
 from .._errors import InputError
-from .._statistics import T_INTERVAL_METHOD, MeanInterval, mean_interval
+from .._statistics import P_MIN, T_INTERVAL_METHOD, MeanInterval, mean_interval
+from . import attention as blocked
 from .bands import BANDS, MODES, _plan, band_ablation
 
 def _takes(fn: Any, name: str) -> bool:
@@ -126,17 +127,22 @@ class BucketLoss:
     difference : MeanInterval or None
         Paired with the model as trained on the same sequences: ablated minus as trained (None for
         the model as trained, or no such sequence).
+    simultaneous : MeanInterval or None
+        The same difference at the family's Bonferroni level (``AblationLosses.simultaneous_level``).
     """
 
     start: int
     stop: int
     loss: Optional[MeanInterval]
     difference: Optional[MeanInterval]
+    simultaneous: Optional[MeanInterval] = None
 
     def to_dict(self) -> dict[str, Any]:
-        """start, stop, loss, difference (JSON-ready)."""
-        return {"start": self.start, "stop": self.stop, "loss": None if self.loss is None else self.loss.to_dict(),
-                "difference": None if self.difference is None else self.difference.to_dict()}
+        """start, stop, loss, difference, simultaneous (JSON-ready)."""
+        def d(m: Optional[MeanInterval]) -> Optional[dict[str, Any]]:
+            return None if m is None else m.to_dict()
+        return {"start": self.start, "stop": self.stop, "loss": d(self.loss), "difference": d(self.difference),
+                "simultaneous": d(self.simultaneous)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,11 +157,20 @@ class AblationRow:
     loss : MeanInterval
         The per-sequence mean loss under the ablation, over sequences.
     difference : MeanInterval
-        Per sequence: ablated minus as trained (paired: the same sequence); over sequences.
+        Per sequence: ablated minus as trained (paired: the same sequence); over sequences. Its
+        interval is at ``level`` for this comparison alone.
+    simultaneous : MeanInterval
+        The same difference with its interval at the family's Bonferroni level
+        (``AblationLosses.simultaneous_level``): every simultaneous interval of the family holds
+        together with probability at least ``level``.
     per_sequence : tuple of float
         The per-sequence mean losses under the ablation.
     buckets : tuple of BucketLoss
         Per position bucket (empty without ``position_buckets``).
+    first_token_mass, first_token_difference : MeanInterval or None
+        With ``ablation_losses(first_token_mass=True)``: per sequence, the attention weight on the
+        first token (mean over layers, heads and query rows after the first) under the ablation,
+        and its paired difference with the model as trained, over sequences; else None.
     """
 
     band: str
@@ -164,8 +179,11 @@ class AblationRow:
     channels: tuple[int, ...]
     loss: MeanInterval
     difference: MeanInterval
+    simultaneous: MeanInterval
     per_sequence: tuple[float, ...]
     buckets: tuple[BucketLoss, ...]
+    first_token_mass: Optional[MeanInterval] = None
+    first_token_difference: Optional[MeanInterval] = None
 
     @property
     def name(self) -> str:
@@ -174,14 +192,24 @@ class AblationRow:
 
     @property
     def significant(self) -> bool:
-        """Whether the difference's interval excludes 0 (the two-sided t-test at 1 - level)."""
+        """Whether the difference's interval excludes 0 (the two-sided t-test at 1 - level, this
+        comparison alone)."""
         return bool(self.difference.excludes_zero)
 
+    @property
+    def significant_simultaneous(self) -> bool:
+        """Whether the simultaneous interval excludes 0: the difference stands after the Bonferroni
+        correction for the family's comparisons."""
+        return bool(self.simultaneous.excludes_zero)
+
     def to_dict(self) -> dict[str, Any]:
-        """Every field (JSON-ready), with ``significant``."""
+        """Every field (JSON-ready), with ``significant`` and ``significant_simultaneous``."""
         return {"band": self.band, "mode": self.mode, "pairs": list(self.pairs), "channels": list(self.channels),
                 "loss": self.loss.to_dict(), "difference": self.difference.to_dict(), "significant": self.significant,
-                "per_sequence": list(self.per_sequence), "buckets": [b.to_dict() for b in self.buckets]}
+                "simultaneous": self.simultaneous.to_dict(), "significant_simultaneous": self.significant_simultaneous,
+                "per_sequence": list(self.per_sequence), "buckets": [b.to_dict() for b in self.buckets],
+                "first_token_mass": None if self.first_token_mass is None else self.first_token_mass.to_dict(),
+                "first_token_difference": None if self.first_token_difference is None else self.first_token_difference.to_dict()}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -200,6 +228,11 @@ class AblationLosses:
         Per sequence: its tokens, its counted targets.
     level : float
         The intervals' confidence level.
+    comparisons : int
+        The paired differences tested together (the family): every row and every row's bucket of
+        this call, or the caller's larger family (``ablation_losses(comparisons=...)``).
+    simultaneous_level : float
+        1 - (1 - level) / comparisons: the level of each ``simultaneous`` interval (Bonferroni).
     method : str
         What the intervals are, and when they are exact.
     loss : str
@@ -211,6 +244,8 @@ class AblationLosses:
         One per (band, mode), in the order measured.
     buckets : tuple of BucketLoss
         The model as trained per position bucket (empty without ``position_buckets``).
+    as_trained_first_token_mass : MeanInterval or None
+        The first-token attention weight of the model as trained (``first_token_mass=True``).
     seconds : float
         Wall time of the measurement.
     """
@@ -219,6 +254,8 @@ class AblationLosses:
     tokens: tuple[int, ...]
     targets: tuple[int, ...]
     level: float
+    comparisons: int
+    simultaneous_level: float
     method: str
     loss: str
     as_trained: MeanInterval
@@ -226,6 +263,7 @@ class AblationLosses:
     rows: tuple[AblationRow, ...]
     buckets: tuple[BucketLoss, ...]
     seconds: float
+    as_trained_first_token_mass: Optional[MeanInterval] = None
 
     def row(self, band: str, mode: str) -> AblationRow:
         """The row of (band, mode); KeyError when it was not measured."""
@@ -237,10 +275,13 @@ class AblationLosses:
     def to_dict(self) -> dict[str, Any]:
         """Every number (JSON-ready)."""
         return {"measurement": "next-token loss on the given sequences, not a certificate", "sequences": self.sequences,
-                "tokens": list(self.tokens), "targets": list(self.targets), "level": self.level, "method": self.method,
+                "tokens": list(self.tokens), "targets": list(self.targets), "level": self.level, "comparisons": self.comparisons,
+                "simultaneous_level": self.simultaneous_level, "correction": CORRECTION, "method": self.method,
                 "loss": self.loss, "as_trained": self.as_trained.to_dict(),
                 "as_trained_per_sequence": list(self.as_trained_per_sequence), "rows": [r.to_dict() for r in self.rows],
-                "buckets": [b.to_dict() for b in self.buckets], "seconds": self.seconds}
+                "buckets": [b.to_dict() for b in self.buckets], "seconds": self.seconds,
+                "as_trained_first_token_mass": (None if self.as_trained_first_token_mass is None
+                                                else self.as_trained_first_token_mass.to_dict())}
 
     def __str__(self) -> str:
         pct = f"{100 * self.level:g}%"
@@ -248,8 +289,10 @@ class AblationLosses:
                  f"{'as trained':<16} {self.as_trained.text()}",
                  f"{'ablation':<16} {'loss':<20} difference (paired)"]
         for r in self.rows:
-            lines.append(f"{r.name:<16} {r.loss.text():<20} {r.difference.text(signed=True)}{' *' if r.significant else ''}")
-        lines.append(f"*: the {pct} interval of the difference excludes 0")
+            mark = " **" if r.significant_simultaneous else " *" if r.significant else ""
+            lines.append(f"{r.name:<16} {r.loss.text():<20} {r.difference.text(signed=True)}{mark}")
+        lines.append(f"*: the {pct} interval of the difference excludes 0; **: so does its simultaneous interval "
+                     f"(Bonferroni over {self.comparisons} comparisons, each at {100 * self.simultaneous_level:.4g}%)")
         return "\n".join(lines)
 
 
@@ -278,6 +321,11 @@ def _ablation_pairs(bands: Any, modes: Any, ablations: Any) -> list[tuple[str, s
     return out
 
 
+#: The multiplicity correction of the simultaneous intervals, stated once.
+CORRECTION = ("Bonferroni: each simultaneous interval at 1 - (1 - level) / comparisons, so that all of the family's hold "
+              "together with probability >= level (valid under any dependence between the comparisons)")
+
+
 def _mean(values: torch.Tensor) -> float:
     return math.fsum(values.tolist()) / values.numel()
 
@@ -287,7 +335,8 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
                     mask: Any = None, loss: Optional[Callable[[Any, Any], Any]] = None,
                     position_buckets: Optional[Sequence[int]] = None, level: float = 0.95, layout: str = "half",
                     query_modules: Optional[Sequence[Union[str, torch.nn.Module]]] = None,
-                    head_dim: Optional[int] = None, log: Optional[Callable[[str], None]] = None) -> AblationLosses:
+                    head_dim: Optional[int] = None, log: Optional[Callable[[str], None]] = None,
+                    comparisons: Optional[int] = None, first_token_mass: bool = False) -> AblationLosses:
     """Next-token loss of a model as trained and with each band ablated, on the same sequences, with
     paired differences and Student t-intervals over sequences.
 
@@ -323,6 +372,15 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
         As for ``band_ablation``.
     log : callable, optional
         Called with one line after each sequence (progress).
+    comparisons : int, optional
+        The size of the family of paired differences the caller tests together, for the
+        simultaneous intervals (Bonferroni); at least this call's own, rows x (1 + buckets), which is
+        the default. A caller measuring several lengths passes the total over them.
+    first_token_mass : bool
+        Also measure, per sequence, the attention weight on the first token as trained and under
+        each ablation (the sinks' share: does an ablation move the loss through them?). Needs the
+        model's attention to run through ``ropecheck.lm.attention.blocked_attention`` (a with block
+        around the call); it costs one more fused attention pass per layer.
 
     Returns
     -------
@@ -337,7 +395,8 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
         Naming the parameter, before any forward pass: ``model`` (training mode; and
         ``band_ablation``'s), ``sequences``, ``mask``, ``bands``, ``modes``, ``ablations``,
         ``position_buckets``, ``level``, ``loss`` (not callable; what it returned), ``layout``,
-        ``query_modules``, ``head_dim``.
+        ``query_modules``, ``head_dim``, ``comparisons`` (below this call's own), ``first_token_mass`` (not a
+        bool; no attention call recorded: the model does not run the blocked attention).
     """
     pairs = _ablation_pairs(bands, modes, ablations)
     seqs = _sequences(sequences)
@@ -345,8 +404,19 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
     edges = _buckets(position_buckets)
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.5 <= level <= 0.999999:
         raise InputError("level", "a confidence level in [0.5, 0.999999]", repr(level))
+    own = len(pairs) * (1 + (len(edges) - 1 if edges else 0))
+    # The simultaneous intervals' quantile, at 1 - (1 - level) / (2 family), must lie within
+    # t_quantile's range (tail probability >= P_MIN).
+    most = min(1 << 20, int((1.0 - float(level)) / (2 * P_MIN)))
+    if own > most:
+        raise InputError("level", f"a level whose simultaneous intervals over this call's {own} comparisons stay within "
+                         f"the t quantile's range (1 - level >= {own * 2 * P_MIN:.3g})", repr(level))
+    family = own if comparisons is None else args.integer("comparisons", comparisons, own, most)
+    joint_level = 1.0 - (1.0 - float(level)) / family
     if loss is not None and not callable(loss):
         raise InputError("loss", "a callable loss(model, input_ids) -> per-target losses", type(loss).__name__)
+    if not isinstance(first_token_mass, bool):
+        raise InputError("first_token_mass", "True or False", repr(first_token_mass)[:60])
     if log is not None and not callable(log):
         raise InputError("log", "a callable taking one line of text", type(log).__name__)
     plans = [_plan(model, b, m, layout, query_modules, head_dim).info for b, m in pairs]
@@ -360,9 +430,19 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
     except StopIteration:
         device = torch.device("cpu")
 
-    def measure(ids: torch.Tensor, counted: torch.Tensor) -> torch.Tensor:
+    masses: dict[Optional[tuple[str, str]], list[float]] = {None: [], **{p: [] for p in pairs}}
+
+    def measure(ids: torch.Tensor, counted: torch.Tensor, which: Optional[tuple[str, str]] = None) -> torch.Tensor:
         x = ids[None].to(device)
-        out = per_target(model, x)
+        if first_token_mass:
+            with blocked.first_token_mass() as rec:
+                out = per_target(model, x)
+            if rec.mean is None:
+                raise InputError("first_token_mass", "a model whose attention runs through ropecheck.lm.attention.blocked_attention "
+                                 "(with blocked_attention(model): around the call)", "no attention call recorded")
+            masses[which].append(rec.mean)
+        else:
+            out = per_target(model, x)
         if not isinstance(out, torch.Tensor) or tuple(out.shape) not in ((ids.numel() - 1,), (1, ids.numel() - 1)):
             got = f"shape {tuple(out.shape)}" if isinstance(out, torch.Tensor) else type(out).__name__
             raise InputError("loss", f"per-target losses of shape [tokens - 1] = [{ids.numel() - 1}]", got)
@@ -381,7 +461,7 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
             base.append(measure(ids, m))
             for b, md in pairs:
                 with band_ablation(model, b, md, layout=layout, query_modules=query_modules, head_dim=head_dim):
-                    ablated[(b, md)].append(measure(ids, m))
+                    ablated[(b, md)].append(measure(ids, m, (b, md)))
             if log is not None:
                 c = m[1:]
                 log(f"sequence {i + 1}/{len(seqs)} ({ids.numel()} tokens): as trained {_mean(base[-1][c]):.4f}"
@@ -398,9 +478,9 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
             out.append(_mean(v[keep]) if bool(keep.any()) else None)
         return out
 
-    def paired(a: list[Optional[float]], b: list[Optional[float]]) -> Optional[MeanInterval]:
+    def paired(a: list[Optional[float]], b: list[Optional[float]], at: float = level) -> Optional[MeanInterval]:
         d = [x - y for x, y in zip(a, b) if x is not None and y is not None]
-        return mean_interval(d, level) if d else None
+        return mean_interval(d, at) if d else None
 
     def present(a: list[Optional[float]]) -> Optional[MeanInterval]:
         v = [x for x in a if x is not None]
@@ -410,13 +490,20 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
     spans = list(zip(edges, edges[1:])) if edges else []
     rows = []
     for (b, md), info in zip(pairs, plans):
-        own = [x for x in means(ablated[(b, md)]) if x is not None]
+        values = [x for x in means(ablated[(b, md)]) if x is not None]
         buckets = tuple(BucketLoss(s, e, present(means(ablated[(b, md)], s, e)),
-                                   paired(means(ablated[(b, md)], s, e), means(base, s, e))) for s, e in spans)
-        rows.append(AblationRow(b, md, info.pairs, info.channels, mean_interval(own, level),
-                                mean_interval([x - y for x, y in zip(own, base_means)], level), tuple(own), buckets))
+                                   paired(means(ablated[(b, md)], s, e), means(base, s, e)),
+                                   paired(means(ablated[(b, md)], s, e), means(base, s, e), joint_level)) for s, e in spans)
+        diff = [x - y for x, y in zip(values, base_means)]
+        sink = sink_difference = None
+        if first_token_mass:
+            sink = mean_interval(masses[(b, md)], level)
+            sink_difference = mean_interval([x - y for x, y in zip(masses[(b, md)], masses[None])], level)
+        rows.append(AblationRow(b, md, info.pairs, info.channels, mean_interval(values, level), mean_interval(diff, level),
+                                mean_interval(diff, joint_level), tuple(values), buckets, sink, sink_difference))
     return AblationLosses(
         sequences=len(seqs), tokens=tuple(s.numel() for s in seqs), targets=tuple(int(c.sum()) for c in counted),
-        level=float(level), method=T_INTERVAL_METHOD, loss=loss_text, as_trained=mean_interval(base_means, level),
+        level=float(level), comparisons=family, simultaneous_level=joint_level, method=T_INTERVAL_METHOD, loss=loss_text, as_trained=mean_interval(base_means, level),
         as_trained_per_sequence=tuple(base_means), rows=tuple(rows),
-        buckets=tuple(BucketLoss(s, e, present(means(base, s, e)), None) for s, e in spans), seconds=seconds)
+        buckets=tuple(BucketLoss(s, e, present(means(base, s, e)), None) for s, e in spans), seconds=seconds,
+        as_trained_first_token_mass=mean_interval(masses[None], level) if first_token_mass else None)

@@ -254,6 +254,12 @@ def _ablations(model: LanguageModel, texts: TextSource, s: Settings, log: Option
     from .losses import ablation_losses
     rows, agreement = [], None
     queries = _query_modules(model)
+
+    def edges_at(length: int) -> list[int]:
+        return [e for e in (0, 512, 1024, 2048, 4096, 8192, 16384, 32768) if e < length] + [length]
+    # The family of the simultaneous intervals: every paired difference of the run (each length's
+    # rows, whole and per position bucket).
+    family = sum(len(a.names) * len(edges_at(a.length)) for a in s.ablations)
     for a in s.ablations:
         seqs = with_bos(model, texts, s.ablation_domain, a.count, a.length, seed=1)
         if agreement is None and a.length <= 4096:  # eager fits: the fast path checked against it on one sequence
@@ -268,7 +274,7 @@ def _ablations(model: LanguageModel, texts: TextSource, s: Settings, log: Option
             _log(log, f"fast path against eager at {a.length} tokens: loss difference {b - e:+.2e} nats")
             if not agreement["passed"]:
                 raise RuntimeError(f"the fast attention path's loss differs from eager's by {b - e:+.3g} nats")
-        edges = [e for e in (0, 512, 1024, 2048, 4096, 8192, 16384, 32768) if e < a.length] + [a.length]
+        edges = edges_at(a.length)
         t = time.perf_counter()
 
         def progress(line: str, n: int = a.length) -> None:
@@ -276,7 +282,7 @@ def _ablations(model: LanguageModel, texts: TextSource, s: Settings, log: Option
         with fast.blocked_attention(model.module):
             r = ablation_losses(model.module, seqs, ablations=[tuple(n.split("-")) for n in a.names],  # type: ignore[misc]
                                 position_buckets=edges, loss=fast.next_token_losses, query_modules=queries,
-                                head_dim=model.facts.head_dim,
+                                head_dim=model.facts.head_dim, comparisons=family, first_token_mass=True,
                                 log=progress)
         rows.append({"length": a.length, "domain": s.ablation_domain, "of_context": a.length / model.facts.context,
                      "ablations": list(a.names), "seconds": time.perf_counter() - t, "attention": fast.NAME} | r.to_dict())

@@ -63,13 +63,17 @@ class Checks:
 
 @dataclasses.dataclass(frozen=True)
 class AblationRowResult:
-    """One (band, mode) at one length: loss and paired difference over sequences."""
+    """One (band, mode) at one length: loss and paired difference over sequences; ``significant``
+    for this comparison alone, ``significant_simultaneous`` after the Bonferroni correction over
+    the run's comparisons (None in a run.json written before the correction)."""
 
     band: str
     mode: str
     loss: MeanInterval
     difference: MeanInterval
     significant: bool
+    simultaneous: Optional[MeanInterval] = None
+    significant_simultaneous: Optional[bool] = None
 
 
 @dataclasses.dataclass(frozen=True)

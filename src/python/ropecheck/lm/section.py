@@ -35,8 +35,13 @@ def ci(x: Optional[dict[str, Any]], signed: bool = False, digits: int = 4) -> st
     return m if x.get("half_width") is None else f"{m} ± {x['half_width']:.{digits}f}"
 
 
-def star(x: Optional[dict[str, Any]]) -> str:
-    return " *" if x and x.get("half_width") is not None and abs(x["mean"]) > x["half_width"] else ""
+def excludes_zero(x: Optional[dict[str, Any]]) -> bool:
+    return bool(x and x.get("half_width") is not None and abs(x["mean"]) > x["half_width"])
+
+
+def star(x: Optional[dict[str, Any]], joint: Optional[dict[str, Any]] = None) -> str:
+    """`` **`` when the simultaneous interval excludes 0, `` *`` when only this comparison's does."""
+    return " **" if excludes_zero(joint) else " *" if excludes_zero(x) else ""
 
 
 def geo(g: dict[str, Any], digits: int = 3) -> str:
@@ -291,13 +296,35 @@ def _ablations(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
                "the rotation reads them. No retraining: the paper's Table 2 trains each encoding (" + PAPER_TABLE2 + "); these rows "
                "measure what this model, trained with RoPE, loses.\n\n")
     rows = []
+    sinks = any(r.get("as_trained_first_token_mass") for r in abl)
     for r in abl:
         head = [r["length"], f"{r['of_context']:g}x", r["sequences"], ci(r["as_trained"])]
+        if sinks:
+            head.append(ci(r.get("as_trained_first_token_mass"), digits=3))
         for i, x in enumerate(r["rows"]):
-            rows.append((head if i == 0 else ["", "", "", ""]) + [ablation_text(f"{x['band']}-{x['mode']}"), ci(x["loss"]),
-                        ci(x["difference"], signed=True) + star(x["difference"])])
-    out.append(table(["tokens", "of context", "sequences", "as trained", "ablation", "loss", "difference"], rows))
-    out.append("\n`*`: the interval of the paired difference excludes 0.\n")
+            row = [ablation_text(f"{x['band']}-{x['mode']}"), ci(x["loss"]),
+                   ci(x["difference"], signed=True) + star(x["difference"], x.get("simultaneous"))]
+            if sinks:
+                row.append(ci(x.get("first_token_difference"), signed=True, digits=3) + star(x.get("first_token_difference")))
+            rows.append((head if i == 0 else [""] * len(head)) + row)
+    columns = ["tokens", "of context", "sequences", "as trained"] + (["first-token mass"] if sinks else [])
+    columns += ["ablation", "loss", "difference"] + (["first-token mass: difference"] if sinks else [])
+    out.append(table(columns, rows))
+    if sinks:
+        out.append("\nFirst-token mass: the attention weight on the sequence's first token, mean over layers, heads and query "
+                   "rows after the first, per sequence, then over sequences (95% t); its difference is paired, ablated minus as "
+                   "trained. An ablation whose loss moves with it acts, at least in part, through the first-token sinks.\n")
+    family = abl[0].get("comparisons")
+    fewest = min(r["sequences"] for r in abl)
+    if family is not None:
+        out.append(f"\n`*`: the 95% interval of the paired difference excludes 0, for that comparison alone; `**`: so does its "
+                   f"simultaneous interval, Bonferroni over the run's {family} paired differences (every row at every length, "
+                   f"whole and per position bucket below: each at {100 * abl[0]['simultaneous_level']:.4g}%), so that a `**` "
+                   f"stands after the correction for the number of comparisons. The smallest sample is {fewest} sequences "
+                   f"({fewest - 1} degree{'s' if fewest != 2 else ''} of freedom).\n")
+    else:
+        out.append("\n`*`: the interval of the paired difference excludes 0 (this run.json predates the multiplicity "
+                   "correction: no simultaneous intervals).\n")
     last = abl[-1]
     used = [i for i, b in enumerate(last["buckets"]) if b["loss"] is not None]
     if len(used) > 1:
@@ -307,7 +334,8 @@ def _ablations(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
         brows = [["as trained: loss"] + [ci(last["buckets"][i]["loss"]) for i in used]]
         for x in last["rows"]:
             brows.append([ablation_text(f"{x['band']}-{x['mode']}")]
-                         + [ci(x["buckets"][i]["difference"], signed=True) + star(x["buckets"][i]["difference"]) for i in used])
+                         + [ci(x["buckets"][i]["difference"], signed=True)
+                            + star(x["buckets"][i]["difference"], x["buckets"][i].get("simultaneous")) for i in used])
         out.append(table(header, brows))
     names = [n for n in ORDER if any(n in r["ablations"] for r in abl)]
     data = []

@@ -336,6 +336,38 @@ def test_removed_zeroes_the_bands_query_channels_and_nothing_else(layout, head_d
     assert all(not m._forward_hooks for m in model.modules())
 
 
+def test_a_control_acts_on_the_pairs_it_is_given():
+    """band "random" with pairs: removed zeroes those pairs' query channels, still their frequencies;
+    pairs is refused without "random", "random" without pairs, and pairs that are not distinct
+    rotating indices."""
+    model = TinyLM(THETA_8[:7] + [0.0])  # pair 7 still
+    ids = _ids(2)
+    plain, plain_logits = _projections(model, ids)
+    with rt.band_ablation(model, "random", "removed", pairs=[5, 2]) as a:
+        assert a.band == "random" and a.pairs == (2, 5) and a.channels == (2, 5, 10, 13)  # fastest first, half layout
+        ablated, _ = _projections(model, ids)
+    q = ablated["model.layers.0.self_attn.q_proj"].view(*ablated["model.layers.0.self_attn.q_proj"].shape[:-1], -1, 16)
+    assert torch.count_nonzero(q[..., [2, 5, 10, 13]]) == 0 and torch.count_nonzero(q[..., [0, 1, 3, 4]]) > 0
+    with rt.band_ablation(model, "random", "still", pairs=[4]):
+        assert float(model.model.rotary_emb.inv_freq[4]) == 0.0 and float(model.model.rotary_emb.inv_freq[3]) > 0
+    for kwargs in (dict(band="fast", mode="removed", pairs=[1]), dict(band="random", mode="removed"),
+                   dict(band="random", mode="removed", pairs=[1, 1]), dict(band="random", mode="removed", pairs=[7]),
+                   dict(band="random", mode="removed", pairs=[8]), dict(band="random", mode="removed", pairs=[])):
+        with pytest.raises(ropecheck.InputError) as e:
+            with rt.band_ablation(model, **kwargs):
+                pass
+        assert e.value.parameter == "pairs", kwargs
+    # as a row of ablation_losses: ("random", mode, pairs), named random-<mode>, its pairs kept
+    r = rt.ablation_losses(model, SEQS, ablations=[("fast", "removed"), ("random", "removed", (3, 4))])
+    assert [(x.band, x.mode, x.pairs) for x in r.rows] == [("fast", "removed", (0,)), ("random", "removed", (3, 4))]
+    with rt.band_ablation(model, "random", "removed", pairs=[3, 4]):
+        assert r.rows[1].per_sequence == pytest.approx(_per_sequence(model, SEQS), rel=1e-6)
+    for bad in ([("random", "removed")], [("fast", "removed", (1,))], [("random", "removed", "12")]):
+        with pytest.raises(ropecheck.InputError) as e:
+            rt.ablation_losses(model, SEQS, ablations=bad)
+        assert e.value.parameter == "ablations", bad
+
+
 def test_a_removed_band_reaches_no_logit():
     """With the fast band removed from every query, the fast pairs' frequencies no longer matter."""
     model = TinyLM(THETA_8)

@@ -92,15 +92,22 @@ def test_the_measurements_have_their_shape(smoke: str, name: str) -> None:
         assert sum(t.kinds.values()) == len(t.layers) * r.facts.heads
     assert {t.name for t in r.layer_types} == {x.name for x in r.facts.layer_types}
     a = r.ablations[0]
+    # each band removal beside its norm-matched random-pair control
     assert a.length == 256 and a.sequences == 2 and [(x.band, x.mode) for x in a.rows] == [
-        ("fast", "removed"), ("middle", "removed"), ("slow", "still")]
+        ("fast", "removed"), ("random", "removed"), ("middle", "removed"), ("random", "removed"), ("slow", "still")]
+    controls = d["ablations"]["controls"]
+    assert [c["band"] for c in controls] == ["fast", "middle"]
+    rows = d["ablations"]["lengths"][0]["rows"]
+    for c, row, band_row in zip(controls, (rows[1], rows[3]), (rows[0], rows[2])):
+        assert sorted(row["pairs"]) == c["pairs"] and not set(c["pairs"]) & set(band_row["pairs"])
+        assert len(c["pairs"]) == len(band_row["pairs"]) and c["matched"] < 0.5
     for x in a.rows:  # paired: the difference's mean is the losses' difference
         assert x.difference.n == 2 and abs(x.difference.mean - (x.loss.mean - a.as_trained.mean)) < 1e-9
         # simultaneous over the run's 3 rows x (1 + 1 bucket) comparisons: wider, never decided alone
         assert x.simultaneous is not None and x.simultaneous.half_width > x.difference.half_width
         assert x.significant_simultaneous is not None and (x.significant or not x.significant_simultaneous)
     length = d["ablations"]["lengths"][0]
-    assert length["comparisons"] == 6 and abs(length["simultaneous_level"] - (1 - 0.05 / 6)) < 1e-15
+    assert length["comparisons"] == 10 and abs(length["simultaneous_level"] - (1 - 0.05 / 10)) < 1e-15
     # the first-token mass as trained and under each ablation: a weight in [0, 1], paired
     sink = length["as_trained_first_token_mass"]
     assert sink["n"] == 2 and 0 <= sink["mean"] <= 1

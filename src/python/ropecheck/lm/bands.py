@@ -39,6 +39,9 @@ from .._errors import InputError
 #: without `still`: the zero-frequency pairs no ablation changes), and the two ablations.
 BANDS: tuple[str, ...] = tuple(_core.BANDS[:3])
 MODES: tuple[str, ...] = ("still", "removed")
+#: The control "band": rotating pairs the caller names (``band_ablation(..., pairs=...)``), e.g. a
+#: random set matched to a band's norm (``ropecheck.lm.controls``).
+CONTROL = "random"
 
 #: Attributes of a rotary module that hold cos/sin computed once from inv_freq (older transformers):
 #: a `still` ablation could not reach them, so such a module is refused.
@@ -199,9 +202,12 @@ def _query_modules(model: torch.nn.Module, query_modules: Optional[Sequence[Unio
     return out
 
 
-def _plan(model: Any, band: object, mode: object, layout: object, query_modules: Any, head_dim: Any) -> _Plan:
+def _plan(model: Any, band: object, mode: object, layout: object, query_modules: Any, head_dim: Any,
+          pairs: Optional[Sequence[int]] = None) -> _Plan:
     """Every check of band_ablation, before anything is changed."""
-    band = args.choice("band", band, BANDS)
+    band = args.choice("band", band, BANDS + (CONTROL,))
+    if (band == CONTROL) != (pairs is not None):
+        raise InputError("pairs", f"pair indices with band {CONTROL!r}, and only with it", f"band {band!r}, pairs {pairs!r}"[:80])
     mode = args.choice("mode", mode, MODES)
     lay = args.choice("layout", layout, args.LAYOUTS)
     found = _frequency_buffers(model)
@@ -211,8 +217,17 @@ def _plan(model: Any, band: object, mode: object, layout: object, query_modules:
         if t.shape != first[2].shape or b != own[0]:
             raise InputError("model", "inv_freq buffers that agree on their length and bands (one RoPE spectrum)",
                              f"{first[0]} has {first[2].numel()} pairs, bands {own[0]}; {name} has {t.numel()} pairs, bands {b}")
-    pairs = own[0][band]
     n_pairs = int(first[2].numel())
+    if band == CONTROL:
+        rotating = set(own[0]["fast"] + own[0]["middle"] + own[0]["slow"])
+        if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence) or not pairs:
+            raise InputError("pairs", "a non-empty sequence of rotating pair indices", repr(pairs)[:60])
+        chosen = [args.integer("pairs", j, 0, n_pairs - 1) for j in pairs]
+        if len(set(chosen)) != len(chosen) or not set(chosen) <= rotating:
+            raise InputError("pairs", f"distinct rotating pair indices in [0, {n_pairs - 1}] (frequency > 0)", repr(list(pairs))[:60])
+        pairs = tuple(j for j in own[0]["fast"] + own[0]["middle"] + own[0]["slow"] if j in chosen)  # fastest first
+    else:
+        pairs = own[0][band]
     if not pairs:
         rotating = n_pairs - len(own[0]["still"])
         raise InputError("band", "a band with at least one pair (fast and slow hold floor(rotating / 4) pairs each)",
@@ -260,7 +275,7 @@ def _zero_channels_hook(channels: Sequence[int], head_dim: int) -> Callable[[Any
 @contextlib.contextmanager
 def band_ablation(model: Any, band: str, mode: str, *, layout: str = "half",
                   query_modules: Optional[Sequence[Union[str, torch.nn.Module]]] = None,
-                  head_dim: Optional[int] = None) -> Iterator[BandAblation]:
+                  head_dim: Optional[int] = None, pairs: Optional[Sequence[int]] = None) -> Iterator[BandAblation]:
     """A context in which one band of the model's RoPE is made position-free or removed; everything
     is restored on exit, also when the body raises.
 
@@ -271,7 +286,8 @@ def band_ablation(model: Any, band: str, mode: str, *, layout: str = "half",
         transformers 4.46 keeps one per layer too), read by its forward pass.
     band : str
         ``"fast"``, ``"middle"`` or ``"slow"``, computed from the model's own ``inv_freq``
-        (``rotary_bands``; inside another ablation, from the frequencies before it).
+        (``rotary_bands``; inside another ablation, from the frequencies before it); or
+        ``"random"`` with ``pairs``: a control, the pairs given (``ropecheck.lm.controls``).
     mode : str
         ``"still"``: the band's ``inv_freq`` entries set to 0 in every buffer (position-free, as
         p-RoPE does for the slow quarter). ``"removed"``: the band's channels of every query head
@@ -287,6 +303,8 @@ def band_ablation(model: Any, band: str, mode: str, *, layout: str = "half",
     head_dim : int, optional
         Channels per query head, for ``removed`` (default: ``model.config.head_dim``, else
         hidden_size / num_attention_heads, else the rotary width).
+    pairs : sequence of int, optional
+        With ``band="random"`` only: the distinct rotating pair indices (in ``inv_freq``) to act on.
 
     Returns
     -------
@@ -300,7 +318,8 @@ def band_ablation(model: Any, band: str, mode: str, *, layout: str = "half",
         buffer, buffers that disagree, or, for ``still``, frequencies the forward pass does not read
         from the buffer: transformers' dynamic RoPE, cached cos/sin); ``band`` (empty: fewer than 4
         rotating pairs); ``query_modules`` (none found, not submodules of model; at the forward pass,
-        an output that is not a tensor); ``head_dim``.
+        an output that is not a tensor); ``head_dim``; ``pairs`` (without ``"random"`` or with
+        another band; not distinct rotating pair indices).
 
     Examples
     --------
@@ -320,7 +339,7 @@ def band_ablation(model: Any, band: str, mode: str, *, layout: str = "half",
     ...     a.channels, m.q_proj(torch.ones(1, 8))[0, [0, 4]].tolist()
     ((0, 4), [0.0, 0.0])
     """
-    plan = _plan(model, band, mode, layout, query_modules, head_dim)
+    plan = _plan(model, band, mode, layout, query_modules, head_dim, pairs)
     saved: list[tuple[torch.Tensor, torch.Tensor]] = []
     registered: list[int] = []
     handles: list[Any] = []

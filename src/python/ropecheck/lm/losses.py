@@ -18,7 +18,7 @@ from .. import _arguments as args
 from .._errors import InputError
 from .._statistics import P_MIN, T_INTERVAL_METHOD, MeanInterval, mean_interval
 from . import attention as blocked
-from .bands import BANDS, MODES, _plan, band_ablation
+from .bands import BANDS, CONTROL, MODES, _plan, band_ablation
 
 def _takes(fn: Any, name: str) -> bool:
     try:
@@ -296,7 +296,12 @@ class AblationLosses:
         return "\n".join(lines)
 
 
-def _ablation_pairs(bands: Any, modes: Any, ablations: Any) -> list[tuple[str, str]]:
+#: One ablation to measure: (band, mode, pairs) with pairs None for a band, the control's pair
+#: indices for CONTROL.
+_Ablation = tuple[str, str, Optional[tuple[int, ...]]]
+
+
+def _ablation_pairs(bands: Any, modes: Any, ablations: Any) -> list[_Ablation]:
     if ablations is not None:
         if bands is not None or modes is not None:
             raise InputError("ablations", "None when bands or modes is given (ablations names the (band, mode) pairs itself)",
@@ -305,9 +310,15 @@ def _ablation_pairs(bands: Any, modes: Any, ablations: Any) -> list[tuple[str, s
             raise InputError("ablations", "a non-empty sequence of (band, mode) pairs", repr(ablations)[:60])
         out = []
         for a in ablations:
-            if not isinstance(a, (tuple, list)) or len(a) != 2:
-                raise InputError("ablations", "(band, mode) pairs, e.g. (\"slow\", \"still\")", repr(a)[:60])
-            out.append((args.choice("ablations", a[0], BANDS), args.choice("ablations", a[1], MODES)))
+            if not isinstance(a, (tuple, list)) or len(a) not in (2, 3) or (len(a) == 3) != (a[0] == CONTROL):
+                raise InputError("ablations", f"(band, mode) pairs, e.g. (\"slow\", \"still\"), or ({CONTROL!r}, mode, pair "
+                                 "indices) for a control", repr(a)[:60])
+            chosen: Optional[tuple[int, ...]] = None
+            if len(a) == 3:
+                if isinstance(a[2], (str, bytes)) or not isinstance(a[2], Sequence) or not a[2]:
+                    raise InputError("ablations", "a control's pair indices: a non-empty sequence of ints", repr(a[2])[:60])
+                chosen = tuple(args.integer("ablations", j, 0, 1 << 20) for j in a[2])
+            out.append((args.choice("ablations", a[0], BANDS + (CONTROL,)), args.choice("ablations", a[1], MODES), chosen))
     else:
         def names(name: str, value: Any, default: tuple[str, ...], choices: tuple[str, ...]) -> list[str]:
             if value is None:
@@ -315,7 +326,7 @@ def _ablation_pairs(bands: Any, modes: Any, ablations: Any) -> list[tuple[str, s
             if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or not value:
                 raise InputError(name, "a non-empty sequence of " + args.or_list(choices), repr(value)[:60])
             return [args.choice(name, v, choices) for v in value]
-        out = [(b, m) for b in names("bands", bands, BANDS, BANDS) for m in names("modes", modes, MODES, MODES)]
+        out = [(b, m, None) for b in names("bands", bands, BANDS, BANDS) for m in names("modes", modes, MODES, MODES)]
     if len(set(out)) != len(out):
         raise InputError("ablations" if ablations is not None else "bands", "each (band, mode) once", repr(out)[:80])
     return out
@@ -354,7 +365,9 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
         Every band of ``bands`` (default fast, middle, slow) with every mode of ``modes`` (default
         still, removed).
     ablations : sequence of (band, mode), optional
-        The pairs to measure instead, in this order (not with ``bands`` or ``modes``).
+        The pairs to measure instead, in this order (not with ``bands`` or ``modes``); an entry
+        ``("random", mode, pair_indices)`` measures a control acting on the given pairs
+        (``band_ablation(..., pairs=...)``; ``ropecheck.lm.controls`` draws norm-matched ones).
     mask : like sequences, bool, optional
         ``mask[i][t]`` True where the target at position t (predicted from the tokens before it)
         counts; position 0 is never a target. Default: every target.
@@ -419,7 +432,7 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
         raise InputError("first_token_mass", "True or False", repr(first_token_mass)[:60])
     if log is not None and not callable(log):
         raise InputError("log", "a callable taking one line of text", type(log).__name__)
-    plans = [_plan(model, b, m, layout, query_modules, head_dim).info for b, m in pairs]
+    plans = [_plan(model, b, m, layout, query_modules, head_dim, c).info for b, m, c in pairs]
     if model.training:
         raise InputError("model", "a model in eval mode (model.eval(): dropout off)", "a model in training mode")
     per_target = loss if loss is not None else _next_token_losses
@@ -430,9 +443,9 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
     except StopIteration:
         device = torch.device("cpu")
 
-    masses: dict[Optional[tuple[str, str]], list[float]] = {None: [], **{p: [] for p in pairs}}
+    masses: dict[Optional[_Ablation], list[float]] = {None: [], **{p: [] for p in pairs}}
 
-    def measure(ids: torch.Tensor, counted: torch.Tensor, which: Optional[tuple[str, str]] = None) -> torch.Tensor:
+    def measure(ids: torch.Tensor, counted: torch.Tensor, which: Optional[_Ablation] = None) -> torch.Tensor:
         x = ids[None].to(device)
         if first_token_mass:
             with blocked.first_token_mass() as rec:
@@ -455,17 +468,17 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
 
     started = time.perf_counter()
     base: list[torch.Tensor] = []
-    ablated: dict[tuple[str, str], list[torch.Tensor]] = {p: [] for p in pairs}
+    ablated: dict[_Ablation, list[torch.Tensor]] = {p: [] for p in pairs}
     with torch.no_grad():
         for i, (ids, m) in enumerate(zip(seqs, masks)):
             base.append(measure(ids, m))
-            for b, md in pairs:
-                with band_ablation(model, b, md, layout=layout, query_modules=query_modules, head_dim=head_dim):
-                    ablated[(b, md)].append(measure(ids, m, (b, md)))
+            for a in pairs:
+                with band_ablation(model, a[0], a[1], layout=layout, query_modules=query_modules, head_dim=head_dim, pairs=a[2]):
+                    ablated[a].append(measure(ids, m, a))
             if log is not None:
                 c = m[1:]
                 log(f"sequence {i + 1}/{len(seqs)} ({ids.numel()} tokens): as trained {_mean(base[-1][c]):.4f}"
-                    + "".join(f", {b}-{md} {_mean(ablated[(b, md)][-1][c]):.4f}" for b, md in pairs))
+                    + "".join(f", {a[0]}-{a[1]} {_mean(ablated[a][-1][c]):.4f}" for a in pairs))
     seconds = time.perf_counter() - started
 
     counted = [m[1:] for m in masks]
@@ -489,16 +502,17 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
     base_means = [x for x in means(base) if x is not None]
     spans = list(zip(edges, edges[1:])) if edges else []
     rows = []
-    for (b, md), info in zip(pairs, plans):
-        values = [x for x in means(ablated[(b, md)]) if x is not None]
-        buckets = tuple(BucketLoss(s, e, present(means(ablated[(b, md)], s, e)),
-                                   paired(means(ablated[(b, md)], s, e), means(base, s, e)),
-                                   paired(means(ablated[(b, md)], s, e), means(base, s, e), joint_level)) for s, e in spans)
+    for a, info in zip(pairs, plans):
+        b, md = a[0], a[1]
+        values = [x for x in means(ablated[a]) if x is not None]
+        buckets = tuple(BucketLoss(s, e, present(means(ablated[a], s, e)),
+                                   paired(means(ablated[a], s, e), means(base, s, e)),
+                                   paired(means(ablated[a], s, e), means(base, s, e), joint_level)) for s, e in spans)
         diff = [x - y for x, y in zip(values, base_means)]
         sink = sink_difference = None
         if first_token_mass:
-            sink = mean_interval(masses[(b, md)], level)
-            sink_difference = mean_interval([x - y for x, y in zip(masses[(b, md)], masses[None])], level)
+            sink = mean_interval(masses[a], level)
+            sink_difference = mean_interval([x - y for x, y in zip(masses[a], masses[None])], level)
         rows.append(AblationRow(b, md, info.pairs, info.channels, mean_interval(values, level), mean_interval(diff, level),
                                 mean_interval(diff, joint_level), tuple(values), buckets, sink, sink_difference))
     return AblationLosses(

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import math
 import os
 import platform
 import shutil
@@ -250,16 +251,49 @@ def _query_modules(model: LanguageModel) -> list[str]:
     return [n for n, _ in model.module.named_modules() if n.endswith(f"self_attn.{q_name}")]
 
 
-def _ablations(model: LanguageModel, texts: TextSource, s: Settings, log: Optional[Callable[[str], None]]) -> dict[str, Any]:
+def _controls(usage: dict[str, Any], layer_types: list[dict[str, Any]], names: set[str]) -> list[Any]:
+    """The norm-matched random-pair control (ropecheck.lm.controls) of every band removed in the
+    run: shares are each pair's q + k norm share, mean over layers (every layer type's, weighted by
+    its layers), from the capture's usage."""
+    from .bands import BANDS
+    from .controls import norm_matched_control
+    pairs = usage["pairs"]
+    weights = [len(t["layers"]) for t in layer_types]
+    shares = [math.fsum(w * t["location"]["profile"][i][3] for w, t in zip(weights, layer_types)) / sum(weights)
+              for i in range(len(pairs))]
+    rotating = [p["index"] for p in pairs if p["band"] in BANDS]
+    out = []
+    for band in BANDS:
+        if f"{band}-removed" in names:
+            out.append(norm_matched_control(band, [p["index"] for p in pairs if p["band"] == band], rotating, shares, seed=0))
+    return out
+
+
+def _ablations(model: LanguageModel, texts: TextSource, s: Settings, log: Optional[Callable[[str], None]],
+               usage: dict[str, Any], layer_types: list[dict[str, Any]]) -> dict[str, Any]:
+    from .bands import CONTROL
     from .losses import ablation_losses
     rows, agreement = [], None
     queries = _query_modules(model)
+    # Every band removal has its norm-matched random-pair control, measured beside it.
+    controls = _controls(usage, layer_types, {n for a in s.ablations for n in a.names})
+    for c in controls:
+        _log(log, f"control for {c.band}-removed: pairs {list(c.pairs)}, q + k norm share {c.share:.4f} against the band's "
+                  f"{c.band_share:.4f} (closest of {c.draws} draws)")
+
+    def measured(names: Sequence[str]) -> list[tuple[Any, ...]]:
+        out: list[tuple[Any, ...]] = []
+        for n in names:
+            band, mode = n.split("-")
+            out.append((band, mode))
+            out += [(CONTROL, "removed", c.pairs) for c in controls if mode == "removed" and c.band == band]
+        return out
 
     def edges_at(length: int) -> list[int]:
         return [e for e in (0, 512, 1024, 2048, 4096, 8192, 16384, 32768) if e < length] + [length]
     # The family of the simultaneous intervals: every paired difference of the run (each length's
     # rows, whole and per position bucket).
-    family = sum(len(a.names) * len(edges_at(a.length)) for a in s.ablations)
+    family = sum(len(measured(a.names)) * len(edges_at(a.length)) for a in s.ablations)
     for a in s.ablations:
         seqs = with_bos(model, texts, s.ablation_domain, a.count, a.length, seed=1)
         if agreement is None and a.length <= 4096:  # eager fits: the fast path checked against it on one sequence
@@ -280,13 +314,14 @@ def _ablations(model: LanguageModel, texts: TextSource, s: Settings, log: Option
         def progress(line: str, n: int = a.length) -> None:
             _log(log, f"ablation at {n} tokens: {line}")
         with fast.blocked_attention(model.module):
-            r = ablation_losses(model.module, seqs, ablations=[tuple(n.split("-")) for n in a.names],  # type: ignore[misc]
+            r = ablation_losses(model.module, seqs, ablations=measured(a.names),  # type: ignore[arg-type]
                                 position_buckets=edges, loss=fast.next_token_losses, query_modules=queries,
                                 head_dim=model.facts.head_dim, comparisons=family, first_token_mass=True,
                                 log=progress)
         rows.append({"length": a.length, "domain": s.ablation_domain, "of_context": a.length / model.facts.context,
                      "ablations": list(a.names), "seconds": time.perf_counter() - t, "attention": fast.NAME} | r.to_dict())
-    return {"lengths": rows, "loss_agreement": agreement, "query_modules": queries[:1] + (["..."] if len(queries) > 1 else [])}
+    return {"lengths": rows, "loss_agreement": agreement, "query_modules": queries[:1] + (["..."] if len(queries) > 1 else []),
+            "controls": [c.to_dict() for c in controls]}
 
 
 def run(model: LanguageModel, texts: TextSource, settings: Settings, out: str, *, command: str = "",
@@ -374,7 +409,7 @@ def run(model: LanguageModel, texts: TextSource, settings: Settings, out: str, *
             layer_types = [x.to_dict() for x in summaries.summarise(model, usage, q, k, v)]
         del q, k, v
         with _stage(timings, "ablations"):
-            ablations = _ablations(model, texts, s, log)
+            ablations = _ablations(model, texts, s, log, usage, layer_types)
         timings["total_seconds"] = time.perf_counter() - started + (model.load_seconds or 0.0)
         doc = {
             "schema": SCHEMA, "measurement": "measurements on the captured text, not certificates (the breaking distances are "

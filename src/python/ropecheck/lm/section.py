@@ -58,6 +58,15 @@ def ablation_text(name: str) -> str:
     return f"{band} {'half' if band == 'middle' else 'quarter'} {'position-free' if mode == 'still' else 'removed'}"
 
 
+def row_text(x: dict[str, Any], controls: Sequence[dict[str, Any]]) -> str:
+    """An ablation row's label; a control's names the band it is matched to."""
+    if x["band"] != "random":
+        return ablation_text(f"{x['band']}-{x['mode']}")
+    c = next((c for c in controls if c["pairs"] == sorted(x["pairs"])), None)
+    of = f"the {c['band']} {'half' if c['band'] == 'middle' else 'quarter'}'s" if c else "no band's"
+    return f"control: random pairs {ranges(sorted(x['pairs']))} matched to {of} norm, removed"
+
+
 def ranges(values: Sequence[int]) -> str:
     """[0, 1, 2, 4, 6, 7] -> "0-2, 4, 6-7"."""
     out: list[str] = []
@@ -287,7 +296,8 @@ def _ablations(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
         return []
     f = doc["facts"]
     out = ["\n### What p-RoPE would change, as loss (inference-time ablations)\n"]
-    sizes = {x["band"]: len(x["pairs"]) for r in abl for x in r["rows"]}
+    sizes = {x["band"]: len(x["pairs"]) for r in abl for x in r["rows"] if x["band"] != "random"}
+    controls = doc["ablations"].get("controls") or []
     out.append(f"Next-token loss (nats/token) on {abl[0]['domain']} text, mean ± half-width of the 95% Student t-interval over "
                "sequences (exact for normal per-sequence values, asymptotic otherwise); differences paired (the same sequences), "
                "ablated minus as trained (`ropecheck.lm.losses.ablation_losses`). Bands from the model's own frequencies (every "
@@ -302,7 +312,7 @@ def _ablations(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
         if sinks:
             head.append(ci(r.get("as_trained_first_token_mass"), digits=3))
         for i, x in enumerate(r["rows"]):
-            row = [ablation_text(f"{x['band']}-{x['mode']}"), ci(x["loss"]),
+            row = [row_text(x, controls), ci(x["loss"]),
                    ci(x["difference"], signed=True) + star(x["difference"], x.get("simultaneous"))]
             if sinks:
                 row.append(ci(x.get("first_token_difference"), signed=True, digits=3) + star(x.get("first_token_difference")))
@@ -310,6 +320,13 @@ def _ablations(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
     columns = ["tokens", "of context", "sequences", "as trained"] + (["first-token mass"] if sinks else [])
     columns += ["ablation", "loss", "difference"] + (["first-token mass: difference"] if sinks else [])
     out.append(table(columns, rows))
+    if controls:
+        out.append("\nControls: each band removal is measured beside the removal of as many other rotating pairs, drawn at "
+                   "random (seeded, `ropecheck.lm.controls`) and matched to the band's share of the q + k norm (mean over layers): "
+                   + "; ".join(f"{c['band']}: pairs {ranges(c['pairs'])}, share {c['share']:.3f} against the band's "
+                               f"{c['band_share']:.3f} (closest of {c['draws']} draws"
+                               + (", the only set outside the band" if c["distinct"] == 1 else "") + ")" for c in controls)
+                   + ". Where a band's removal costs more than its control's, its frequencies matter beyond the norm removed.\n")
     if sinks:
         out.append("\nFirst-token mass: the attention weight on the sequence's first token, mean over layers, heads and query "
                    "rows after the first, per sequence, then over sequences (95% t); its difference is paired, ablated minus as "
@@ -333,7 +350,7 @@ def _ablations(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
         header = [""] + [f"[{last['buckets'][i]['start']}, {last['buckets'][i]['stop']})" for i in used]
         brows = [["as trained: loss"] + [ci(last["buckets"][i]["loss"]) for i in used]]
         for x in last["rows"]:
-            brows.append([ablation_text(f"{x['band']}-{x['mode']}")]
+            brows.append([row_text(x, controls)]
                          + [ci(x["buckets"][i]["difference"], signed=True)
                             + star(x["buckets"][i]["difference"], x["buckets"][i].get("simultaneous")) for i in used])
         out.append(table(header, brows))

@@ -44,6 +44,7 @@
 #include "spectrum/config.h"
 #include "spectrum/variant.h"
 #include "spectrum/layout.h"
+#include "spectrum/limits.h"
 #include "spectrum/listing.h"
 #include "spectrum/request.h"
 #include "spectrum/scaling_registry.h"
@@ -419,6 +420,7 @@ PYBIND11_MODULE(_core, m) {
     for (Dtype t : usage::kCaptureDtypes) names.append(dtype_long_name(t));
     return py::tuple(names);
   }();
+  m.attr("MAX_HEAD_DIM") = kMaxHeadDim;  // spectrum/limits.h: the head dimensions every part accepts
   m.attr("BANDS") = py::make_tuple(usage::band_name(usage::Band::fast), usage::band_name(usage::Band::middle), usage::band_name(usage::Band::slow),
                                    usage::band_name(usage::Band::still));
   m.attr("INPUT_CLASSES") = [] {

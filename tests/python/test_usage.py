@@ -197,6 +197,28 @@ def test_kinds_and_bands_are_the_librarys_own():
     assert {p["band"] for t in d["layer_types"] for p in t["pairs"]} <= set(_core.BANDS)
 
 
+def test_the_head_dim_limit_is_the_librarys_own():
+    """spectrum/limits.h's kMaxHeadDim, read once: the library refuses one more pair, and so does
+    Python's band ablation, naming the same bound."""
+    from ropecheck import _core
+    assert _core.MAX_HEAD_DIM == 65536
+    with pytest.raises(ropecheck.InputError, match=str(_core.MAX_HEAD_DIM)):
+        ropecheck.spectrum(dim=_core.MAX_HEAD_DIM + 2, theta=10000)
+    torch = pytest.importorskip("torch")
+    import ropecheck.torch as rt
+
+    class Attention(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("inv_freq", torch.tensor([1.0, 0.1, 0.01, 0.001]))
+            self.q_proj = torch.nn.Linear(8, 8, bias=False)
+    for bad in (_core.MAX_HEAD_DIM + 2, 1 << 20):
+        with pytest.raises(ropecheck.InputError, match=str(_core.MAX_HEAD_DIM)) as e:
+            with rt.band_ablation(Attention(), "fast", "removed", head_dim=bad):
+                pass
+        assert e.value.parameter == "head_dim"
+
+
 def test_capture_dtypes_are_the_librarys_own():
     from ropecheck import _core
     assert _core.CAPTURE_DTYPES == ("float32", "float16")

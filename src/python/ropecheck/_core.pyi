@@ -26,6 +26,7 @@ TABLES: tuple[str, ...]
 INPUT_CLASSES: tuple[str, ...]
 HEAD_KINDS: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 BANDS: tuple[str, str, str, str]
+MAX_HEAD_DIM: int  # spectrum/limits.h kMaxHeadDim
 CAPTURE_DTYPES: tuple[str, ...]
 def t_quantile(p: float, df: float) -> float: ...
 

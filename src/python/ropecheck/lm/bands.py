@@ -176,7 +176,7 @@ def _head_dim(model: Any, head_dim: Optional[int], rotating_width: int) -> int:
         if head_dim < rotating_width:
             raise InputError("head_dim", accepted + "; model.config gives fewer, pass head_dim=", str(head_dim))
         return head_dim
-    return args.integer("head_dim", head_dim, rotating_width, 1 << 20)
+    return args.integer("head_dim", head_dim, rotating_width, _core.MAX_HEAD_DIM)  # the library's limit (spectrum/limits.h)
 
 
 def _query_modules(model: torch.nn.Module, query_modules: Optional[Sequence[Union[str, torch.nn.Module]]]
@@ -219,11 +219,11 @@ def _plan(model: Any, band: object, mode: object, layout: object, query_modules:
                              f"{first[0]} has {first[2].numel()} pairs, bands {own[0]}; {name} has {t.numel()} pairs, bands {b}")
     n_pairs = int(first[2].numel())
     if band == CONTROL:
-        rotating = set(own[0]["fast"] + own[0]["middle"] + own[0]["slow"])
+        turning = set(own[0]["fast"] + own[0]["middle"] + own[0]["slow"])
         if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence) or not pairs:
             raise InputError("pairs", "a non-empty sequence of rotating pair indices", repr(pairs)[:60])
         chosen = [args.integer("pairs", j, 0, n_pairs - 1) for j in pairs]
-        if len(set(chosen)) != len(chosen) or not set(chosen) <= rotating:
+        if len(set(chosen)) != len(chosen) or not set(chosen) <= turning:
             raise InputError("pairs", f"distinct rotating pair indices in [0, {n_pairs - 1}] (frequency > 0)", repr(list(pairs))[:60])
         pairs = tuple(j for j in own[0]["fast"] + own[0]["middle"] + own[0]["slow"] if j in chosen)  # fastest first
     else:

@@ -324,9 +324,13 @@ def _ablations(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
         out.append("\nControls: each band removal is measured beside the removal of as many other rotating pairs, drawn at "
                    "random (seeded, `ropecheck.lm.controls`) and matched to the band's share of the q + k norm (mean over layers): "
                    + "; ".join(f"{c['band']}: pairs {ranges(c['pairs'])}, share {c['share']:.3f} against the band's "
-                               f"{c['band_share']:.3f} (closest of {c['draws']} draws"
-                               + (", the only set outside the band" if c["distinct"] == 1 else "") + ")" for c in controls)
-                   + ". Where a band's removal costs more than its control's, its frequencies matter beyond the norm removed.\n")
+                               f"{c['band_share']:.3f} (" + ("the only set outside the band" if c["distinct"] == 1
+                                                              else f"closest of {c['draws']} draws matched by swaps")
+                               + ("" if c.get("reached", True) else
+                                  f"; out of reach: {len(c['pairs'])} pairs outside the band hold "
+                                  f"{c['reachable'][0]:.3f} to {c['reachable'][1]:.3f}") + ")" for c in controls)
+                   + ". Where a band's removal costs more than its control's, its frequencies matter beyond the norm removed; "
+                   "where the band's share is out of reach, the control removes less (or more) norm and says so.\n")
     if sinks:
         out.append("\nFirst-token mass: the attention weight on the sequence's first token, mean over layers, heads and query "
                    "rows after the first, per sequence, then over sequences (95% t); its difference is paired, ablated minus as "

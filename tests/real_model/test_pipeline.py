@@ -117,6 +117,22 @@ def test_the_measurements_have_their_shape(smoke: str, name: str) -> None:
     # the fastest quarter carries positional heads: removing it costs loss, by far (a measurement)
     fast = next(x for x in a.rows if x.band == "fast")
     assert fast.loss.mean > a.as_trained.mean + 0.5
+    # head ablations per domain on the captured sequences: each set paired against the model as trained
+    h = d["head_ablations"]
+    names = [x["name"] for x in h["sets"]]
+    assert set(names) <= {"positional", "random like positional", "first-token", "random like first-token"}
+    assert h["notes"] or names, "neither sets nor the reason there are none"
+    if names:
+        assert set(h["domains"]) == set(d["domains"])
+        for res in h["domains"].values():
+            assert res["sequences"] == 2 and [x["name"] for x in res["rows"]] == names
+            assert res["comparisons"] == len(names) * len(d["domains"])
+            for x in res["rows"]:
+                assert abs(x["difference"]["mean"] - (x["loss"]["mean"] - res["as_trained"]["mean"])) < 1e-9
+        by = {x["name"]: x["heads"] for x in h["sets"]}
+        if "random like positional" in by:  # disjoint, as many per layer
+            assert not {tuple(x) for x in by["positional"]} & {tuple(x) for x in by["random like positional"]}
+            assert sorted(L for L, _ in by["positional"]) == sorted(L for L, _ in by["random like positional"])
     md = open(os.path.join(smoke, name, "section.md")).read()
     for heading in ("### The tokens, the weights and the capture, checked against the model itself", "#### Where the norm sits",
                     "#### Section 5", "#### Content heads and Theorem 6.1", "### The same pattern across domains",

@@ -324,6 +324,56 @@ def _ablations(model: LanguageModel, texts: TextSource, s: Settings, log: Option
             "controls": [c.to_dict() for c in controls]}
 
 
+def _head_sets(usage: dict[str, Any], heads_per_layer: int) -> tuple[list[tuple[str, list[tuple[int, int]]]], list[str]]:
+    """The head sets the run ablates, from the capture's usage: the heads with a positional
+    component, the first-token heads, each beside its random control (ropecheck.lm.heads), and
+    the notes on what could not be formed."""
+    from .heads import random_heads
+    positional = [(L["layer"], h["head"]) for L in usage["layers"] for h in L["heads"]
+                  if (h.get("positional_component") or {}).get("offset") is not None]
+    sinks = [(L["layer"], h["head"]) for L in usage["layers"] for h in L["heads"] if h["kind"] == "first-token"]
+    sets: list[tuple[str, list[tuple[int, int]]]] = []
+    notes = []
+    for name, heads in (("positional", positional), ("first-token", sinks)):
+        if not heads:
+            notes.append(f"no {name} heads in the capture: nothing to ablate")
+            continue
+        sets.append((name, heads))
+        per_layer: dict[int, int] = {}
+        for layer, _ in heads:
+            per_layer[layer] = per_layer.get(layer, 0) + 1
+        crowded = sorted(L for L, n in per_layer.items() if 2 * n > heads_per_layer)
+        if crowded:
+            notes.append(f"{name} heads: no random control, since {len(crowded)} layers (the first, layer {crowded[0]}, with "
+                         f"{per_layer[crowded[0]]} of its {heads_per_layer}) hold more than half their heads in the set, leaving "
+                         "too few others to draw as many from")
+        else:
+            sets.append((f"random like {name}", list(random_heads(heads, heads_per_layer, seed=0))))
+    return sets, notes
+
+
+def _head_ablations(model: LanguageModel, texts: TextSource, s: Settings, log: Optional[Callable[[str], None]],
+                    usage: dict[str, Any]) -> dict[str, Any]:
+    """Per domain, on the captured sequences: next-token loss with each head set mean-ablated,
+    paired against the model as trained; simultaneous intervals over every domain's sets."""
+    from .heads import head_ablation_losses
+    sets, notes = _head_sets(usage, model.facts.heads)
+    out: dict[str, Any] = {"sets": [{"name": n, "heads": [list(h) for h in hs]} for n, hs in sets], "notes": notes,
+                           "domains": {}}
+    if not sets:
+        return out
+    family = len(sets) * len(s.domains)
+    for d in s.domains:
+        seqs = with_bos(model, texts, d, s.sequences, s.tokens, seed=0)  # the captured sequences
+
+        def progress(line: str, domain: str = d) -> None:
+            _log(log, f"head ablation, {domain}: {line}")
+        with fast.blocked_attention(model.module):
+            r = head_ablation_losses(model.module, seqs, sets, loss=fast.next_token_losses, comparisons=family, log=progress)
+        out["domains"][d] = r.to_dict()
+    return out
+
+
 def run(model: LanguageModel, texts: TextSource, settings: Settings, out: str, *, command: str = "",
         log: Optional[Callable[[str], None]] = None, force: bool = False) -> Run:
     """Measures `model` on `texts` as `settings` says and writes `out/` (see the module docstring).
@@ -410,6 +460,8 @@ def run(model: LanguageModel, texts: TextSource, settings: Settings, out: str, *
         del q, k, v
         with _stage(timings, "ablations"):
             ablations = _ablations(model, texts, s, log, usage, layer_types)
+        with _stage(timings, "head_ablations"):
+            head_ablations = _head_ablations(model, texts, s, log, usage)
         timings["total_seconds"] = time.perf_counter() - started + (model.load_seconds or 0.0)
         doc = {
             "schema": SCHEMA, "measurement": "measurements on the captured text, not certificates (the breaking distances are "
@@ -417,7 +469,7 @@ def run(model: LanguageModel, texts: TextSource, settings: Settings, out: str, *
             "command": command or " ".join(sys.argv), "versions": versions(), "facts": model.facts.to_dict(),
             "settings": dataclasses.asdict(s) | {"cli": os.path.basename(s.cli)}, "domains": domains, "tokenization": tokenization,
             "weights": weights, "check": checked, "usage_run": usage_run, "layer_types": layer_types, "per_domain": per_domain,
-            "ablations": ablations, "timings": timings}
+            "ablations": ablations, "head_ablations": head_ablations, "timings": timings}
         with open(os.path.join(staging, "run.json"), "w") as f:
             json.dump(doc, f, indent=1, sort_keys=True)
         section.write(staging, doc, usage, os.path.join(work, "usage", "figures"))

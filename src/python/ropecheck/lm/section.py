@@ -14,7 +14,8 @@ PAPER_TABLE2 = ("Gemma 2B, 8k context, validation perplexity (Wiki / FlanV2): Ro
                 "0.75-RoPE (p-RoPE) 4.4414 / 6.4422, 0.75-RoPE reversed 4.4592 / 6.4683")
 ORDER = tuple(f"{b}-{m}" for b in ("fast", "middle", "slow") for m in ("still", "removed"))
 #: The stages of a run, in the order they run (run.json keeps them sorted by name).
-STAGES = ("load", "tokenization", "weights", "capture", "check", "usage", "usage_per_domain", "summaries", "ablations")
+STAGES = ("load", "tokenization", "weights", "capture", "check", "usage", "usage_per_domain", "summaries", "ablations",
+          "head_ablations")
 
 
 def domains_of(doc: dict[str, Any]) -> list[str]:
@@ -375,6 +376,37 @@ def _ablations(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
     return out
 
 
+def _head_ablations(doc: dict[str, Any]) -> list[str]:
+    """What the positional heads are for: the head sets mean-ablated, per domain, beside their controls."""
+    h = doc.get("head_ablations")
+    if not h or not (h.get("domains") or h.get("notes")):
+        return []
+    out = ["\n### What the positional heads are for (head ablations)\n"]
+    sizes = ", ".join(f"{x['name']} {len(x['heads'])} heads" for x in h["sets"])
+    out.append("Next-token loss (nats/token) on the captured sequences of each domain with a set of heads **mean-ablated** "
+               "(each head's output replaced at every position by its mean over those sequences as trained, "
+               "`ropecheck.lm.heads`), paired against the model as trained, mean ± 95% t half-width over sequences. Sets "
+               "from this run's usage: the heads with a positional component (against the position-free null), the "
+               "first-token heads, each beside a random control of as many other heads in each of the same layers "
+               f"(seeded): {sizes or 'none'}. Where a set costs more than its control, those heads matter beyond their "
+               "number.\n\n")
+    rows = []
+    domains = h.get("domains") or {}
+    for d, r in domains.items():
+        head = [d, r["sequences"], ci(r["as_trained"])]
+        for i, x in enumerate(r["rows"]):
+            rows.append((head if i == 0 else ["", "", ""]) + [x["name"], len(x["heads"]), ci(x["loss"]),
+                                                               ci(x["difference"], signed=True) + star(x["difference"], x["simultaneous"])])
+    if rows:
+        out.append(table(["domain", "sequences", "as trained", "heads ablated", "heads", "loss", "difference"], rows))
+        first = next(iter(domains.values()))
+        out.append(f"\n`*`: the 95% interval of the difference excludes 0 for that comparison alone; `**`: so does its "
+                   f"simultaneous interval (Bonferroni over the {first['comparisons']} set-domain comparisons).\n")
+    for note in h.get("notes") or []:
+        out.append(f"\n{note}.\n")
+    return out
+
+
 def write(out: str, doc: dict[str, Any], usage: dict[str, Any], usage_figures: Optional[str] = None) -> None:
     """section.md and figures/ under `out` from the run's document and its usage JSON (usage_figures:
     ``ropecheck usage --out``'s figures, whose attention maps are copied in)."""
@@ -420,7 +452,7 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any], usage_figures: O
     if copied:
         md.append("\n### The strongest positional heads' attention (Fig. 5, 6)\n")
         md += [f"![{c}](figures/{c}.svg)\n" for c in copied]
-    md += _domains(doc, fig, stem) + _ablations(doc, fig, stem)
+    md += _domains(doc, fig, stem) + _ablations(doc, fig, stem) + _head_ablations(doc)
     with open(os.path.join(out, "section.md"), "w") as fh:
         fh.write("\n".join(md))
 

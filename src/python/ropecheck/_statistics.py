@@ -123,3 +123,18 @@ def mean_interval(values: Sequence[float], level: float = 0.95) -> MeanInterval:
         return MeanInterval(n, mean, None, None, level)
     sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
     return MeanInterval(n, mean, sd, t_quantile((1.0 + level) / 2.0, n - 1) * sd / math.sqrt(n), level)
+
+
+def bonferroni_family(level: float, own: int, comparisons: Optional[int] = None) -> tuple[int, float]:
+    """The family of simultaneous intervals a call states: its size (``comparisons``, at least the
+    call's ``own``; default ``own``) and the Bonferroni level 1 - (1 - level) / size of each.
+    InputError naming ``level`` when even ``own`` intervals would need a t quantile past
+    ``t_quantile``'s range (tail below P_MIN), ``comparisons`` when it is not an integer in
+    [own, the most the level allows]."""
+    from . import _arguments as args
+    most = min(1 << 20, int((1.0 - float(level)) / (2 * P_MIN)))
+    if own > most:
+        raise InputError("level", f"a level whose simultaneous intervals over the call's {own} comparisons stay within "
+                         f"the t quantile's range (1 - level >= {own * 2 * P_MIN:.3g})", repr(level))
+    family = own if comparisons is None else args.integer("comparisons", comparisons, own, most)
+    return family, 1.0 - (1.0 - float(level)) / family

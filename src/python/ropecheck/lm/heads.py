@@ -28,7 +28,7 @@ import torch
 
 from .. import _arguments as args
 from .._errors import InputError
-from .._statistics import P_MIN, T_INTERVAL_METHOD, MeanInterval, mean_interval
+from .._statistics import T_INTERVAL_METHOD, MeanInterval, bonferroni_family, mean_interval
 from .losses import CORRECTION, _mean, _next_token_losses, _sequences
 
 #: A head: (layer, query head).
@@ -272,12 +272,7 @@ def head_ablation_losses(model: Any, sequences: Any, sets: Sequence[tuple[str, S
         raise InputError("sets", "distinct names", repr([n for n, _ in named])[:60])
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.5 <= level <= 0.999999:
         raise InputError("level", "a confidence level in [0.5, 0.999999]", repr(level))
-    most = min(1 << 20, int((1.0 - float(level)) / (2 * P_MIN)))
-    if len(named) > most:
-        raise InputError("level", f"a level whose simultaneous intervals over {len(named)} sets stay within the t quantile's range",
-                         repr(level))
-    family = len(named) if comparisons is None else args.integer("comparisons", comparisons, len(named), most)
-    joint = 1.0 - (1.0 - float(level)) / family
+    family, joint = bonferroni_family(level, len(named), comparisons)
     if loss is not None and not callable(loss):
         raise InputError("loss", "a callable loss(model, input_ids) -> per-target losses", type(loss).__name__)
     if log is not None and not callable(log):

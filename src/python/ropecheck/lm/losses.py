@@ -16,7 +16,7 @@ import torch
 
 from .. import _arguments as args
 from .._errors import InputError
-from .._statistics import P_MIN, T_INTERVAL_METHOD, MeanInterval, mean_interval
+from .._statistics import T_INTERVAL_METHOD, MeanInterval, bonferroni_family, mean_interval
 from . import attention as blocked
 from .bands import BANDS, CONTROL, MODES, _plan, band_ablation
 
@@ -417,15 +417,7 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
     edges = _buckets(position_buckets)
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.5 <= level <= 0.999999:
         raise InputError("level", "a confidence level in [0.5, 0.999999]", repr(level))
-    own = len(pairs) * (1 + (len(edges) - 1 if edges else 0))
-    # The simultaneous intervals' quantile, at 1 - (1 - level) / (2 family), must lie within
-    # t_quantile's range (tail probability >= P_MIN).
-    most = min(1 << 20, int((1.0 - float(level)) / (2 * P_MIN)))
-    if own > most:
-        raise InputError("level", f"a level whose simultaneous intervals over this call's {own} comparisons stay within "
-                         f"the t quantile's range (1 - level >= {own * 2 * P_MIN:.3g})", repr(level))
-    family = own if comparisons is None else args.integer("comparisons", comparisons, own, most)
-    joint_level = 1.0 - (1.0 - float(level)) / family
+    family, joint_level = bonferroni_family(level, len(pairs) * (1 + (len(edges) - 1 if edges else 0)), comparisons)
     if loss is not None and not callable(loss):
         raise InputError("loss", "a callable loss(model, input_ids) -> per-target losses", type(loss).__name__)
     if not isinstance(first_token_mass, bool):

@@ -68,6 +68,21 @@ def row_text(x: dict[str, Any], controls: Sequence[dict[str, Any]]) -> str:
     return f"control: random pairs {ranges(sorted(x['pairs']))} matched to {of} norm, removed"
 
 
+def pair_axis(frequencies: Sequence[float]) -> str:
+    """gnuplot settings for a chart over the pairs (fastest first): the x range on the pairs, and
+    the band edges (usage/layer_pairs.h's rule: of the rotating pairs, fast the first quarter, slow
+    the last) as dashed lines labelled with the bands."""
+    rotating = sum(1 for f in frequencies if f > 0)
+    quarter = rotating // 4
+    lines = [f"set xrange [-0.5:{len(frequencies) - 0.5}]"]
+    for edge in sorted({quarter, rotating - quarter}):
+        if 0 < edge < len(frequencies):
+            lines.append(f"set arrow from {edge - 0.5}, graph 0 to {edge - 0.5}, graph 1 nohead dashtype 2 linecolor rgb '#777777'")
+    for label, at in (("fast", quarter / 2), ("middle", rotating / 2), ("slow", rotating - quarter / 2)):
+        lines.append(f"set label '{label}' at {at - 0.5}, graph 0.96 center textcolor rgb '#555555'")
+    return "\n".join(lines)
+
+
 def ranges(values: Sequence[int]) -> str:
     """[0, 1, 2, 4, 6, 7] -> "0-2, 4, 6-7"."""
     out: list[str] = []
@@ -257,10 +272,12 @@ def _layer_type(doc: dict[str, Any], usage: dict[str, Any], t: dict[str, Any], f
                        f"span), {m['none']} certified not to up to {m['limit']}, {m['undecided']} undecided; quantiles {mq}.\n")
     s = t.get("semantic_head")
     if s:
-        figure(fig, f"{stem}-semantic-head", f"{name} layer {s['layer']} head {s['head']}: usage per pair of its strongest content match",
-               "pair,q,k", [[i, float(a), float(c)] for i, (a, c) in enumerate(zip(s["q_norm"], s["k_norm"]))], "pair (fastest first)",
-               "mean chunk norm", "DATA using 1:2 with linespoints title 'query', DATA using 1:3 with linespoints title 'key'",
-               "set key top left")
+        frequencies = [float(p[1]) for p in t["location"]["profile"]]
+        figure(fig, f"{stem}-semantic-head", f"{name} layer {s['layer']} head {s['head']} (the strongest content match): "
+               "mean q and k norm per pair", "pair,q,k", [[i, float(a), float(c)] for i, (a, c) in enumerate(zip(s["q_norm"], s["k_norm"]))],
+               "pair (fastest first)", "mean chunk norm (the pair's two channels)",
+               "DATA using 1:2 with linespoints title 'query', DATA using 1:3 with linespoints title 'key'",
+               "set key outside right top\n" + pair_axis(frequencies))
         out.append(f"\nThe strongest content match: layer {s['layer']} head {s['head']} ({s['kind']}; weight {s['weight']:.3f} on a key "
                    f"{s['key_distance']} back); its certified breaking distance: "
                    f"{s['distance'] if s['outcome'] == 'found' else s['outcome']}.\n\n![semantic head](figures/{stem}-semantic-head.svg)\n")
@@ -286,7 +303,8 @@ def _domains(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
     data = [[i] + [float(doc["per_domain"][d]["summaries"][0]["location"]["profile"][i][3]) for d in doms] for i in range(len(first))]
     figure(fig, f"{stem}-domains", f"{doc['facts']['name']} {names[0]}: q + k norm share per pair, mean over layers, per domain",
            "pair," + ",".join(doms), data, "pair (fastest first)", "share of q + k norm",
-           ", ".join(f"DATA using 1:{j + 2} with linespoints title '{d}'" for j, d in enumerate(doms)), "set key top left")
+           ", ".join(f"DATA using 1:{j + 2} with linespoints title '{d}'" for j, d in enumerate(doms)),
+           "set key outside right top\n" + pair_axis([float(p[1]) for p in first]))
     out.append(f"\n![domains](figures/{stem}-domains.svg)\n")
     return out
 

@@ -29,7 +29,7 @@ import torch
 from .. import _arguments as args
 from .._errors import InputError
 from .._statistics import T_INTERVAL_METHOD, MeanInterval, bonferroni_family, mean_interval
-from .losses import CORRECTION, _mean, _next_token_losses, _sequences
+from .losses import CORRECTION, _mean, _next_token_losses, _per_target_values, _sequences
 
 #: A head: (layer, query head).
 Head = tuple[int, int]
@@ -104,9 +104,11 @@ def _slices(x: torch.Tensor, n_heads: int) -> torch.Tensor:
     return x.view(*x.shape[:-1], n_heads, x.shape[-1] // n_heads)
 
 
-def head_means(model: Any, sequences: Any, heads: Sequence[Head]) -> dict[Head, torch.Tensor]:
+def head_means(model: Any, sequences: Any, heads: Sequence[Head],
+               loss: Optional[Callable[[Any, Any], Any]] = None) -> dict[Head, torch.Tensor]:
     """Each head's mean output over every position of `sequences` as trained (float64; the input
-    of its layer's output projection, its slice), one forward pass per sequence in no_grad."""
+    of its layer's output projection, its slice), one forward pass per sequence in no_grad,
+    through `loss` (``head_ablation_losses``' own, so the passes cost what its measurements do)."""
     projections = output_projections(model)
     n_heads = _heads_of(model)
     wanted = _checked_heads(heads, projections, n_heads, "heads")
@@ -127,7 +129,7 @@ def head_means(model: Any, sequences: Any, heads: Sequence[Head]) -> dict[Head, 
     try:
         with torch.no_grad():
             for ids in _sequences(sequences):
-                _next_token_losses(model, ids[None].to(next(model.parameters()).device))
+                (loss or _next_token_losses)(model, ids[None].to(next(model.parameters()).device))
     finally:
         for handle in handles:
             handle.remove()
@@ -282,14 +284,12 @@ def head_ablation_losses(model: Any, sequences: Any, sets: Sequence[tuple[str, S
     per_target = loss if loss is not None else _next_token_losses
     device = next(model.parameters()).device
     started = time.perf_counter()
-    means = head_means(model, seqs, sorted({h for _, hs in named for h in hs}))
+    means = head_means(model, seqs, sorted({h for _, hs in named for h in hs}), per_target)
 
     def measure(ids: torch.Tensor) -> float:
-        out = per_target(model, ids[None].to(device))
-        values = out.detach().reshape(-1).to("cpu", torch.float64)
-        if values.numel() != ids.numel() - 1 or not bool(torch.isfinite(values).all()):
-            raise InputError("loss", f"finite per-target losses of shape [tokens - 1] = [{ids.numel() - 1}]",
-                             f"{values.numel()} values")
+        values = _per_target_values(per_target(model, ids[None].to(device)), ids.numel())
+        if not bool(torch.isfinite(values).all()):
+            raise InputError("loss", "finite per-target losses", f"{int((~torch.isfinite(values)).sum())} not finite")
         return _mean(values)
 
     base: list[float] = []

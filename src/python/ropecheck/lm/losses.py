@@ -337,6 +337,15 @@ CORRECTION = ("Bonferroni: each simultaneous interval at 1 - (1 - level) / compa
               "together with probability >= level (valid under any dependence between the comparisons)")
 
 
+def _per_target_values(out: Any, tokens: int) -> torch.Tensor:
+    """A loss callable's output as float64 CPU values, [tokens - 1]; InputError naming ``loss``
+    for another shape or type."""
+    if not isinstance(out, torch.Tensor) or tuple(out.shape) not in ((tokens - 1,), (1, tokens - 1)):
+        got = f"shape {tuple(out.shape)}" if isinstance(out, torch.Tensor) else type(out).__name__
+        raise InputError("loss", f"per-target losses of shape [tokens - 1] = [{tokens - 1}]", got)
+    return out.detach().reshape(-1).to("cpu", torch.float64)
+
+
 def _mean(values: torch.Tensor) -> float:
     return math.fsum(values.tolist()) / values.numel()
 
@@ -448,10 +457,7 @@ def ablation_losses(model: Any, sequences: Any, *, bands: Optional[Sequence[str]
             masses[which].append(rec.mean)
         else:
             out = per_target(model, x)
-        if not isinstance(out, torch.Tensor) or tuple(out.shape) not in ((ids.numel() - 1,), (1, ids.numel() - 1)):
-            got = f"shape {tuple(out.shape)}" if isinstance(out, torch.Tensor) else type(out).__name__
-            raise InputError("loss", f"per-target losses of shape [tokens - 1] = [{ids.numel() - 1}]", got)
-        values = out.detach().reshape(-1).to("cpu", torch.float64)
+        values = _per_target_values(out, ids.numel())
         bad = ~torch.isfinite(values) & counted[1:]
         if bool(bad.any()):
             t = int(bad.nonzero()[0]) + 1

@@ -54,7 +54,7 @@ Interval pass_dot_interval(const std::vector<double>& x, const std::vector<doubl
   return s;
 }
 
-// a(t) - a' in MPFI at `bits`: yes = certainly wins (> 0), no = certainly loses (< 0).
+// a(t) - a' - m in MPFI at `bits`: yes = certainly wins (> margin_high), no = certainly loses (< margin_low).
 Decision mpfi_wins(const MovedKey& m, long long t, unsigned bits) {
   ScopedPrecision precision(bits);
   const std::vector<Interval> g = frequencies<Interval>(m.spectrum);
@@ -66,9 +66,8 @@ Decision mpfi_wins(const MovedKey& m, long long t, unsigned bits) {
   }
   const Interval a = activation<Interval>(q, k, -t, g) + pass_dot_interval(m.query_pass, m.key_pass);
   const Interval b = activation<Interval>(q, r, -m.runner_distance, g) + pass_dot_interval(m.query_pass, m.runner_pass);
-  const Decision loses = decide_less(a, b);
-  if (loses == Decision::yes) return Decision::no;
-  if (decide_less(b, a) == Decision::yes) return Decision::yes;
+  if (decide_less(a, b + Interval(m.margin_low)) == Decision::yes) return Decision::no;
+  if (decide_less(b + Interval(m.margin_high), a) == Decision::yes) return Decision::yes;
   return Decision::undecided;
 }
 
@@ -82,6 +81,9 @@ MovedKeyBreak certify_moved_key_break(const MovedKey& m, long long max_distance)
   check_vector(m.key_pass, m.query_pass.size(), "key_pass");
   check_vector(m.runner_pass, m.query_pass.size(), "runner_pass");
   check_vector(m.query_pass, m.query_pass.size(), "query_pass");
+  if (!std::isfinite(m.margin_low) || !std::isfinite(m.margin_high) || m.margin_low > m.margin_high)
+    throw InputError("margin_low, margin_high", "finite numbers with margin_low <= margin_high",
+                     std::to_string(m.margin_low) + ", " + std::to_string(m.margin_high));
   if (m.runner_distance < 0) throw InputError("runner_distance", "an integer >= 0", std::to_string(m.runner_distance));
   if (m.from_distance < 0) throw InputError("from_distance", "an integer >= 0", std::to_string(m.from_distance));
   if (max_distance < m.from_distance || max_distance > (1LL << 40))
@@ -111,7 +113,17 @@ MovedKeyBreak certify_moved_key_break(const MovedKey& m, long long max_distance)
     const double s = acts.activation(0) + key_pass.value;
     const double f = s - runner;
     const double bound = 1.01 * (acts.error_bound(0) + key_pass.error + kU * std::fabs(s) + kU * std::fabs(f) + runner_error);
-    Decision wins = f > bound ? Decision::yes : f < -bound ? Decision::no : Decision::undecided;
+    Decision wins = Decision::undecided;
+    if (m.margin_low == 0 && m.margin_high == 0) {
+      wins = f > bound ? Decision::yes : f < -bound ? Decision::no : Decision::undecided;
+    } else {
+      // Against the margin: RN(f - m) adds u |f - m| to the bound, taken on each end.
+      const double above = f - m.margin_high, below = f - m.margin_low;
+      if (above > 1.01 * (bound + kU * std::fabs(above)))
+        wins = Decision::yes;
+      else if (below < -1.01 * (bound + kU * std::fabs(below)))
+        wins = Decision::no;
+    }
     if (wins == Decision::undecided) {
       if (++out.mpfi_distances > kMpfiLimit) {
         out.outcome = MovedKeyBreak::Outcome::undecided;

@@ -8,6 +8,10 @@
 // i.e. the runner-up wins the row's argmax (and, by monotonicity, its softmax ranking: the scale and
 // a softcap do not change an order). Channels outside the rotary part add the same constant to
 // every distance (the pass-through dot products).
+// With a MARGIN m (default 0) it loses at t when a(t) < a' + m: the theorem's own notion, a key that
+// must hold a share of the row above 1 - epsilon, is such a threshold (usage/content_breaks.h derives
+// m from the row's other keys). m is known only to lie in [margin_low, margin_high]: a distance counts
+// as losing only when a(t) - a' < margin_low certainly, as winning only when a(t) - a' > margin_high.
 //
 // Certified: one pass over t in [from_distance, max_distance] with the bounded scan's binary64 activations and
 // their proved error budget (detail/float_activations.h: |a^ - a| <= E), the pass-through dots and
@@ -30,6 +34,7 @@ struct MovedKey {
   std::vector<double> query_pass, key_pass, runner_pass;   // unrotated channels, equal lengths (may be empty)
   long long runner_distance = 0;                           // d' >= 0
   long long from_distance = 0;                             // d: where the key is now, >= 0
+  double margin_low = 0, margin_high = 0;                  // the threshold m over a', finite, low <= high
 };
 
 struct MovedKeyBreak {
@@ -49,7 +54,8 @@ struct MovedKeyBreak {
 std::string outcome_name(MovedKeyBreak::Outcome o);  // "found", "none", "undecided"
 
 // Returns: the certified shortest losing distance, as above. Throws InputError for vectors of the
-// wrong length, NaN or infinite components, runner_distance or from_distance < 0, or max_distance
+// wrong length, NaN or infinite components or margins, margin_low > margin_high, runner_distance or
+// from_distance < 0, or max_distance
 // outside [from_distance, 2^40]. Cost: (max_distance + 1) x (rotating chunks) kernel sin/cos, ~1 s per 10^6 distances
 // at 64 chunks.
 MovedKeyBreak certify_moved_key_break(const MovedKey& m, long long max_distance);

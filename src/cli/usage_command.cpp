@@ -39,6 +39,9 @@ void UsageCommand::attach(CLI::App& app) {
   command->add_flag("--no-breaks", no_breaks, "skip the breaking-distance certificates");
   command->add_flag("--no-break-mechanisms", no_break_mechanisms,
                     "certify with every pair rotating only (skip the slow-only and slow-still certificates)");
+  command->add_option("--channel-epsilon", channel_epsilon,
+                      "Theorem 6.1's channel: the key must hold more than 1 - epsilon of its row, epsilon in (0, 1) (default 0.5)");
+  command->add_flag("--no-channel", no_channel, "skip the 1 - epsilon channel certificates");
   command->add_option("--max-offset", max_offset, "head kinds: offsets 0..K scored, K in [1, 4096] (default 16)");
   command->add_option("--lift", lift, "head kinds: a kind needs more than this multiple of uniform attention, > 1 (default 2)");
   command->add_option("--min-mass", min_mass, "head kinds: and at least this mean attention, in (0, 1] (default 0.1)");
@@ -58,6 +61,11 @@ int UsageCommand::run() {
   if (break_rows) o.break_rows = static_cast<int>(parse_integer("--break-rows", *break_rows, 1, 1024));
   o.certify_breaks = !no_breaks;
   o.break_mechanisms = !no_break_mechanisms;
+  o.certify_channel = !no_channel;
+  if (channel_epsilon) {
+    o.channel_epsilon = parse_decimal("--channel-epsilon", *channel_epsilon, "a decimal in (0, 1)", 0, 1, true);
+    if (o.channel_epsilon == 1) throw InputError("--channel-epsilon", "a decimal in (0, 1)", *channel_epsilon);
+  }
   if (max_offset) o.kind_rule.max_offset = static_cast<int>(parse_integer("--max-offset", *max_offset, 1, 4096));
   if (lift) o.kind_rule.lift = parse_decimal("--lift", *lift, "a decimal > 1", 1, 1e300, true);
   if (min_mass) o.kind_rule.min_mass = parse_decimal("--min-mass", *min_mass, "a decimal in (0, 1]", 0, 1, true);

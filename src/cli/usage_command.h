@@ -20,6 +20,8 @@ struct UsageCommand {
       alpha, null_sequences, null_repeats, null_seed;
   bool no_breaks = false;
   bool no_break_mechanisms = false;
+  bool no_channel = false;
+  std::optional<std::string> channel_epsilon;
 
   void attach(CLI::App& app);
   int run();

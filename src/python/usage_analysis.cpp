@@ -129,6 +129,8 @@ std::pair<std::string, std::string> usage(const py::object& q_object, const py::
     else if (name == "break_rows") o.break_rows = value.cast<int>();
     else if (name == "certify_breaks") o.certify_breaks = value.cast<bool>();
     else if (name == "break_mechanisms") o.break_mechanisms = value.cast<bool>();
+    else if (name == "certify_channel") o.certify_channel = value.cast<bool>();
+    else if (name == "channel_epsilon") o.channel_epsilon = value.cast<double>();
     else if (name == "break_limit") o.break_limit = value.cast<long long>();
     else if (name == "max_offset") o.kind_rule.max_offset = value.cast<int>();
     else if (name == "lift") o.kind_rule.lift = value.cast<double>();

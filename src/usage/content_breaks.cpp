@@ -58,7 +58,8 @@ adversarial::MovedKey moved_key_of(const LayerPairs& lp, const MatchVectors& s, 
 
 }  // namespace
 
-ContentBreak certify_content_break(const LayerPairs& lp, const MatchVectors& s, long long span, long long break_limit, bool mechanisms) {
+ContentBreak certify_content_break(const LayerPairs& lp, const MatchVectors& s, long long span, long long break_limit, bool mechanisms,
+                                   const std::optional<ChannelRule>& channel) {
   const ContentMatch& m = s.match;
   ContentBreak b;
   b.sequence = m.sequence;
@@ -75,6 +76,24 @@ ContentBreak certify_content_break(const LayerPairs& lp, const MatchVectors& s, 
   b.distance = r.distance;
   b.limit = r.max_distance;
   b.method = r.method;
+  if (channel && !channel->softcap) {
+    constexpr double u = 0x1p-53;
+    MechanismBreak c{"undecided", b.key_distance, std::max(break_limit, b.key_distance)};
+    const double rho = m.others, log_ratio = std::log((1 - channel->epsilon) / channel->epsilon);
+    if (std::isfinite(rho) && std::isfinite(m.others_error)) {
+      adversarial::MovedKey ck = moved_key_of(lp, s, BreakMechanism::all_pairs, b.key_distance, b.runner_distance);
+      const double margin = (rho + log_ratio) / channel->scale;
+      const double half = 1.01 * ((m.others_error + 4 * u * (std::fabs(rho) + std::fabs(log_ratio))) / channel->scale + 2 * u * std::fabs(margin));
+      ck.margin_low = margin - half;
+      ck.margin_high = margin + half;
+      const adversarial::MovedKeyBreak x = adversarial::certify_moved_key_break(ck, c.limit);
+      c.outcome = adversarial::outcome_name(x.outcome);
+      c.distance = x.distance;
+      c.limit = x.max_distance;
+      if (x.outcome == adversarial::MovedKeyBreak::Outcome::found && x.distance == b.key_distance) c.outcome = "not-held";
+    }
+    b.channel = c;
+  }
   if (mechanisms && lp.quarter > 0)
     for (BreakMechanism mech : {BreakMechanism::slow_only, BreakMechanism::slow_still}) {
       const adversarial::MovedKeyBreak x =
@@ -84,18 +103,23 @@ ContentBreak certify_content_break(const LayerPairs& lp, const MatchVectors& s, 
   return b;
 }
 
-BreakDistribution break_distribution(const std::vector<std::vector<ContentBreak>>& per_head, BreakMechanism mech) {
+namespace {
+
+// `pick` gives a row's certificate of the kind asked (empty: the row has none).
+template <class Pick>
+BreakDistribution distribution_of(const std::vector<std::vector<ContentBreak>>& per_head, Pick pick) {
   BreakDistribution d;
   std::vector<long long> values;  // found distances; none as the largest long long (censored)
   constexpr long long kBeyond = std::numeric_limits<long long>::max();
   for (const std::vector<ContentBreak>& head : per_head) {
     bool any = false;
     for (const ContentBreak& cb : head) {
-      MechanismBreak b{cb.outcome, cb.distance, cb.limit};
-      if (mech != BreakMechanism::all_pairs) {
-        const std::optional<MechanismBreak>& x = mech == BreakMechanism::slow_only ? cb.slow_only : cb.slow_still;
-        if (!x) continue;
-        b = *x;
+      const std::optional<MechanismBreak> x = pick(cb);
+      if (!x) continue;
+      const MechanismBreak& b = *x;
+      if (b.outcome == "not-held") {
+        d.not_held += 1;
+        continue;
       }
       any = true;
       d.rows += 1;
@@ -125,6 +149,23 @@ BreakDistribution break_distribution(const std::vector<std::vector<ContentBreak>
     d.quantiles.push_back(q);
   }
   return d;
+}
+
+}  // namespace
+
+BreakDistribution break_distribution(const std::vector<std::vector<ContentBreak>>& per_head, BreakMechanism mech) {
+  return distribution_of(per_head, [mech](const ContentBreak& cb) -> std::optional<MechanismBreak> {
+    switch (mech) {
+      case BreakMechanism::all_pairs: return MechanismBreak{cb.outcome, cb.distance, cb.limit};
+      case BreakMechanism::slow_only: return cb.slow_only;
+      case BreakMechanism::slow_still: return cb.slow_still;
+    }
+    return std::nullopt;
+  });
+}
+
+BreakDistribution channel_break_distribution(const std::vector<std::vector<ContentBreak>>& per_head) {
+  return distribution_of(per_head, [](const ContentBreak& cb) { return cb.channel; });
 }
 
 }  // namespace ropecheck::usage

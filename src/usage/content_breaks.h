@@ -11,6 +11,16 @@
 // other pair held still: the theorem's slow semantic channel drifting alone) and with the slow
 // quarter held still (p-RoPE 0.75's change: only the faster pairs move the winner). A held-still
 // pair adds its unrotated dot product at every distance, as a pass-through channel does.
+// The theorem's own notion (issue 54), a CHANNEL: the key holds more than 1 - epsilon of its row.
+// With the row's other keys fixed, that is z_key(t) - z_runner > rho + log((1 - epsilon) / epsilon)
+// (z = scale * score; rho: head_attention.h's ContentMatch::others, the other keys' log weight over
+// the runner-up's), the moved-key certificate with margin m = (rho + log((1-eps)/eps)) / scale,
+// known within (others_error + 4u (|rho| + |log((1-eps)/eps)|)) / scale + 2u |m| (times 1.01). So the
+// channel certificate is certified given the measured rho and its bound: "found" at the shortest
+// distance where the key's share certainly falls to 1 - epsilon or below, "none" when it certainly
+// stays above up to the limit, "not-held" when it is not above 1 - epsilon where the key is (found at
+// its own distance), "undecided" otherwise. Not computed under a softcap (the threshold is then not
+// a constant margin over the runner-up's score) or when the runner-up's weight underflows.
 #pragma once
 
 #include <optional>
@@ -37,7 +47,7 @@ const char* break_mechanism_name(BreakMechanism m);  // "all-pairs", "slow-only"
 
 // One mechanism's certificate of a match.
 struct MechanismBreak {
-  std::string outcome;     // found, none, undecided
+  std::string outcome;     // found, none, undecided (the channel: also not-held)
   long long distance = 0;  // found: the shortest losing distance; undecided: where
   long long limit = 0;
 };
@@ -52,12 +62,22 @@ struct ContentBreak {
   long long span = 0;                                      // the layer type's context (or window)
   std::string method;
   std::optional<MechanismBreak> slow_only, slow_still;  // with `mechanisms`
+  std::optional<MechanismBreak> channel;                // with a ChannelRule: the 1 - epsilon channel, every pair rotating
+};
+
+// The channel certificate's settings: epsilon in (0, 1), the model's score scale (> 0), and whether
+// the model softcaps its logits (then no channel certificate is made).
+struct ChannelRule {
+  double epsilon = 0.5;
+  double scale = 1;
+  bool softcap = false;
 };
 
 // Precondition: pairs.plan (a RoPE layer). `mechanisms`: also certify slow_only and slow_still
-// (a layer with fewer than 4 rotating pairs has no slow quarter: they stay empty).
+// (a layer with fewer than 4 rotating pairs has no slow quarter: they stay empty). `channel`: also
+// the 1 - epsilon channel certificate (empty under a softcap).
 ContentBreak certify_content_break(const LayerPairs& pairs, const MatchVectors& match, long long span, long long break_limit,
-                                   bool mechanisms = false);
+                                   bool mechanisms = false, const std::optional<ChannelRule>& channel = std::nullopt);
 
 // Breaking distances over every certified row of every head: quantiles of the distance with "none"
 // rows counted as beyond their limit (censored: a quantile that falls among them is reported as
@@ -65,6 +85,7 @@ ContentBreak certify_content_break(const LayerPairs& pairs, const MatchVectors& 
 struct BreakDistribution {
   long long rows = 0, heads = 0;        // rows certified, heads they come from
   long long found = 0, none = 0, undecided = 0, found_within_span = 0;
+  long long not_held = 0;               // the channel: rows whose key is not above 1 - epsilon where it is (not in rows)
   long long limit = 0;                  // the largest limit searched
   struct Quantile {
     double level = 0;
@@ -76,5 +97,7 @@ struct BreakDistribution {
 // The distribution of one mechanism's certificates (all_pairs: the ContentBreak's own outcome).
 BreakDistribution break_distribution(const std::vector<std::vector<ContentBreak>>& per_head,
                                      BreakMechanism mechanism = BreakMechanism::all_pairs);
+// The same of the channel certificates (rows without one are left out; not-held rows counted apart).
+BreakDistribution channel_break_distribution(const std::vector<std::vector<ContentBreak>>& per_head);
 
 }  // namespace ropecheck::usage

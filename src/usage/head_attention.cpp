@@ -128,7 +128,11 @@ RotatedHead rotate_head(const LayerPairs& lp, const kernel::SinCosTable* table, 
 
 KeyPanels prepare_keys(const RotatedHead& k) {
   auto one = [](const RowMatrix& m) { return detail::pack_keys(m.data(), static_cast<long>(m.rows()), static_cast<long>(m.cols()), static_cast<long>(m.cols())); };
-  return {one(k.fast), one(k.rest), one(k.slow), one(k.slow_still), one(k.still)};
+  KeyPanels out{one(k.fast), one(k.rest), one(k.slow), one(k.slow_still), one(k.still), {}};
+  out.norm.resize(static_cast<size_t>(k.rest.rows()));
+  for (Eigen::Index t = 0; t < k.rest.rows(); ++t)
+    out.norm[static_cast<size_t>(t)] = std::sqrt(k.fast.row(t).squaredNorm() + k.rest.row(t).squaredNorm() + k.slow.row(t).squaredNorm());
+  return out;
 }
 
 void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const AttentionSettings& st, long long sequence,
@@ -226,10 +230,25 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
       into.top1_fast_removed += top_removed == winner;
       into.top1_slow_removed += top_slow_removed == winner;
       const long long distance = static_cast<long long>(len - 1 - winner);
-      if (distance >= st.content_distance && runner >= 0 && base[winner] >= st.strong_match)
+      if (distance >= st.content_distance && runner >= 0 && base[winner] >= st.strong_match) {
+        // rho and its bound (ContentMatch): the other keys' weight over the runner-up's.
+        double others = 0, max_key = 0;
+        for (Eigen::Index j = 0; j < len; ++j) {
+          if (j != winner) others += base[j];
+          max_key = std::max(max_key, kp.norm[static_cast<size_t>(lo + j)]);
+        }
+        constexpr double u = 0x1p-53;
+        const double rho = std::log(others / base[runner]);
+        const double dims = static_cast<double>(q.fast.cols() + q.rest.cols() + q.slow.cols());
+        const double q_norm = std::sqrt(q.fast.row(i).squaredNorm() + q.rest.row(i).squaredNorm() + q.slow.row(i).squaredNorm());
+        const double lambda = std::fabs(st.scale) * q_norm * max_key * (1 + 1e-12);  // the norms' own rounding, generously
+        const double c = (dims + 2.01) * u + 0x1p-49 * std::max(1.0, st.attention_factor * st.attention_factor) + 4 * u;
+        const double error = 1.01 * (2 * lambda * c + (static_cast<double>(len) + 12) * u) + u * std::fabs(rho);
         keep_match(into.matches,
-                   {base[winner], sequence, static_cast<long long>(i), static_cast<long long>(lo + winner), static_cast<long long>(lo + runner)},
+                   {base[winner], sequence, static_cast<long long>(i), static_cast<long long>(lo + winner), static_cast<long long>(lo + runner),
+                    rho, error},
                    st.keep_matches);
+      }
     }
   }
 }

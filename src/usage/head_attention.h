@@ -57,6 +57,7 @@ RowMatrix pairs_in_order(const LayerPairs& pairs, const kernel::SinCosTable* tab
 // A rotated key head packed for the score products, once per kv head (shared by its query heads).
 struct KeyPanels {
   detail::PackedKeys fast, rest, slow, slow_still, still;
+  std::vector<double> norm;  // per token, the rotated key's 2-norm (fast, rest, slow together)
 };
 KeyPanels prepare_keys(const RotatedHead& k);
 
@@ -74,15 +75,28 @@ struct AttentionSettings {
   int max_offset = 16;               // head_scores.h: offsets 0 .. max_offset
   double strong_match = 0.5;         // a content match is kept when its key holds >= this weight
   int keep_matches = 8;              // the strongest matches kept per head
+  double attention_factor = 1;       // the layer's a (layer_pairs.h), for the bound on ContentMatch::others
   bool position_free = true;         // also the position-free attention and the distance sums (the
                                      // Gaussian null needs neither: its scan skips their cost)
 };
 
 // A content match: a row whose winning key (argmax of base) lies >= content_distance back and
 // holds >= strong_match of the row's attention; its runner-up is the row's second highest score.
+// `others` is the rest of the row as a threshold for content_breaks.h's channel certificate:
+//   rho = log sum_{j != key} exp(z_j - z_runner)   (z = the softmax's inputs: scale * score, softcapped),
+// the log of the other keys' total weight over the runner-up's, in [0, log(keys - 1)]. Computed from
+// the row's binary64 weights p_j as log(sum_{j != key} p_j / p_runner), |error| <= others_error:
+// each z_j is off by at most scale (D + 2.01) u |y_q| |y_k,j| (the score bound above) plus the
+// rounding of scale * score and of z - max (2u |z| each), exp is faithful (2u) and the division by
+// the row's sum cancels in the ratio but for its rounding (u): a ratio p_j / p_r is off relatively
+// by at most 2 Lambda c + 10u with Lambda = scale |y_q| max_j |y_k,j| (|z| <= Lambda when no
+// softcap; a softcap only lowers |z|) and c = (D + 2.01) u + 2^-49 max(1, a^2) + 4u (a^2 |q| |k| <=
+// max(1, a^2) |y_q| |y_k|: rotary chunks carry a, pass-through ones do not); the n-term sum adds n u,
+// the log u |rho|. others_error = 1.01 (2 Lambda c + (n + 12) u) + u |rho|.
 struct ContentMatch {
   double weight = 0;
   long long sequence = 0, query = 0, key = 0, runner = 0;  // token indices
+  double others = 0, others_error = 0;                     // rho and its bound, as above
 };
 
 // Distance buckets: 0 is distance 0, bucket b >= 1 holds distances [2^(b-1), 2^b).

@@ -138,6 +138,7 @@ Scan scan(const ModelDescription& model, CaptureSource& capture, const UsageOpti
     const kernel::SinCosTable* table = lp.plan ? tables.at(lt).get() : nullptr;
     AttentionSettings st = detail::settings_of(model, *lt, o);
     st.position_free = measure;
+    st.attention_factor = lp.attention_factor;
     const size_t layer = static_cast<size_t>(block.layer);
 
     const int round = std::max(1, o.threads);
@@ -239,6 +240,8 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
   if (o.content_distance < 1) throw InputError("content_distance", "an integer >= 1", std::to_string(o.content_distance));
   if (o.break_limit < 1 || o.break_limit > (1LL << 40)) throw InputError("break_limit", "an integer in [1, 2^40]", std::to_string(o.break_limit));
   if (!(o.strong_match > 0 && o.strong_match <= 1)) throw InputError("strong_match", "a number in (0, 1]", std::to_string(o.strong_match));
+  if (!(o.channel_epsilon > 0 && o.channel_epsilon < 1))
+    throw InputError("channel_epsilon", "a number in (0, 1)", std::to_string(o.channel_epsilon));
   if (o.break_rows < 1 || o.break_rows > 1024) throw InputError("break_rows", "an integer in [1, 1024]", std::to_string(o.break_rows));
   const KindRule& rule = o.kind_rule;
   if (rule.max_offset < 1 || rule.max_offset > 4096) throw InputError("max_offset", "an integer in [1, 4096]", std::to_string(rule.max_offset));
@@ -447,12 +450,14 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
           const HeadState& s = sc.heads[static_cast<size_t>(lu.layer)][static_cast<size_t>(hu.head)];
           for (size_t r = 0; r < s.kept.size(); ++r) todo.push_back({lu.layer, hu.head, r});
         }
+    std::optional<ChannelRule> channel;
+    if (o.certify_channel) channel = ChannelRule{o.channel_epsilon, model.attention.scale, model.attention.softcap.has_value()};
     std::vector<ContentBreak> done(todo.size());
     for_each_index(static_cast<int>(todo.size()), o.threads, [&](int i, int) {
       const Item& it = todo[static_cast<size_t>(i)];
       const LayerType* lt = type_of[static_cast<size_t>(it.layer)];
       done[static_cast<size_t>(i)] = certify_content_break(pairs_of.at(lt), sc.heads[static_cast<size_t>(it.layer)][static_cast<size_t>(it.head)].kept[it.row],
-                                                           lt->span(), o.break_limit, o.break_mechanisms);
+                                                           lt->span(), o.break_limit, o.break_mechanisms, channel);
     });
     for (size_t i = 0; i < todo.size(); ++i)
       out.layers[static_cast<size_t>(todo[i].layer)].heads[static_cast<size_t>(todo[i].head)].breaks.push_back(done[i]);
@@ -464,6 +469,7 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
       out.breaks_slow_only = break_distribution(per_head, BreakMechanism::slow_only);
       out.breaks_slow_still = break_distribution(per_head, BreakMechanism::slow_still);
     }
+    if (channel && !channel->softcap) out.breaks_channel = channel_break_distribution(per_head);
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;

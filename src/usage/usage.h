@@ -30,7 +30,9 @@
 //                   agreement.
 //  Theorem 6.1      content_breaks.h: for every kept strong content match of every content head, the
 //                   certified shortest distance at which moving that key lets the row's runner-up
-//                   win; their distribution over rows.
+//                   win; their distribution over rows; the same by mechanism (slow quarter alone,
+//                   slow quarter still) and for the theorem's notion (the key's share of its row
+//                   falling to 1 - epsilon, given the row's other keys).
 //
 // GQA follows transformers' repeat_kv: query head h reads kv head h / (heads / kv_heads). Peak
 // memory: one (sequence, layer) block of the capture as stored, plus per thread one head in
@@ -63,6 +65,8 @@ struct UsageOptions {
   int break_rows = 8;                   // strong matches certified per content head, in [1, 1024]
   bool certify_breaks = true;           // Theorem 6.1 per content head
   bool break_mechanisms = true;         // ... also with only the slow quarter rotating and with it held still
+  bool certify_channel = true;          // ... also the theorem's 1 - epsilon channel (content_breaks.h)
+  double channel_epsilon = 0.5;         // its epsilon, in (0, 1): the key must hold more than 1 - epsilon
   long long break_limit = 1LL << 20;    // distances searched by the certificate, [1, 2^40]
   KindRule kind_rule;                   // head_kind.h
   long long null_sequences = -1;        // sequences of the Gaussian null: -1 all, 0 none
@@ -159,6 +163,7 @@ struct UsageResult {
   std::vector<std::pair<std::string, std::vector<DistanceBucket>>> distance_by_layer_type;  // Section 3 per layer type
   BreakDistribution breaks;
   BreakDistribution breaks_slow_only, breaks_slow_still;  // content_breaks.h's mechanisms (with break_mechanisms)
+  std::optional<BreakDistribution> breaks_channel;         // the 1 - epsilon channel (with certify_channel, no softcap)
   double seconds = 0;
 };
 

@@ -23,7 +23,7 @@ json mechanism_json(const std::optional<MechanismBreak>& m) {
 }
 
 json break_json(const ContentBreak& b) {
-  return {{"slow_only", mechanism_json(b.slow_only)}, {"slow_still", mechanism_json(b.slow_still)},
+  return {{"slow_only", mechanism_json(b.slow_only)}, {"slow_still", mechanism_json(b.slow_still)}, {"channel", mechanism_json(b.channel)},
           {"sequence", b.sequence},         {"query", b.query},       {"key", b.key},
           {"runner", b.runner},             {"key_distance", b.key_distance},
           {"runner_distance", b.runner_distance},
@@ -225,7 +225,7 @@ json usage_json(const UsageResult& r) {
   auto distribution = [](const BreakDistribution& bd) {
     json qs = json::array();
     for (const auto& q : bd.quantiles) qs.push_back({{"level", q.level}, {"distance", q.distance ? json(*q.distance) : json(nullptr)}});
-    return json{{"rows", bd.rows},   {"heads", bd.heads},       {"found", bd.found}, {"none", bd.none},
+    return json{{"rows", bd.rows},   {"heads", bd.heads},       {"found", bd.found}, {"none", bd.none}, {"not_held", bd.not_held},
                 {"undecided", bd.undecided}, {"found_within_span", bd.found_within_span}, {"limit", bd.limit},
                 {"quantiles", qs},
                 {"quantile_rule", "lower empirical quantile over rows; none rows count as beyond the limit (distance null)"}};
@@ -237,6 +237,16 @@ json usage_json(const UsageResult& r) {
                                      {"rule", "the same certificate with only the slow quarter rotating (every other pair held still, its "
                                               "unrotated product added at every distance) and with the slow quarter held still"}}
                               : json(nullptr);
+  if (r.breaks_channel) {
+    j["break_channel"] = distribution(*r.breaks_channel);
+    j["break_channel"]["epsilon"] = r.options.channel_epsilon;
+    j["break_channel"]["rule"] =
+        "the theorem's notion: the shortest distance at which the moved key's share of its row certainly falls to 1 - epsilon or "
+        "below, the row's other keys fixed (their log-sum-exp measured in binary64 with a proved bound); not_held: rows whose key "
+        "does not hold more than 1 - epsilon where it is";
+  } else {
+    j["break_channel"] = nullptr;
+  }
   return j;
 }
 

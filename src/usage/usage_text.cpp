@@ -131,6 +131,18 @@ std::string usage_text(const UsageResult& r) {
     }
     out << "\n";
   }
+  if (r.breaks_channel) {
+    const BreakDistribution& b = *r.breaks_channel;
+    out << printf_string("Theorem 6.1, the channel (the key's share above 1 - %g, the row's other keys fixed): %lld rows hold it on %lld heads "
+                         "(%lld do not where they are): %lld break (%lld within the span), %lld none up to %lld, %lld undecided",
+                         r.options.channel_epsilon, b.rows, b.heads, b.not_held, b.found, b.found_within_span, b.none, b.limit, b.undecided);
+    if (b.rows > 0) {
+      out << "; distance quantiles over rows:";
+      for (const auto& q : b.quantiles)
+        out << printf_string(" %g%% ", 100 * q.level) << (q.distance ? std::to_string(*q.distance) : "none<=" + std::to_string(b.limit));
+    }
+    out << "\n";
+  }
   return out.str();
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "attention/activation.h"
 #include "io/input_error.h"
@@ -109,6 +110,40 @@ TEST(MovedKey, SearchesFromTheKeysOwnDistance) {
   EXPECT_EQ(b.outcome, MovedKeyBreak::Outcome::found);
   EXPECT_EQ(b.distance, 8);
   EXPECT_THROW(certify_moved_key_break(m, 5), InputError);  // max_distance below from_distance
+}
+
+}  // namespace
+}  // namespace ropecheck::adversarial
+
+namespace ropecheck::adversarial {
+namespace {
+
+// A margin raises the bar: with a' = 0.5 and m = 0.3 the key loses once cos t < 0.8, first at
+// t = 1 (cos 1 = 0.540); with m = -1.6 it never does (cos t >= -1 > 0.5 - 1.6).
+TEST(MovedKey, AMarginMovesTheThreshold) {
+  MovedKey m = cosine_against(0.5);
+  m.margin_low = m.margin_high = 0.3;
+  MovedKeyBreak b = certify_moved_key_break(m, 100);
+  EXPECT_EQ(b.outcome, MovedKeyBreak::Outcome::found) << outcome_name(b.outcome);
+  EXPECT_EQ(b.distance, 1);
+  m.margin_low = m.margin_high = -1.6;
+  b = certify_moved_key_break(m, 1000);
+  EXPECT_EQ(b.outcome, MovedKeyBreak::Outcome::none) << outcome_name(b.outcome) << " at " << b.distance;
+}
+
+// A margin known only to lie in [0, 0.1] cannot decide t = 1, where a(1) - a' = cos 1 - 0.5 = 0.040
+// lies inside it: undecided there, not a win (t = 0 wins: 0.5 > 0.1).
+TEST(MovedKey, AMarginIntervalThatCoversTheGapIsUndecided) {
+  MovedKey m = cosine_against(0.5);
+  m.margin_low = 0;
+  m.margin_high = 0.1;
+  const MovedKeyBreak b = certify_moved_key_break(m, 100);
+  EXPECT_EQ(b.outcome, MovedKeyBreak::Outcome::undecided) << outcome_name(b.outcome);
+  EXPECT_EQ(b.distance, 1);
+  m.margin_low = 0.2;  // above margin_high
+  EXPECT_THROW(certify_moved_key_break(m, 100), InputError);
+  m.margin_low = -std::numeric_limits<double>::infinity();
+  EXPECT_THROW(certify_moved_key_break(m, 100), InputError);
 }
 
 }  // namespace

@@ -101,8 +101,22 @@ def test_sections_are_typed_dataclasses_of_the_json():
     rows = [x for h in u.heads() for x in h.breaks]
     assert all(isinstance(x.slow_only, ropecheck.MechanismBreak) and isinstance(x.slow_still, ropecheck.MechanismBreak) for x in rows)
     assert m.slow_still.found == sum(x.slow_still.outcome == "found" for x in rows)
-    w = ropecheck.usage(q, k, positions, model=CONFIG, token_ids=token_ids, content_distance=16, null_sequences=0, break_mechanisms=False)
+    # The theorem's own notion: every row certified again with the 1 - epsilon threshold.
+    ch = u.break_channel
+    assert isinstance(ch, ropecheck.ChannelBreaks) and ch.epsilon == 0.5 and isinstance(ch.breaks, ropecheck.BreakDistribution)
+    assert all(isinstance(x.channel, ropecheck.MechanismBreak) for x in rows)
+    assert ch.breaks.not_held == sum(x.channel.outcome == "not-held" for x in rows)
+    assert ch.breaks.rows + ch.breaks.not_held == b.rows
+    assert ch.breaks.found == sum(x.channel.outcome == "found" for x in rows)
+    # A row whose key holds more than 1 - epsilon = 0.5 is held; the share falls to 0.5 no later than the runner-up wins.
+    for x in rows:
+        assert (x.channel.outcome == "not-held") == (x.weight <= 0.5)
+        if x.channel.outcome == "found" and x.outcome == "found":
+            assert x.key_distance < x.channel.distance <= x.distance
+    w = ropecheck.usage(q, k, positions, model=CONFIG, token_ids=token_ids, content_distance=16, null_sequences=0, break_mechanisms=False,
+                        certify_channel=False)
     assert w.break_mechanisms is None and all(x.slow_only is None for h in w.heads() for x in h.breaks)
+    assert w.break_channel is None and all(x.channel is None for h in w.heads() for x in h.breaks)
     # Skipped analyses are None.
     v = ropecheck.usage(q[:1], k[:1], positions[:1], model=CONFIG, certify_breaks=False, null_sequences=0)
     assert v.null is None and v.break_distribution is None and v.to_dict()["null"] is None
@@ -157,7 +171,8 @@ def test_bad_input_names_the_parameter():
         ropecheck.usage(q, k, positions, model=CONFIG, token_ids=np.zeros((3, 7), np.int64))
     with pytest.raises(ropecheck.InputError, match="token_ids"):
         ropecheck.usage(q, k, positions, model=CONFIG, token_ids=np.zeros(q.shape[3], np.float32))
-    for name, value in (("alpha", 1.0), ("lift", 1.0), ("min_mass", 0.0), ("strong_match", 1.5), ("max_offset", 0),
+    for name, value in (("alpha", 1.0), ("lift", 1.0), ("min_mass", 0.0), ("strong_match", 1.5), ("max_offset", 0), ("channel_epsilon", 1.0),
+                        ("channel_epsilon", 0.0),
                         ("break_rows", 0), ("null_repeats", 0), ("null_sequences", -2)):
         with pytest.raises(ropecheck.InputError, match=name):
             ropecheck.usage(q, k, positions, model=CONFIG, **{name: value})

@@ -14,13 +14,13 @@ from ._tensors import native_copy, positions_array
 from ._usage_results import (HEAD_KINDS, BreakDistribution, BreakQuantile, ContentBreak, HeadAblation, HeadScores, LayerRanking,
                              NullCheck, NullKind, PositionalRanking, ScoreTest, Usage, UsageCapture, UsageHead, UsageLayer,
                              UsageSimilarity, WithinLayerRanking, OffsetEffect, HeadComponent, ComponentTest, ComponentCurvePoint, LayerTypeComponents,
-                             CutQuality, Section5, BreakMechanisms, MechanismBreak,
+                             CutQuality, Section5, BreakMechanisms, ChannelBreaks, MechanismBreak,
                      HeadAttribution, MeanWithInterval, DistanceBucket, BandCount, AppendixE, LayerTypeDistance, Section3)
 
 __all__ = ["usage", "attention", "attention_layer", "compare_usage", "HEAD_KINDS", "Usage", "UsageCapture", "UsageLayer", "UsageHead",
            "HeadScores", "ScoreTest", "HeadAblation", "ContentBreak", "PositionalRanking", "WithinLayerRanking", "LayerRanking",
            "NullCheck", "NullKind", "BreakDistribution", "BreakQuantile", "UsageSimilarity", "OffsetEffect", "HeadComponent",
-           "ComponentTest", "ComponentCurvePoint", "LayerTypeComponents", "CutQuality", "Section5", "BreakMechanisms", "MechanismBreak",
+           "ComponentTest", "ComponentCurvePoint", "LayerTypeComponents", "CutQuality", "Section5", "BreakMechanisms", "ChannelBreaks", "MechanismBreak",
            "HeadAttribution", "MeanWithInterval", "DistanceBucket", "BandCount", "AppendixE", "LayerTypeDistance", "Section3"]
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def _capture_array(x: Any, name: str) -> Any:
 
 def usage(q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *, model: str, token_ids: Optional[npt.ArrayLike] = None,
           threads: int = 1, content_distance: int = 64, strong_match: float = 0.5, break_rows: int = 8, certify_breaks: bool = True,
-          break_mechanisms: bool = True, break_limit: int = 2**20, max_offset: int = 16, lift: float = 2.0, min_mass: float = 0.1, alpha: float = 0.01,
+          break_mechanisms: bool = True, certify_channel: bool = True, channel_epsilon: float = 0.5, break_limit: int = 2**20, max_offset: int = 16, lift: float = 2.0, min_mass: float = 0.1, alpha: float = 0.01,
           null_sequences: Optional[int] = None, null_repeats: int = 1, null_seed: int = 0) -> Usage:
     """Measure how a model uses its RoPE on captured pre-rotation queries and keys.
 
@@ -115,6 +115,11 @@ def usage(q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *, model
     break_mechanisms : bool
         Whether to certify them also with only the slow quarter rotating and with it held still
         (Theorem 6.1 separated by mechanism).
+    certify_channel : bool
+        Whether to certify them also in the theorem's notion: the distance at which the moved
+        key's share of its row falls to 1 - channel_epsilon or below.
+    channel_epsilon : float
+        That epsilon, in (0, 1).
     break_limit : int
         Breaking distances are certified over [0, break_limit].
     max_offset, lift, min_mass, alpha
@@ -157,6 +162,8 @@ def usage(q: npt.ArrayLike, k: npt.ArrayLike, positions: npt.ArrayLike, *, model
         "break_rows": args.integer("break_rows", break_rows, 1, 1024),
         "certify_breaks": bool(certify_breaks),
         "break_mechanisms": bool(break_mechanisms),
+        "certify_channel": bool(certify_channel),
+        "channel_epsilon": _fraction("channel_epsilon", channel_epsilon, 0.0, 1.0, "a number in (0, 1)", top_open=True),
         "break_limit": args.integer("break_limit", break_limit, 1, 2**40),
         "max_offset": args.integer("max_offset", max_offset, 1, 4096),
         "lift": _fraction("lift", lift, 1.0, 1e300, "a number > 1"),

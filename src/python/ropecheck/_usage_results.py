@@ -83,7 +83,8 @@ class ContentBreak:
     query, the key's attention ``weight``), the ``outcome`` (found, none, undecided), the
     ``distance`` found, the searched ``limit``, the layer type's ``span`` and the ``method``; the
     same certificate with only the slow quarter rotating (``slow_only``) and with it held still
-    (``slow_still``), None when not run."""
+    (``slow_still``), and the 1 - epsilon ``channel`` certificate (outcome also ``not-held``), each
+    None when not run."""
 
     sequence: int
     query: int
@@ -99,6 +100,7 @@ class ContentBreak:
     method: str
     slow_only: Optional[MechanismBreak] = None
     slow_still: Optional[MechanismBreak] = None
+    channel: Optional[MechanismBreak] = None
 
     @classmethod
     def _from_json(cls, d: Mapping[str, Any]) -> ContentBreak:
@@ -106,7 +108,7 @@ class ContentBreak:
                    key_distance=int(d["key_distance"]), runner_distance=int(d["runner_distance"]), weight=number(d["weight"]),
                    outcome=str(d["outcome"]), distance=int(d["distance"]), limit=int(d["limit"]), span=int(d["span"]),
                    method=str(d["method"]), slow_only=MechanismBreak._from_json(d.get("slow_only")),
-                   slow_still=MechanismBreak._from_json(d.get("slow_still")))
+                   slow_still=MechanismBreak._from_json(d.get("slow_still")), channel=MechanismBreak._from_json(d.get("channel")))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -406,7 +408,8 @@ class BreakDistribution:
     """The certified breaking distances over rows (usage/content_breaks.h): ``rows`` certified
     from ``heads`` heads, of which ``found`` break (``found_within_span`` within the layer type's
     span), ``none`` are certified not to break up to ``limit`` and ``undecided``; ``quantiles`` by
-    ``quantile_rule``."""
+    ``quantile_rule``. For the channel certificate, ``not_held`` rows (not in ``rows``) are those
+    whose key does not hold more than 1 - epsilon where it is (0 elsewhere and in older documents)."""
 
     rows: int
     heads: int
@@ -417,12 +420,30 @@ class BreakDistribution:
     limit: int
     quantiles: tuple[BreakQuantile, ...]
     quantile_rule: str
+    not_held: int = 0
 
     @classmethod
     def _from_json(cls, d: Mapping[str, Any]) -> BreakDistribution:
         return cls(rows=int(d["rows"]), heads=int(d["heads"]), found=int(d["found"]), none=int(d["none"]),
                    undecided=int(d["undecided"]), found_within_span=int(d["found_within_span"]), limit=int(d["limit"]),
-                   quantiles=tuple(BreakQuantile._from_json(q) for q in d["quantiles"]), quantile_rule=str(d["quantile_rule"]))
+                   quantiles=tuple(BreakQuantile._from_json(q) for q in d["quantiles"]), quantile_rule=str(d["quantile_rule"]),
+                   not_held=int(d.get("not_held", 0)))
+
+
+@dataclasses.dataclass(frozen=True)
+class ChannelBreaks:
+    """Theorem 6.1 in the theorem's own notion (usage/content_breaks.h): the certified shortest
+    distance at which a moved key's share of its row falls to 1 - ``epsilon`` or below, the row's
+    other keys fixed; ``breaks`` over the rows that hold more than 1 - epsilon where they are, by
+    ``rule``."""
+
+    epsilon: float
+    breaks: BreakDistribution
+    rule: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> ChannelBreaks:
+        return cls(epsilon=number(d["epsilon"]), breaks=BreakDistribution._from_json(d), rule=str(d["rule"]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -642,6 +663,9 @@ class Usage:
         Section 5 with those labels, interventions first, then the paper's proxy.
     break_mechanisms : BreakMechanisms or None
         The breaking distances with only the slow quarter rotating and with it held still.
+    break_channel : ChannelBreaks or None
+        The breaking distances in the theorem's notion (the key's share falling to 1 - epsilon);
+        None when skipped, under a softcap, or in a document written before it.
     appendix_e : AppendixE or None
         Which pairs carry the positional heads' logit and the sinks' first-token advantage.
     section3 : Section3 or None
@@ -658,6 +682,7 @@ class Usage:
     positional_component: Optional[ComponentTest] = json_field(convert=ComponentTest._from_json)
     section5: Optional[Section5] = json_field(convert=Section5._from_json)
     break_mechanisms: Optional[BreakMechanisms] = json_field(convert=BreakMechanisms._from_json)
+    break_channel: Optional[ChannelBreaks] = json_field(convert=ChannelBreaks._from_json)
     appendix_e: Optional[AppendixE] = json_field(convert=AppendixE._from_json)
     section3: Optional[Section3] = json_field(convert=Section3._from_json)
     _data: Mapping[str, Any] = kept_json()

@@ -171,6 +171,7 @@ class BreakSummary:
     undecided: int
     limit: Optional[int]
     quantiles: tuple[tuple[float, Optional[int]], ...]
+    not_held: int = 0  # the channel certificate: rows whose key does not hold more than 1 - epsilon where it is (not in rows)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -225,6 +226,7 @@ class LayerTypeSummary:
     interventions: Optional[Interventions] = None
     breaks_slow_only: Optional[BreakSummary] = None
     breaks_slow_still: Optional[BreakSummary] = None
+    breaks_channel: Optional[BreakSummary] = None  # Theorem 6.1's own notion: the key's share falling to 1 - epsilon
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -344,10 +346,13 @@ def summarise_layer_type(t: LayerTypeFacts, usage: Mapping[str, Any], q: Any, k:
             rank_test(split(lambda h: (h["layer"], h["kv_head"]), query_share, component), "fast-quarter share of the query norm alone",
                       "within kv groups (heads reading the same keys)"))
     content_heads = [h for h in heads if h["kind"] in CONTENT]
-    mechanisms = []
-    for m in ("slow_only", "slow_still"):  # each row's certificate under that mechanism, as _breaks reads a head's
-        per_head = [{"breaks": [b[m] for b in (h.get("breaks") or []) if b.get(m)]} for h in content_heads]
-        mechanisms.append(_breaks(per_head, t.span) if any(h["breaks"] for h in per_head) else None)
+    mechanisms: list[Optional[BreakSummary]] = []
+    for m in ("slow_only", "slow_still", "channel"):  # each row's certificate of that kind, as _breaks reads a head's
+        certified = [[b[m] for b in (h.get("breaks") or []) if b.get(m)] for h in content_heads]
+        per_head = [{"breaks": [c for c in cs if c["outcome"] != "not-held"]} for cs in certified]
+        held_not = sum(1 for cs in certified for c in cs if c["outcome"] == "not-held")
+        summary = _breaks(per_head, t.span) if any(cs for cs in certified) else None
+        mechanisms.append(dataclasses.replace(summary, not_held=held_not) if summary is not None else None)
     best = None
     for h in heads:
         b = h.get("breaking")
@@ -355,7 +360,7 @@ def summarise_layer_type(t: LayerTypeFacts, usage: Mapping[str, Any], q: Any, k:
             best = {"layer": h["layer"], "head": h["head"], "kind": h["kind"], "weight": b["weight"], "key_distance": b["key_distance"],
                     "outcome": b["outcome"], "distance": b.get("distance"), "q_norm": list(h["q_norm"]), "k_norm": list(h["k_norm"])}
     return LayerTypeSummary(t.name, t.layers, t.theta, t.window, t.span, len(bands), tuple(norms), location, kinds, across, within, kv,
-                            _breaks(content_heads, t.span), best, components, interventions, mechanisms[0], mechanisms[1])
+                            _breaks(content_heads, t.span), best, components, interventions, mechanisms[0], mechanisms[1], mechanisms[2])
 
 
 def summarise(model: LanguageModel, usage: Mapping[str, Any], q: Any, k: Any, v: Any) -> tuple[LayerTypeSummary, ...]:

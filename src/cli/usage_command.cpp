@@ -98,10 +98,7 @@ int UsageCommand::run() {
   std::cerr << printf_string("usage: analysed in %.1f s on %d thread(s)\n", r.seconds, o.threads);
   if (out_dir) {
     std::vector<report::AttentionPanel> panels = report::panels_to_draw(r);
-    for (report::AttentionPanel& p : panels) {
-      auto source = usage::open_capture(capture, "--capture");
-      p.map = usage::attention_map(m, *source, p.layer, p.head, 0, 64);
-    }
+    report::draw_panels(m, capture, "--capture", panels);
     std::vector<report::Figure> extra;
     if (similarity) extra.push_back(report::comparison_figure(r, *other, *similarity, "--capture", "--compare"));
     report::write_usage_directory(*out_dir, r, panels, extra);

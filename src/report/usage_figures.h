@@ -1,10 +1,13 @@
 // File: usage_figures.h
 // The usage analysis's figures, like the paper's (report/figure.h renders them; CSV beside each):
-//   usage-q-layers, usage-k-layers   layer x pair heat maps of the mean chunk norm (Figs. 3, 10)
+//   usage-q-layers, usage-k-layers   layer x pair heat maps of the mean chunk norm (Figs. 3, 10), one
+//                                    colour scale; band edges, frequencies and the span's pair marked
 //   usage-heads-layer-<L>            head x pair query usage for one layer (Fig. 4): the layer with
-//                                    the most positional heads (the first on a tie)
+//                                    the most positional heads (the first on a tie), rows named by kind
+//   usage-kv-heads-layer-<L>         the same layer's keys per kv head, on the queries' colour scale
 //   usage-attention-<kind>           the attention map of the strongest diagonal and previous-token
-//                                    head on sequence 0, first 64 tokens (Fig. 5) ...
+//                                    head on sequence 0, its whole length pooled into <= 256 cells a
+//                                    side, log colour scale (Fig. 5) ...
 //   usage-attention-<kind>-pairs     ... and that head's query and key usage per pair (Fig. 6)
 //   usage-ablations                  per head, the mean TV distance of both ablations
 //   usage-compare                    two captures' per-pair usage shares side by side (Fig. 19),
@@ -24,8 +27,15 @@ namespace ropecheck::report {
 struct AttentionPanel {
   int layer = 0, head = 0;
   std::string kind;  // "diagonal" or "previous-token"
+  long long sequence = 0;
+  long long cell = 1;    // tokens per cell of `map` (usage::pooled_attention_map)
   usage::RowMatrix map;
 };
+
+// Fills every panel's map: the whole of sequence 0 of the capture at `path`, pooled into at most
+// kAttentionCells cells a side. `what` names the capture in an InputError.
+inline constexpr long long kAttentionCells = 256;
+void draw_panels(const ModelDescription& model, const std::string& path, const std::string& what, std::vector<AttentionPanel>& panels);
 
 // Returns: the heads whose attention maps the figures show: the strongest diagonal and the
 // strongest previous-token head (by their mean), when the capture has them.

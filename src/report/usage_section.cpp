@@ -165,10 +165,7 @@ SectionResult usage_section(const Context& context) {
   };
   usage::UsageResult u = analyse(kCapture);
   std::vector<AttentionPanel> panels = panels_to_draw(u);
-  for (AttentionPanel& p : panels) {
-    auto source = usage::open_capture((dir / kCapture).string(), "usage capture");
-    p.map = usage::attention_map(model, *source, p.layer, p.head, 0, 64);
-  }
+  draw_panels(model, (dir / kCapture).string(), "usage capture", panels);
   r.figures = usage_figures(u, panels);
   r.data = usage::usage_json(u);
   r.timings["usage_seconds"] = u.seconds;

@@ -13,8 +13,9 @@ namespace {
 
 // The base attention of the query heads [first, last) of (layer, sequence): the block read once,
 // each kv head rotated once (heads in order, so a head's matrix does not depend on the range).
+// cell > 0: pooled over the whole sequence in cells of that many tokens (limit unused).
 std::vector<RowMatrix> attention_of_heads(const ModelDescription& model, CaptureSource& capture, int layer, int first, int last,
-                                          long long sequence, long long limit) {
+                                          long long sequence, long long limit, long long cell = 0) {
   const CaptureGeometry& g = capture.geometry();
   const std::vector<const LayerType*> type_of = detail::layer_types_of(model, g);
   if (layer < 0 || layer >= g.layers) throw InputError("layer", "an integer in [0, " + std::to_string(g.layers - 1) + "]", std::to_string(layer));
@@ -46,7 +47,7 @@ std::vector<RowMatrix> attention_of_heads(const ModelDescription& model, Capture
       }
       block.q_head(head, x.data());
       rotate_head(lp, table.get(), x.data(), T, D, q);
-      out.push_back(attention_rows(q, k, st, limit));
+      out.push_back(cell > 0 ? pooled_attention_rows(q, k, st, cell) : attention_rows(q, k, st, limit));
     }
     return out;
   }
@@ -61,6 +62,14 @@ RowMatrix attention_map(const ModelDescription& model, CaptureSource& capture, i
   if (layer < 0 || layer >= g.layers) throw InputError("layer", "an integer in [0, " + std::to_string(g.layers - 1) + "]", std::to_string(layer));
   if (head < 0 || head >= g.heads) throw InputError("head", "an integer in [0, " + std::to_string(g.heads - 1) + "]", std::to_string(head));
   return std::move(attention_of_heads(model, capture, layer, head, head + 1, sequence, limit).front());
+}
+
+RowMatrix pooled_attention_map(const ModelDescription& model, CaptureSource& capture, int layer, int head, long long sequence, long long cell) {
+  const CaptureGeometry& g = capture.geometry();
+  detail::layer_types_of(model, g);
+  if (head < 0 || head >= g.heads) throw InputError("head", "an integer in [0, " + std::to_string(g.heads - 1) + "]", std::to_string(head));
+  if (cell < 1 || cell > g.tokens) throw InputError("cell", "an integer in [1, " + std::to_string(g.tokens) + "]", std::to_string(cell));
+  return std::move(attention_of_heads(model, capture, layer, head, head + 1, sequence, 0, cell).front());
 }
 
 std::vector<RowMatrix> attention_maps(const ModelDescription& model, CaptureSource& capture, int layer, long long sequence,

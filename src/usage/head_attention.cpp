@@ -276,4 +276,38 @@ RowMatrix attention_rows(const RotatedHead& q, const RotatedHead& k, const Atten
   return out;
 }
 
+RowMatrix pooled_attention_rows(const RotatedHead& q, const RotatedHead& k, const AttentionSettings& st, long long cell_tokens) {
+  const Eigen::Index T = q.rest.rows();
+  const Eigen::Index cell = std::max<Eigen::Index>(1, static_cast<Eigen::Index>(cell_tokens));
+  const Eigen::Index cells = (T + cell - 1) / cell;
+  RowMatrix out = RowMatrix::Zero(cells, cells);
+  if (T == 0) return out;
+  const cpu::Path path = cpu::default_path();
+  const KeyPanels kp = prepare_keys(k);
+  constexpr Eigen::Index kBlock = 128;
+  RowMatrix s_fast(kBlock, T), s_rest(kBlock, T), s_slow(kBlock, T);
+  Eigen::ArrayXd row(T);
+  for (Eigen::Index i0 = 0; i0 < T; i0 += kBlock) {
+    const Eigen::Index n = std::min(kBlock, T - i0);
+    const Eigen::Index c0 = (st.window ? std::max<Eigen::Index>(0, i0 - static_cast<Eigen::Index>(*st.window) + 1) : 0) / 8 * 8;
+    const Eigen::Index cn = i0 + n - c0;
+    product(s_fast, q.fast, i0, n, kp.fast, c0, cn, path);
+    product(s_rest, q.rest, i0, n, kp.rest, c0, cn, path);
+    product(s_slow, q.slow, i0, n, kp.slow, c0, cn, path);
+    for (Eigen::Index r = 0; r < n; ++r) {
+      const Eigen::Index i = i0 + r;
+      const Eigen::Index lo = st.window ? std::max<Eigen::Index>(0, i - static_cast<Eigen::Index>(*st.window) + 1) : 0;
+      const Eigen::Index off = lo - c0, len = i - lo + 1;
+      auto p = row.head(len);
+      p = (s_fast.row(r).segment(off, len) + s_rest.row(r).segment(off, len) + s_slow.row(r).segment(off, len)).array().transpose();
+      Eigen::Index top = 0;
+      softmax(p, st, top);
+      const Eigen::Index I = i / cell;
+      for (Eigen::Index j = 0; j < len; ++j) out(I, (lo + j) / cell) += p[j];
+    }
+  }
+  for (Eigen::Index I = 0; I < cells; ++I) out.row(I) /= static_cast<double>(std::min(T, (I + 1) * cell) - I * cell);
+  return out;
+}
+
 }  // namespace ropecheck::usage

@@ -135,5 +135,11 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& k, const Attent
 // Returns: the base attention of the first `limit` query tokens (rows) over keys [0, limit): row
 // i holds the softmax over keys j <= i (the window applied), zeros above the diagonal. For figures.
 RowMatrix attention_rows(const RotatedHead& q, const RotatedHead& k, const AttentionSettings& settings, long long limit);
+// Returns: the base attention of the whole sequence pooled into cells of `cell` >= 1 tokens: entry
+// (I, J) is the mean over the query rows i in cell I (row 0 attends to itself only) of the row's
+// attention mass on the keys in cell J, so each row of the result sums to 1 (up to rounding); the
+// last cell may be shorter. cell = 1 is attention_rows over every token, bit for bit. Memory: three
+// 128 x tokens score blocks and the cells, never tokens x tokens. For figures of long sequences.
+RowMatrix pooled_attention_rows(const RotatedHead& q, const RotatedHead& k, const AttentionSettings& settings, long long cell);
 
 }  // namespace ropecheck::usage

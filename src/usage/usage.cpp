@@ -271,7 +271,7 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
   for (const LayerType& lt : model.layer_types) {
     pairs_of.emplace(&lt, layer_pairs(lt));
     const LayerPairs& lp = pairs_of.at(&lt);
-    LayerTypePairs info{lt.name, lp.attention_factor, {}};
+    LayerTypePairs info{lt.name, lp.attention_factor, lt.span(), {}};
     for (size_t i = 0; i < lp.pairs.size(); ++i)
       info.pairs.push_back({static_cast<int>(i), lp.pairs[i].first, lp.pairs[i].second, band_name(lp.pairs[i].band), lp.pairs[i].frequency});
     out.layer_types.push_back(info);

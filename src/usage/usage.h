@@ -127,6 +127,7 @@ struct PairInfo {
 struct LayerTypePairs {
   std::string name;
   double attention_factor = 1;
+  long long span = 0;  // the keys a query of this type can see: its context, or its window
   std::vector<PairInfo> pairs;
 };
 
@@ -185,5 +186,10 @@ RowMatrix attention_map(const ModelDescription& model, CaptureSource& capture, i
 // InputError("layer", "sequence") out of range.
 std::vector<RowMatrix> attention_maps(const ModelDescription& model, CaptureSource& capture, int layer, long long sequence,
                                       long long limit);
+
+// Returns: head_attention.h's pooled_attention_rows of (layer, head) over the whole sequence, in
+// cells of `cell` tokens (>= 1). Throws InputError("layer", "head", "sequence", "cell") out of range.
+RowMatrix pooled_attention_map(const ModelDescription& model, CaptureSource& capture, int layer, int head, long long sequence,
+                               long long cell);
 
 }  // namespace ropecheck::usage

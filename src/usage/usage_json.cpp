@@ -135,7 +135,7 @@ json usage_json(const UsageResult& r) {
     json pairs = json::array();
     for (const PairInfo& p : t.pairs)
       pairs.push_back({{"index", p.index}, {"channels", {p.first, p.second}}, {"band", p.band}, {"frequency", p.frequency}});
-    types.push_back({{"name", t.name}, {"attention_factor", t.attention_factor}, {"pairs", pairs}});
+    types.push_back({{"name", t.name}, {"attention_factor", t.attention_factor}, {"span", t.span}, {"pairs", pairs}});
   }
   j["layer_types"] = types;
   // `pairs`: the first layer type's (every layer type's are under layer_types).

@@ -80,8 +80,9 @@ struct Capture {
 
 // Head 0: diagonal (fast pairs, q = k); head 1: previous token (fast pairs, q turned back by one
 // token); heads 2, 3 on kv head 1: random content in the slowest pairs only.
-Capture usage_test_capture() {
+Capture usage_test_capture(long long tokens = 96) {
   Capture c;
+  c.g.tokens = tokens;
   const int T = static_cast<int>(c.g.tokens);
   c.q.assign(static_cast<size_t>(4 * T * kD), 0.f);
   c.k.assign(static_cast<size_t>(2 * T * kD), 0.f);
@@ -167,6 +168,35 @@ TEST(Usage, AttentionMapsAreEachHeadsAttentionMap) {
   test::expect_input_error([&] { attention_maps(m, *s, 1, 0, 8); }, "layer", {"[0, 0]"});
   test::expect_input_error([&] { attention_maps(m, *s, 0, 1, 8); }, "sequence", {"[0, 0]"});
   test::expect_input_error([&] { attention_map(m, *s, 0, 4, 0, 8); }, "head", {"[0, 3]"});
+}
+
+// The pooled map of a figure: with cell 1 the full attention map bit for bit, over more than one
+// 128-row block; with cell 7 (300 = 42 x 7 + 6: a short last cell) each cell the mean over its
+// query rows of their mass on its keys, taken from the full map; rows sum to 1.
+TEST(Usage, PooledAttentionMapsAreBlockMeansOfTheMap) {
+  const Capture c = usage_test_capture(300);
+  auto source = [&] { return memory_capture(c.g, Dtype::f32, c.q.data(), Dtype::f32, c.k.data(), c.positions); };
+  const ModelDescription m = usage_test_model();
+  for (int h : {0, 2}) {
+    auto a = source(), b = source(), d = source();
+    const RowMatrix full = attention_map(m, *a, 0, h, 0, 300);
+    const RowMatrix one = pooled_attention_map(m, *b, 0, h, 0, 1);
+    ASSERT_EQ(one.rows(), 300);
+    EXPECT_EQ(std::memcmp(one.data(), full.data(), static_cast<size_t>(full.size()) * sizeof(double)), 0) << "head " << h;
+    const RowMatrix pooled = pooled_attention_map(m, *d, 0, h, 0, 7);
+    ASSERT_EQ(pooled.rows(), 43);
+    for (Eigen::Index I = 0; I < 43; ++I) {
+      const Eigen::Index rows = std::min<Eigen::Index>(300, 7 * (I + 1)) - 7 * I;
+      for (Eigen::Index J = 0; J < 43; ++J) {
+        const Eigen::Index cols = std::min<Eigen::Index>(300, 7 * (J + 1)) - 7 * J;
+        const double want = full.block(7 * I, 7 * J, rows, cols).sum() / static_cast<double>(rows);
+        EXPECT_NEAR(pooled(I, J), want, 1e-13) << "head " << h << " cell " << I << "," << J;
+      }
+      EXPECT_NEAR(pooled.row(I).sum(), 1.0, 1e-12);
+    }
+  }
+  auto s = source();
+  test::expect_input_error([&] { pooled_attention_map(m, *s, 0, 0, 0, 0); }, "cell", {"[1, 300]"});
 }
 
 TEST(Usage, SharesAndAblationsFollowTheBands) {

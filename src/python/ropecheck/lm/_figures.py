@@ -38,10 +38,13 @@ def figure(fig_dir: str, name: str, title: str, header: str, rows: Sequence[Sequ
                        check=True, capture_output=True, timeout=60)
 
 
-def heat(fig_dir: str, name: str, title: str, matrix: Sequence[Sequence[float]], ylabel: str, rows: Sequence[int] | None = None) -> None:
-    """A heat map of matrix[row][pair] (rows labelled by `rows`, default 0..n-1)."""
+def heat(fig_dir: str, name: str, title: str, matrix: Sequence[Sequence[float]], ylabel: str, rows: Sequence[int] | None = None,
+         settings: str = "", cb_max: float | None = None) -> None:
+    """A heat map of matrix[row][pair] (rows labelled by `rows`, default 0..n-1); the colour scale
+    [0, cb_max] when given (figures read side by side share it); `settings` after the defaults."""
     labels = list(rows) if rows is not None else list(range(len(matrix)))
     data = [[p, y, float(v)] for y, line in zip(labels, matrix) for p, v in enumerate(line)]
     nx = len(matrix[0])
     figure(fig_dir, name, title, "pair,row,norm", data, "pair (fastest first)", ylabel, "DATA using 1:2:3 with image notitle",
-           HEAT + f"set xrange [-0.5:{nx - 0.5}]\nset yrange [{min(labels) - 0.5}:{max(labels) + 0.5}]")
+           HEAT + f"set xrange [-0.5:{nx - 0.5}]\nset yrange [{min(labels) - 0.5}:{max(labels) + 0.5}]"
+           + (f"\nset cbrange [0:{cb_max:.6g}]" if cb_max is not None else "") + ("\n" + settings if settings else ""))

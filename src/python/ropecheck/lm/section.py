@@ -68,18 +68,35 @@ def row_text(x: dict[str, Any], controls: Sequence[dict[str, Any]]) -> str:
     return f"control: random pairs {ranges(sorted(x['pairs']))} matched to {of} norm, removed"
 
 
-def pair_axis(frequencies: Sequence[float]) -> str:
+def pair_axis(frequencies: Sequence[float], span: Optional[int] = None) -> str:
     """gnuplot settings for a chart over the pairs (fastest first): the x range on the pairs, and
     the band edges (usage/layer_pairs.h's rule: of the rotating pairs, fast the first quarter, slow
-    the last) as dashed lines labelled with the bands."""
+    the last) as dashed lines labelled with the bands; the frequencies (rad/token) on the top axis;
+    with `span`, a solid line where a pair turns 2 pi over the span (its wavelength equals the span;
+    log-interpolated between the two rotating pairs around it)."""
+    import math
     rotating = sum(1 for f in frequencies if f > 0)
     quarter = rotating // 4
-    lines = [f"set xrange [-0.5:{len(frequencies) - 0.5}]"]
+    lines = [f"set xrange [-0.5:{len(frequencies) - 0.5}]", f"set x2range [-0.5:{len(frequencies) - 0.5}]", "set xtics nomirror"]
+    step = max(1, len(frequencies) // 6)
+    tics = ", ".join(f"'{frequencies[i]:.2g}' {i}" for i in range(0, len(frequencies), step) if frequencies[i] > 0)
+    if tics:
+        lines += [f"set x2tics out nomirror font ',8' ({tics})", "set x2label 'frequency, rad/token' font ',9'"]
+    if span:
+        target = 2 * math.pi / span
+        for i in range(len(frequencies) - 1):
+            a, b = frequencies[i], frequencies[i + 1]
+            if a > 0 and b > 0 and a >= target > b:
+                x = i + math.log(a / target) / math.log(a / b)
+                lines += [f"set arrow from {x:.3f}, graph 0 to {x:.3f}, graph 1 nohead linewidth 2 linecolor rgb '#1f78b4' front",
+                          f"set label 'wavelength = span {span}' at {x:.3f}, graph 0.9 left offset 0.5,0 front textcolor rgb '#1f78b4' "
+                          "font ',8'"]
+                break
     for edge in sorted({quarter, rotating - quarter}):
         if 0 < edge < len(frequencies):
-            lines.append(f"set arrow from {edge - 0.5}, graph 0 to {edge - 0.5}, graph 1 nohead dashtype 2 linecolor rgb '#777777'")
+            lines.append(f"set arrow from {edge - 0.5}, graph 0 to {edge - 0.5}, graph 1 nohead dashtype 2 linecolor rgb '#555555' front")
     for label, at in (("fast", quarter / 2), ("middle", rotating / 2), ("slow", rotating - quarter / 2)):
-        lines.append(f"set label '{label}' at {at - 0.5}, graph 0.96 center textcolor rgb '#555555'")
+        lines.append(f"set label '{label}' at {at - 0.5}, graph 0.96 center front textcolor rgb '#555555'")
     return "\n".join(lines)
 
 
@@ -187,16 +204,27 @@ def _layer_type(doc: dict[str, Any], usage: dict[str, Any], t: dict[str, Any], f
                f"over the span (median over layers; geometric mean [95%]) {geo(loc['peak_rotation'])} rad, i.e. "
                f"{geo(loc['peak_frequency'])} rad/token.\n")
     layers = [n["layer"] for n in t["norms"]]
+    frequencies = [float(p[1]) for p in t["location"]["profile"]]
+    axis = pair_axis(frequencies, t["span"])
+    qk_max = max(max(max(n["q_norm"]), max(n["k_norm"])) for n in t["norms"])  # queries and keys on one colour scale
     for what, key in (("queries", "q_norm"), ("keys", "k_norm"), ("values", "v_norm")):
         heat(fig, f"{stem}-{what}", f"{name} {t['name']}: mean norm of {what} per layer and pair"
-             + (" (values: channel pairs as q and k, never rotated)" if key == "v_norm" else ""),
-             [n[key] for n in t["norms"]], "layer", layers)
+             + (" (values: channel pairs as q and k, never rotated; their own scale)" if key == "v_norm" else " (q and k: one scale)"),
+             [n[key] for n in t["norms"]], "layer", layers, settings=axis, cb_max=None if key == "v_norm" else qk_max)
         out.append(f"![{what}](figures/{stem}-{what}.svg)\n")
     by_layer = {L["layer"]: L for L in usage["layers"]}
     for which, layer in (("first", layers[0]), ("last", layers[-1])):
+        heads = by_layer[layer]["heads"]
+        kv = [next(h for h in heads if h["kv_head"] == g) for g in sorted({h["kv_head"] for h in heads})]
+        head_max = max(max(max(h["q_norm"]), max(h["k_norm"])) for h in heads)
+        kinds = ", ".join(f"'H{h['head']} {h['kind']}' {h['head']}" for h in heads)
         heat(fig, f"{stem}-heads-{which}", f"{name} layer {layer}: query usage per head and pair (Fig. 4, 11)",
-             [h["q_norm"] for h in by_layer[layer]["heads"]], "query head")
-        out.append(f"![{which} layer](figures/{stem}-heads-{which}.svg)\n")
+             [h["q_norm"] for h in heads], "query head", settings=axis + f"\nset ytics font ',8' ({kinds})\nset lmargin 18", cb_max=head_max)
+        readers = ", ".join(f"'KV{g['kv_head']} (H" + ",".join(str(h["head"]) for h in heads if h["kv_head"] == g["kv_head"]) + f")' {g['kv_head']}"
+                            for g in kv)
+        heat(fig, f"{stem}-kv-heads-{which}", f"{name} layer {layer}: key usage per kv head and pair (Fig. 4; the queries' scale)",
+             [g["k_norm"] for g in kv], "kv head", settings=axis + f"\nset ytics font ',8' ({readers})\nset lmargin 18", cb_max=head_max)
+        out.append(f"![{which} layer](figures/{stem}-heads-{which}.svg)\n![{which} layer keys](figures/{stem}-kv-heads-{which}.svg)\n")
     out.append("\n#### Head kinds against chance (Fig. 4-6)\n")
     out.append("Kinds (`ropecheck usage`'s rule, the section below): " + ", ".join(f"{k} {n}" for k, n in sorted(t["kinds"].items()))
                + f" of {sum(t['kinds'].values())} heads.\n\n")
@@ -287,7 +315,7 @@ def _layer_type(doc: dict[str, Any], usage: dict[str, Any], t: dict[str, Any], f
                "mean q and k norm per pair", "pair,q,k", [[i, float(a), float(c)] for i, (a, c) in enumerate(zip(s["q_norm"], s["k_norm"]))],
                "pair (fastest first)", "mean chunk norm (the pair's two channels)",
                "DATA using 1:2 with linespoints title 'query', DATA using 1:3 with linespoints title 'key'",
-               "set key outside right top\n" + pair_axis(frequencies))
+               "set key outside right top\n" + pair_axis(frequencies, t["span"]))
         out.append(f"\nThe strongest content match: layer {s['layer']} head {s['head']} ({s['kind']}; weight {s['weight']:.3f} on a key "
                    f"{s['key_distance']} back); its certified breaking distance: "
                    f"{s['distance'] if s['outcome'] == 'found' else s['outcome']}.\n\n![semantic head](figures/{stem}-semantic-head.svg)\n")
@@ -314,7 +342,7 @@ def _domains(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
     figure(fig, f"{stem}-domains", f"{doc['facts']['name']} {names[0]}: q + k norm share per pair, mean over layers, per domain",
            "pair," + ",".join(doms), data, "pair (fastest first)", "share of q + k norm",
            ", ".join(f"DATA using 1:{j + 2} with linespoints title '{d}'" for j, d in enumerate(doms)),
-           "set key outside right top\n" + pair_axis([float(p[1]) for p in first]))
+           "set key outside right top\n" + pair_axis([float(p[1]) for p in first], doc["per_domain"][doms[0]]["summaries"][0].get("span")))
     out.append(f"\n![domains](figures/{stem}-domains.svg)\n")
     return out
 

@@ -59,6 +59,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
                    help="per length (or one for all): 'all' or comma-separated names among " + ", ".join(reference.ALL))
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     p.add_argument("--null-repeats", type=int, default=1)
+    p.add_argument("--bos", choices=("model", "always", "never"), default="model",
+                   help="BOS first as the model does (default), always (the BOS channel of Appendix E on a model whose tokenizer "
+                        "does not add one), or never")
     p.add_argument("--cli", default=os.environ.get("ROPECHECK_CLI", ""))
     p.add_argument("--command", default="")
     a = p.parse_args(argv)
@@ -116,7 +119,7 @@ def settings(a: argparse.Namespace, name: str) -> Any:
     base = dict(reference.SMOKE if a.smoke else reference.REFERENCE.get(name, reference.DEFAULT))
     pick = {k: getattr(a, k) if getattr(a, k) is not None else base[k] for k in ("sequences", "tokens", "check_sequences", "check_tokens")}
     return Settings(domains=tuple(a.domains), passages=1 if a.smoke else a.passages, ablation_domain=a.ablation_domain,
-                    ablations=ablations(a, base), threads=a.threads, null_repeats=a.null_repeats, cli=a.cli, **pick)
+                    ablations=ablations(a, base), threads=a.threads, null_repeats=a.null_repeats, cli=a.cli, bos=a.bos, **pick)
 
 
 def render(directory: str) -> int:

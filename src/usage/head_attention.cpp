@@ -101,6 +101,9 @@ void HeadAttention::add(const HeadAttention& o, int keep) {
     distance_free[b] += o.distance_free[b];
     distance_terms[b] += o.distance_terms[b];
   }
+  same_mass += o.same_mass;
+  same_expected += o.same_expected;
+  same_rows += o.same_rows;
   position_free.add(o.position_free);
   for (const ContentMatch& m : o.matches) keep_match(matches, m, keep);
 }
@@ -148,6 +151,15 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
   const Eigen::Index tokens = q.rest.rows();
   constexpr Eigen::Index kBlock = 128;
   const cpu::Path path = cpu::default_path();
+  // Same-token attention (same_token.h): the head's distance profile on this sequence (profile[d]:
+  // the sum over rows of the weight at distance d) and the same-token pairs per distance.
+  Eigen::ArrayXd profile, same_at;
+  double same_mass = 0;
+  long long same_rows = 0;
+  if (!targets.empty()) {
+    profile = Eigen::ArrayXd::Zero(q.rest.rows());
+    same_at = Eigen::ArrayXd::Zero(q.rest.rows());
+  }
   for (RowMatrix* m : {&ws.s_fast, &ws.s_rest, &ws.s_slow, &ws.s_still, &ws.s_free})
     if (m->rows() < kBlock || m->cols() < tokens) m->resize(kBlock, tokens);
   for (Eigen::ArrayXd* a : {&ws.base, &ws.slow_still, &ws.fast_removed, &ws.slow_removed, &ws.position_free})
@@ -222,6 +234,19 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
             ++count;
           }
         if (count > 0) into.scores.induction.add_row(mass, static_cast<double>(count) * uniform);
+        profile.head(len) += base.reverse();  // key lo + idx lies at distance len - 1 - idx
+        double same = 0;
+        long long pairs = 0;
+        for (const long long* t = targets.same_begin(i); t != targets.same_end(i); ++t)
+          if (*t >= lo) {
+            same += base[*t - lo];
+            same_at[i - *t] += 1;
+            ++pairs;
+          }
+        if (pairs > 0) {
+          same_mass += same;
+          ++same_rows;
+        }
       }
       into.tv_slow_still += 0.5 * (base - slow_still).abs().sum();
       into.tv_fast_removed += 0.5 * (base - fast_removed).abs().sum();
@@ -250,6 +275,18 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
                    st.keep_matches);
       }
     }
+  }
+  if (same_rows > 0) {
+    // Rows i in [1, tokens) see distance d when d <= i (and d < window): tokens - max(1, d) rows.
+    double expected = 0;
+    const Eigen::Index T = q.rest.rows();
+    for (Eigen::Index d = 0; d < T; ++d) {
+      if (same_at[d] == 0 || (st.window && d >= *st.window)) continue;
+      expected += same_at[d] * profile[d] / static_cast<double>(T - std::max<Eigen::Index>(1, d));
+    }
+    into.same_mass += same_mass;
+    into.same_expected += expected;
+    into.same_rows += same_rows;
   }
 }
 

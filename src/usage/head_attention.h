@@ -123,6 +123,10 @@ struct HeadAttention {
   // and how many (row, key) terms each holds.
   std::vector<double> distance_logit, distance_free;
   std::vector<long long> distance_terms;
+  // same_token.h, with token ids: over the rows with a same-token key, the sums of their mass on
+  // those keys and of what the head's distance profile on this sequence puts at the same distances.
+  double same_mass = 0, same_expected = 0;
+  long long same_rows = 0;
 
   void add(const HeadAttention& other, int keep);    // sums; merges the matches (keep_match order)
 };

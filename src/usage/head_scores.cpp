@@ -16,11 +16,15 @@ InductionTargets::InductionTargets(const std::vector<long long>& tokens) {
   std::unordered_map<long long, std::vector<long long>> seen;
   start_.reserve(tokens.size() + 1);
   start_.push_back(0);
+  same_start_.reserve(tokens.size() + 1);
+  same_start_.push_back(0);
   for (size_t i = 0; i < tokens.size(); ++i) {
     std::vector<long long>& at = seen[tokens[i]];
     for (long long j : at)
       if (j + 2 <= static_cast<long long>(i)) keys_.push_back(j + 1);
     start_.push_back(keys_.size());
+    same_keys_.insert(same_keys_.end(), at.begin(), at.end());
+    same_start_.push_back(same_keys_.size());
     at.push_back(static_cast<long long>(i));
   }
 }

@@ -56,10 +56,13 @@ class InductionTargets {
   // Keys of row i: [begin(i), end(i)).
   const long long* begin(long long i) const { return keys_.data() + start_[static_cast<size_t>(i)]; }
   const long long* end(long long i) const { return keys_.data() + start_[static_cast<size_t>(i) + 1]; }
+  // Same-token keys of row i: every j < i with token[j] == token[i], ascending (same_token.h).
+  const long long* same_begin(long long i) const { return same_keys_.data() + same_start_[static_cast<size_t>(i)]; }
+  const long long* same_end(long long i) const { return same_keys_.data() + same_start_[static_cast<size_t>(i) + 1]; }
 
  private:
-  std::vector<long long> keys_;
-  std::vector<size_t> start_;
+  std::vector<long long> keys_, same_keys_;
+  std::vector<size_t> start_, same_start_;
 };
 
 }  // namespace ropecheck::usage

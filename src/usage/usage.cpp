@@ -30,6 +30,7 @@ struct HeadState {
   std::vector<MatchVectors> kept;  // attention.matches' vectors, in its order
   std::vector<SequenceOffsets> per_sequence;  // in sequence order (the capture's blocks are)
   std::vector<SequenceDistanceLogits> per_sequence_distance;
+  std::vector<SequenceSameToken> per_sequence_same;  // with token ids
   PairAttribution attribution;
 };
 
@@ -169,6 +170,10 @@ Scan scan(const ModelDescription& model, CaptureSource& capture, const UsageOpti
         if (measure) {
           s.per_sequence.push_back(sequence_offsets(here));
           s.per_sequence_distance.push_back(sequence_distance(here, st.scale));
+          if (!targets.empty()) {
+            const double n = static_cast<double>(std::max(1LL, here.same_rows));
+            s.per_sequence_same.push_back({here.same_mass / n, here.same_expected / n, here.same_rows});
+          }
           accumulate_pair_attribution(lp, table, x.data(), k_raw[static_cast<size_t>(h / group - kv0)].data(), T, D, lt->window, st.max_offset,
                                       s.attribution);
         }
@@ -283,6 +288,7 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
   out.z_critical = kind_critical_z(rule, out.scores_tested);
   const long long component_family = static_cast<long long>(g.layers) * H * (rule.max_offset + 1);
   const double component_t = component_t_critical(rule.alpha, component_family, g.sequences);
+  const long long same_family = static_cast<long long>(g.layers) * H;  // one same-token test per head
 
   // Per layer and head: means, kinds, shares.
   const double q_count = static_cast<double>(g.sequences) * static_cast<double>(g.tokens);
@@ -318,6 +324,7 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
       hu.component = head_component(s.per_sequence, 1 - rule.alpha / static_cast<double>(component_family), rule.min_mass);
       hu.attribution = head_attribution(s.attribution, hu.component.offset);
       hu.distance = distance_logits(s.per_sequence_distance);
+      if (with_induction) hu.same_token = same_token_test(s.per_sequence_same, 1 - rule.alpha / static_cast<double>(same_family));
       if (lp.quarter > 0) {
         double fast = 0, all = 0, q_fast = 0, q_all = 0;
         for (size_t p = 0; p < P; ++p) {
@@ -338,6 +345,12 @@ UsageResult analyse_usage(const ModelDescription& model, CaptureSource& capture,
     }
     out.layers.push_back(std::move(lu));
   }
+  // The semantic head (same_token.h): the largest simultaneous lower bound above 0 (the first on a tie).
+  out.same_token_family = with_induction ? same_family : 0;
+  for (const LayerUsage& lu : out.layers)
+    for (const HeadUsage& hu : lu.heads)
+      if (hu.same_token && hu.same_token->lo > 0 && (!out.semantic_head || hu.same_token->lo > out.semantic_head->test.lo))
+        out.semantic_head = SemanticHead{lu.layer, hu.head, *hu.same_token};
 
   // The rule on Gaussian captures of the same shapes: its false-positive rate.
   if (o.null_sequences != 0) {

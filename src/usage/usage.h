@@ -23,6 +23,9 @@
 //                   each misclassifies. The kind-labelled share ranking (head_kind.h) is kept beside.
 //  Appendix E       pair_attribution.h: which pairs carry the positional heads' logit at their offset
 //                   and the sinks' first-token advantage, against the Cauchy-Schwarz bound.
+//  semantic head    same_token.h: per head, attention on earlier copies of the query's own token
+//                   beyond what its distance profile puts there, over sequences; the semantic head is
+//                   the one whose simultaneous interval lies highest above 0 (token ids needed).
 //  Section 3        distance_logits.h: the mean logit by distance on the captured vectors, as trained
 //                   and position-free, with intervals over sequences.
 //  ablations        slow quarter position-free (p-RoPE 0.75), fast quarter removed, slow quarter
@@ -55,6 +58,7 @@
 #include "usage/pair_attribution.h"
 #include "usage/positional_component.h"
 #include "usage/positional_ranking.h"
+#include "usage/same_token.h"
 
 namespace ropecheck::usage {
 
@@ -88,6 +92,7 @@ struct HeadUsage {
   HeadComponent component;             // positional_component.h: effects over the position-free null
   HeadAttribution attribution;         // pair_attribution.h, at the positional-component offset (none without one)
   std::vector<DistanceBucket> distance;  // distance_logits.h: Section 3 on this head
+  std::optional<SameTokenTest> same_token;  // same_token.h (with token ids): attention on its own token beyond its distance profile
   std::optional<double> high_frequency_share;  // none when the layer has < 4 rotating pairs
   std::optional<double> query_fast_share;      // the query's share alone (kv groups share their keys)
   std::optional<int> share_rank;               // 1 = the highest share of every ranked head
@@ -164,6 +169,8 @@ struct UsageResult {
   std::vector<std::pair<std::string, std::vector<DistanceBucket>>> distance_by_layer_type;  // Section 3 per layer type
   BreakDistribution breaks;
   BreakDistribution breaks_slow_only, breaks_slow_still;  // content_breaks.h's mechanisms (with break_mechanisms)
+  std::optional<SemanticHead> semantic_head;                // same_token.h's criterion (with token ids; none when no head passes)
+  long long same_token_family = 0;                          // heads in its Bonferroni family
   std::optional<BreakDistribution> breaks_channel;         // the 1 - epsilon channel (with certify_channel, no softcap)
   double seconds = 0;
 };

@@ -48,6 +48,11 @@ json scores_json(const HeadClass& c) {
 
 json bound(double v) { return std::isfinite(v) ? json(v) : json(v > 0 ? "inf" : "-inf"); }
 
+json same_token_json(const SameTokenTest& t) {
+  return {{"sequences", t.sequences}, {"rows", t.rows}, {"mass", t.mass}, {"expected", t.expected}, {"excess", t.excess},
+          {"interval", {bound(t.lo), bound(t.hi)}}};
+}
+
 json component_json(const HeadComponent& c) {
   json offsets = json::array();
   for (const OffsetEffect& e : c.offsets)
@@ -164,6 +169,7 @@ json usage_json(const UsageResult& r) {
                        {"positional_component", component_json(h.component)},
                        {"attribution", attribution_json(h.attribution)},
                        {"distance_logits", distance_json(h.distance)},
+                       {"same_token", h.same_token ? same_token_json(*h.same_token) : json(nullptr)},
                        {"strong_matches", h.strong_matches},
                        {"breaking", h.breaks.empty() ? json(nullptr) : break_json(h.breaks.front())},
                        {"breaks", [&] {
@@ -237,6 +243,19 @@ json usage_json(const UsageResult& r) {
                                      {"rule", "the same certificate with only the slow quarter rotating (every other pair held still, its "
                                               "unrotated product added at every distance) and with the slow quarter held still"}}
                               : json(nullptr);
+  if (r.same_token_family > 0) {
+    j["semantic_head"] = {
+        {"head", r.semantic_head ? json{{"layer", r.semantic_head->layer}, {"head", r.semantic_head->head},
+                                        {"test", same_token_json(r.semantic_head->test)}}
+                                 : json(nullptr)},
+        {"family", r.same_token_family},
+        {"level", 1 - r.options.kind_rule.alpha / static_cast<double>(r.same_token_family)},
+        {"rule", "per head, the attention of rows on earlier copies of their own token minus what the head's distance profile on "
+                 "that sequence puts at the same distances, mean over sequences with a two-sided Student t interval, simultaneous over "
+                 "the heads (Bonferroni at alpha); the semantic head has the largest lower bound, when it is above 0"}};
+  } else {
+    j["semantic_head"] = nullptr;
+  }
   if (r.breaks_channel) {
     j["break_channel"] = distribution(*r.breaks_channel);
     j["break_channel"]["epsilon"] = r.options.channel_epsilon;

@@ -76,3 +76,35 @@ def test_bad_settings_are_named_before_anything_runs(tmp_path):
         measure.run(model(Wrong(), window=512), Texts, settings(check_tokens=600), str(tmp_path / "new"))
     assert e.value.parameter == "check_tokens" and "640" in str(e.value)
     assert not (tmp_path / "new").exists()
+
+
+class Windows:
+    """Texts whose windows are numbered: window w of `tokens` ids is [100 w, 100 w + 1, ...]."""
+    DOMAINS = ("english",)
+
+    @staticmethod
+    def sequences(domain, tokenizer, count, tokens, seed=0):
+        return [[100 * w + i for i in range(tokens)] for w in range(count)]
+
+
+def test_bos_first_as_the_model_does_always_or_never():
+    m = model(reference_tokenizer(VOCAB))  # add_bos, bos_id 1
+    assert measure.with_bos(m, Windows, "english", 2, 4, 0) == [[1, 0, 1, 2], [1, 100, 101, 102]]
+    assert measure.with_bos(m, Windows, "english", 1, 4, 0, bos="never") == [[0, 1, 2, 3]]
+    m.facts.add_bos = False  # a model whose tokenizer does not add BOS (SmolLM2's)
+    assert measure.with_bos(m, Windows, "english", 1, 4, 0) == [[0, 1, 2, 3]]
+    assert measure.with_bos(m, Windows, "english", 1, 4, 0, bos="always") == [[1, 0, 1, 2]]
+    with pytest.raises(InputError) as e:
+        measure.with_bos(m, Windows, "english", 1, 4, 0, bos="sometimes")
+    assert e.value.parameter == "bos"
+    m.facts.bos_id = None
+    with pytest.raises(InputError) as e:
+        measure.with_bos(m, Windows, "english", 1, 4, 0, bos="always")
+    assert e.value.parameter == "bos"
+
+
+def test_a_bad_bos_setting_is_named_before_anything_runs(tmp_path):
+    with pytest.raises(InputError) as e:
+        measure.run(model(Wrong()), Texts, settings(bos="first"), str(tmp_path / "new"))
+    assert e.value.parameter == "bos"
+    assert not (tmp_path / "new").exists()

@@ -117,9 +117,18 @@ def test_sections_are_typed_dataclasses_of_the_json():
                         certify_channel=False)
     assert w.break_mechanisms is None and all(x.slow_only is None for h in w.heads() for x in h.breaks)
     assert w.break_channel is None and all(x.channel is None for h in w.heads() for x in h.breaks)
+    # The semantic-head criterion: every head tested (token ids given), the choice the largest lower bound above 0.
+    sh = u.semantic_head
+    assert isinstance(sh, ropecheck.SemanticHead) and sh.family == len(u.heads()) and 0 < sh.level < 1
+    assert all(isinstance(h.same_token, ropecheck.SameTokenTest) and h.same_token.sequences == q.shape[0] for h in u.heads())
+    assert all(h.same_token.excess == pytest.approx(h.same_token.mass - h.same_token.expected) for h in u.heads())
+    passing = [h for h in u.heads() if h.same_token.interval[0] > 0]
+    best = max(passing, key=lambda h: h.same_token.interval[0]) if passing else None
+    assert (sh.layer, sh.head) == ((best.layer, best.head) if best else (None, None))
     # Skipped analyses are None.
     v = ropecheck.usage(q[:1], k[:1], positions[:1], model=CONFIG, certify_breaks=False, null_sequences=0)
     assert v.null is None and v.break_distribution is None and v.to_dict()["null"] is None
+    assert v.semantic_head is None and all(h.same_token is None for h in v.heads())  # no token ids
     # One sequence: the component test decides nothing, and says so.
     assert v.positional_component.with_component == 0 and "at least 2 sequences" in v.positional_component.statement
     assert all(h.positional_component.offset is None for h in v.heads())

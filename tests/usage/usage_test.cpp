@@ -395,6 +395,89 @@ TEST(Usage, InductionHeadsAreFoundWithTokenIds) {
 
 // The Gaussian null: as many heads as repeats x heads, the same rule, and (RoPE on noise has no
 // positional or content structure) few flagged; deterministic in its seed.
+// The semantic-head criterion (same_token.h) on three sequences: head 3's query and its kv head's
+// key carry the token itself in the slowest pairs, so it attends to every copy of its own token
+// (itself included); its mass on the earlier copies is far above what its distance profile puts at
+// their distances, and it is the semantic head. Head 0 (diagonal: fast pairs, q = k at every token)
+// attends by distance alone: its excess is ~0 (|excess| below 0.05, the chance level of ~30 rows
+// with 1-3 copies each), and it is not chosen.
+TEST(Usage, TheSemanticHeadAttendsToItsOwnTokenBeyondItsDistanceProfile) {
+  const Capture one = usage_test_capture();
+  const int T = static_cast<int>(one.g.tokens), S = 3;
+  CaptureGeometry g = one.g;
+  g.sequences = S;
+  const int channel[4] = {6, 7, 6 + kPairs, 7 + kPairs};
+  std::vector<float> q, k;
+  std::vector<long long> tokens;
+  unsigned state = 11;
+  for (int s = 0; s < S; ++s) {
+    std::vector<float> qs = one.q, ks = one.k;
+    for (int t = 0; t < T; ++t) {
+      const long long token = static_cast<long long>((noise(state) + 1) * 2) % 4;
+      tokens.push_back(token);
+      for (int ch = 0; ch < kD; ++ch) {
+        qs[static_cast<size_t>((3 * T + t) * kD + ch)] = 0;
+        ks[static_cast<size_t>((T + t) * kD + ch)] = 0;
+      }
+      qs[static_cast<size_t>((3 * T + t) * kD + channel[token])] = 6.f;
+      ks[static_cast<size_t>((T + t) * kD + channel[token])] = 6.f;
+    }
+    q.insert(q.end(), qs.begin(), qs.end());
+    k.insert(k.end(), ks.begin(), ks.end());
+  }
+  auto source = memory_capture(g, Dtype::f32, q.data(), Dtype::f32, k.data(), one.positions, std::nullopt, &tokens);
+  UsageOptions o;
+  o.certify_breaks = false;
+  o.null_sequences = 0;
+  const UsageResult r = analyse_usage(usage_test_model(), *source, o);
+  const HeadUsage& h = r.layers[0].heads[3];
+  ASSERT_TRUE(h.same_token.has_value());
+  EXPECT_EQ(h.same_token->sequences, S);
+  EXPECT_GT(h.same_token->mass, 0.5);  // every copy gets the same score: the earlier ones hold most of the row
+  EXPECT_LT(h.same_token->expected, 0.5 * h.same_token->mass);
+  EXPECT_GT(h.same_token->lo, 0);
+  ASSERT_TRUE(r.semantic_head.has_value());
+  EXPECT_EQ(r.semantic_head->layer, 0);
+  EXPECT_EQ(r.semantic_head->head, 3);
+  EXPECT_EQ(r.same_token_family, 4);
+  const HeadUsage& d = r.layers[0].heads[0];
+  ASSERT_TRUE(d.same_token.has_value());
+  EXPECT_LT(std::fabs(d.same_token->excess), 0.05) << d.same_token->mass << " vs " << d.same_token->expected;
+  // By hand from head 3's attention maps: per sequence the mean mass on same-token keys and the
+  // mean of the distance profile at their distances, then the means over sequences.
+  double mass = 0, expected = 0;
+  for (int seq = 0; seq < S; ++seq) {
+    auto maps = memory_capture(g, Dtype::f32, q.data(), Dtype::f32, k.data(), one.positions, std::nullopt, &tokens);
+    const RowMatrix w = attention_map(usage_test_model(), *maps, 0, 3, seq, T);
+    const long long* tok = &tokens[static_cast<size_t>(seq * T)];
+    std::vector<double> profile(static_cast<size_t>(T), 0.0);
+    for (int d = 0; d < T; ++d) {
+      for (int i = std::max(1, d); i < T; ++i) profile[static_cast<size_t>(d)] += w(i, i - d);
+      profile[static_cast<size_t>(d)] /= T - std::max(1, d);
+    }
+    double m = 0, e = 0, rows = 0;
+    for (int i = 1; i < T; ++i) {
+      bool any = false;
+      for (int j = 0; j < i; ++j)
+        if (tok[j] == tok[i]) {
+          m += w(i, j);
+          e += profile[static_cast<size_t>(i - j)];
+          any = true;
+        }
+      rows += any;
+    }
+    mass += m / rows / S;
+    expected += e / rows / S;
+  }
+  EXPECT_NEAR(h.same_token->mass, mass, 1e-12);
+  EXPECT_NEAR(h.same_token->expected, expected, 1e-12);
+  // Without token ids there is no criterion and no semantic head.
+  auto plain = memory_capture(g, Dtype::f32, q.data(), Dtype::f32, k.data(), one.positions);
+  const UsageResult none = analyse_usage(usage_test_model(), *plain, o);
+  EXPECT_FALSE(none.semantic_head.has_value());
+  EXPECT_FALSE(none.layers[0].heads[3].same_token.has_value());
+}
+
 TEST(Usage, GaussianNullMeasuresTheRulesFalsePositives) {
   const Capture c = usage_test_capture();
   UsageOptions o;

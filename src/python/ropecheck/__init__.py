@@ -41,7 +41,7 @@ from ._tensors import BFloat16Tensor, apply, apply_, bfloat16
 from ._usage import (HEAD_KINDS, BreakDistribution, BreakQuantile, ContentBreak, HeadAblation, HeadScores, LayerRanking, NullCheck,
                      NullKind, PositionalRanking, ScoreTest, Usage, UsageCapture, UsageHead, UsageLayer, UsageSimilarity,
                      WithinLayerRanking, attention, attention_layer, compare_usage, usage, OffsetEffect, HeadComponent, ComponentTest,
-                     ComponentCurvePoint, LayerTypeComponents, CutQuality, Section5, BreakMechanisms, ChannelBreaks, MechanismBreak,
+                     ComponentCurvePoint, LayerTypeComponents, CutQuality, Section5, BreakMechanisms, ChannelBreaks, SameTokenTest, SemanticHead, MechanismBreak,
                      HeadAttribution, MeanWithInterval, DistanceBucket, BandCount, AppendixE, LayerTypeDistance, Section3)
 
 __version__: str = _core.VERSION
@@ -56,6 +56,6 @@ __all__ = [
     "usage", "Usage", "UsageCapture", "UsageLayer", "UsageHead", "HeadScores", "ScoreTest", "HeadAblation", "ContentBreak",
     "PositionalRanking", "WithinLayerRanking", "LayerRanking", "NullCheck", "NullKind", "BreakDistribution", "BreakQuantile",
     "compare_usage", "UsageSimilarity", "attention", "attention_layer",
-    "OffsetEffect", "HeadComponent", "ComponentTest", "ComponentCurvePoint", "LayerTypeComponents", "CutQuality", "Section5", "BreakMechanisms", "ChannelBreaks", "MechanismBreak",
+    "OffsetEffect", "HeadComponent", "ComponentTest", "ComponentCurvePoint", "LayerTypeComponents", "CutQuality", "Section5", "BreakMechanisms", "ChannelBreaks", "SameTokenTest", "SemanticHead", "MechanismBreak",
     "HeadAttribution", "MeanWithInterval", "DistanceBucket", "BandCount", "AppendixE", "LayerTypeDistance", "Section3",
 ]

@@ -14,13 +14,13 @@ from ._tensors import native_copy, positions_array
 from ._usage_results import (HEAD_KINDS, BreakDistribution, BreakQuantile, ContentBreak, HeadAblation, HeadScores, LayerRanking,
                              NullCheck, NullKind, PositionalRanking, ScoreTest, Usage, UsageCapture, UsageHead, UsageLayer,
                              UsageSimilarity, WithinLayerRanking, OffsetEffect, HeadComponent, ComponentTest, ComponentCurvePoint, LayerTypeComponents,
-                             CutQuality, Section5, BreakMechanisms, ChannelBreaks, MechanismBreak,
+                             CutQuality, Section5, BreakMechanisms, ChannelBreaks, SameTokenTest, SemanticHead, MechanismBreak,
                      HeadAttribution, MeanWithInterval, DistanceBucket, BandCount, AppendixE, LayerTypeDistance, Section3)
 
 __all__ = ["usage", "attention", "attention_layer", "compare_usage", "HEAD_KINDS", "Usage", "UsageCapture", "UsageLayer", "UsageHead",
            "HeadScores", "ScoreTest", "HeadAblation", "ContentBreak", "PositionalRanking", "WithinLayerRanking", "LayerRanking",
            "NullCheck", "NullKind", "BreakDistribution", "BreakQuantile", "UsageSimilarity", "OffsetEffect", "HeadComponent",
-           "ComponentTest", "ComponentCurvePoint", "LayerTypeComponents", "CutQuality", "Section5", "BreakMechanisms", "ChannelBreaks", "MechanismBreak",
+           "ComponentTest", "ComponentCurvePoint", "LayerTypeComponents", "CutQuality", "Section5", "BreakMechanisms", "ChannelBreaks", "SameTokenTest", "SemanticHead", "MechanismBreak",
            "HeadAttribution", "MeanWithInterval", "DistanceBucket", "BandCount", "AppendixE", "LayerTypeDistance", "Section3"]
 
 if TYPE_CHECKING:

@@ -203,6 +203,50 @@ class DistanceBucket:
 
 
 @dataclasses.dataclass(frozen=True)
+class SameTokenTest:
+    """The semantic-head criterion on one head (usage/same_token.h): over the ``sequences`` with
+    rows that have an earlier copy of their own token (``rows`` of them), the mean ``mass`` on
+    those copies, the ``expected`` mass the head's distance profile puts at their distances, their
+    difference ``excess`` and its simultaneous ``interval`` over heads."""
+
+    sequences: int
+    rows: int
+    mass: float
+    expected: float
+    excess: float
+    interval: tuple[float, float]
+
+    @classmethod
+    def _from_json(cls, d: Optional[Mapping[str, Any]]) -> Optional[SameTokenTest]:
+        if d is None:
+            return None
+        lo, hi = d["interval"]
+        return cls(sequences=int(d["sequences"]), rows=int(d["rows"]), mass=number(d["mass"]), expected=number(d["expected"]),
+                   excess=number(d["excess"]), interval=(number(lo), number(hi)))
+
+
+@dataclasses.dataclass(frozen=True)
+class SemanticHead:
+    """The head chosen by the semantic-head criterion (``rule``): its ``layer``, ``head`` and
+    ``test`` (None when no head's interval lies above 0), the Bonferroni ``family`` of heads and the
+    simultaneous ``level``."""
+
+    layer: Optional[int]
+    head: Optional[int]
+    test: Optional[SameTokenTest]
+    family: int
+    level: float
+    rule: str
+
+    @classmethod
+    def _from_json(cls, d: Mapping[str, Any]) -> SemanticHead:
+        h = d.get("head")
+        return cls(layer=None if h is None else int(h["layer"]), head=None if h is None else int(h["head"]),
+                   test=None if h is None else SameTokenTest._from_json(h["test"]), family=int(d["family"]), level=number(d["level"]),
+                   rule=str(d["rule"]))
+
+
+@dataclasses.dataclass(frozen=True)
 class UsageHead:
     """One head of one layer as ``ropecheck usage`` measures it (usage/usage.h's HeadUsage, with the
     JSON's names). ``layer`` is the layer it belongs to; ``q_norm`` and ``k_norm`` are per pair
@@ -234,6 +278,7 @@ class UsageHead:
     positional_component: Optional[HeadComponent] = None
     attribution: Optional[HeadAttribution] = None
     distance_logits: tuple[DistanceBucket, ...] = ()
+    same_token: Optional[SameTokenTest] = None
 
     @classmethod
     def _from_json(cls, layer: int, d: Mapping[str, Any]) -> UsageHead:
@@ -250,7 +295,8 @@ class UsageHead:
                    slow_removed=HeadAblation._from_json(d.get("slow_removed")), query_fast_share=optional_number(d.get("query_fast_share")),
                    positional_component=HeadComponent._from_json(d.get("positional_component")),
                    attribution=HeadAttribution._from_json(d.get("attribution")),
-                   distance_logits=tuple(DistanceBucket._from_json(b) for b in d.get("distance_logits") or ()))
+                   distance_logits=tuple(DistanceBucket._from_json(b) for b in d.get("distance_logits") or ()),
+                   same_token=SameTokenTest._from_json(d.get("same_token")))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -666,6 +712,9 @@ class Usage:
     break_channel : ChannelBreaks or None
         The breaking distances in the theorem's notion (the key's share falling to 1 - epsilon);
         None when skipped, under a softcap, or in a document written before it.
+    semantic_head : SemanticHead or None
+        The head chosen by the semantic-head criterion (attention on earlier copies of the query's
+        own token beyond the head's distance profile); None without token ids or in an older document.
     appendix_e : AppendixE or None
         Which pairs carry the positional heads' logit and the sinks' first-token advantage.
     section3 : Section3 or None
@@ -683,6 +732,7 @@ class Usage:
     section5: Optional[Section5] = json_field(convert=Section5._from_json)
     break_mechanisms: Optional[BreakMechanisms] = json_field(convert=BreakMechanisms._from_json)
     break_channel: Optional[ChannelBreaks] = json_field(convert=ChannelBreaks._from_json)
+    semantic_head: Optional[SemanticHead] = json_field(convert=SemanticHead._from_json)
     appendix_e: Optional[AppendixE] = json_field(convert=AppendixE._from_json)
     section3: Optional[Section3] = json_field(convert=Section3._from_json)
     _data: Mapping[str, Any] = kept_json()

@@ -99,6 +99,10 @@ class Settings:
         Gaussian null captures for the head-kind rule (ropecheck usage --null-repeats).
     cli : str
         The ropecheck binary (build/ropecheck).
+    bos : str
+        ``"model"`` (BOS first when the model's sequences start so, the default), ``"always"`` (BOS
+        first even where the model's tokenizer does not add it: Appendix E's BOS channel measured on
+        such a model, out of its usual input, and said so) or ``"never"``.
     """
 
     domains: tuple[str, ...]
@@ -112,6 +116,7 @@ class Settings:
     threads: int
     null_repeats: int
     cli: str
+    bos: str = "model"
 
 
 def _log(log: Optional[Callable[[str], None]], line: str) -> None:
@@ -128,10 +133,18 @@ def _stage(timings: dict[str, float], name: str) -> Iterator[None]:
         timings[f"{name}_seconds"] = time.perf_counter() - t
 
 
-def with_bos(model: LanguageModel, texts: TextSource, domain: str, count: int, tokens: int, seed: int) -> list[list[int]]:
-    """`count` windows of `tokens` ids from `domain`, BOS first when the model's sequences start so."""
+BOS_CHOICES = ("model", "always", "never")
+
+
+def with_bos(model: LanguageModel, texts: TextSource, domain: str, count: int, tokens: int, seed: int, bos: str = "model") -> list[list[int]]:
+    """`count` windows of `tokens` ids from `domain`, BOS first when the model's sequences start so
+    (``bos="model"``), always (``"always"``: the model must have a BOS id) or never."""
     f = model.facts
-    if f.add_bos and f.bos_id is not None:
+    if bos not in BOS_CHOICES:
+        raise InputError("bos", "one of " + ", ".join(BOS_CHOICES), repr(bos))
+    if bos == "always" and f.bos_id is None:
+        raise InputError("bos", "'model' or 'never' for a vocabulary without a BOS id", "'always'")
+    if f.bos_id is not None and (bos == "always" or (bos == "model" and f.add_bos)):
         return [[f.bos_id] + s for s in texts.sequences(domain, model.tokenizer, count, tokens - 1, seed=seed)]
     return texts.sequences(domain, model.tokenizer, count, tokens, seed=seed)
 
@@ -229,7 +242,7 @@ def _check(model: LanguageModel, texts: TextSource, s: Settings, log: Optional[C
     checks: list[dict[str, Any]] = []
     control: Optional[dict[str, Any]] = None
     for i, d in enumerate(s.domains[:s.check_sequences]):
-        ids = with_bos(model, texts, d, 1, s.check_tokens, seed=2)[0]
+        ids = with_bos(model, texts, d, 1, s.check_tokens, seed=2, bos=s.bos)[0]
         c = capture_sequences(model, [ids])
         hf = check.eager_attentions(model, ids)
         r = check.check_attention(model, c["q"][0], c["k"][0], c["positions"][0], hf, sequence=i)
@@ -295,7 +308,7 @@ def _ablations(model: LanguageModel, texts: TextSource, s: Settings, log: Option
     # rows, whole and per position bucket).
     family = sum(len(measured(a.names)) * len(edges_at(a.length)) for a in s.ablations)
     for a in s.ablations:
-        seqs = with_bos(model, texts, s.ablation_domain, a.count, a.length, seed=1)
+        seqs = with_bos(model, texts, s.ablation_domain, a.count, a.length, seed=1, bos=s.bos)
         if agreement is None and a.length <= 4096:  # eager fits: the fast path checked against it on one sequence
             import torch
             x = torch.tensor([seqs[0]])
@@ -364,7 +377,7 @@ def _head_ablations(model: LanguageModel, texts: TextSource, s: Settings, log: O
         return out
     family = len(sets) * len(s.domains)
     for d in s.domains:
-        seqs = with_bos(model, texts, d, s.sequences, s.tokens, seed=0)  # the captured sequences
+        seqs = with_bos(model, texts, d, s.sequences, s.tokens, seed=0, bos=s.bos)  # the captured sequences
 
         def progress(line: str, domain: str = d) -> None:
             _log(log, f"head ablation, {domain}: {line}")
@@ -397,6 +410,8 @@ def run(model: LanguageModel, texts: TextSource, settings: Settings, out: str, *
         if d not in texts.DOMAINS:
             raise InputError("domains", "names among " + ", ".join(texts.DOMAINS), d)
     windows = [t.window for t in model.facts.layer_types if t.window]
+    if s.bos not in BOS_CHOICES or (s.bos == "always" and model.facts.bos_id is None):
+        raise InputError("bos", "one of " + ", ".join(BOS_CHOICES) + " ('always' needs a BOS id)", repr(s.bos))
     if windows and s.check_tokens < max(windows) + 128:
         raise InputError("check_tokens", f"at least the sliding window + 128 = {max(windows) + 128} (rows beyond the window)",
                          str(s.check_tokens))
@@ -418,7 +433,7 @@ def run(model: LanguageModel, texts: TextSource, settings: Settings, out: str, *
         with _stage(timings, "capture"):
             for d in s.domains:
                 t = time.perf_counter()
-                seqs = with_bos(model, texts, d, s.sequences, s.tokens, seed=0)
+                seqs = with_bos(model, texts, d, s.sequences, s.tokens, seed=0, bos=s.bos)
                 c = capture_sequences(model, seqs)
                 for key in parts:
                     parts[key].append(c[key])

@@ -100,6 +100,15 @@ def pair_axis(frequencies: Sequence[float], span: Optional[int] = None) -> str:
     return "\n".join(lines)
 
 
+def _bos_text(f: dict[str, Any], bos: str) -> str:
+    """What the measured sequences start with (measure.Settings.bos against the model's own rule)."""
+    if bos == "always" and not f["add_bos"]:
+        return f"BOS first (id {f['bos_id']}), **forced**: the model's tokenizer does not add it, so these sequences are not its usual input"
+    if bos == "never" and f["add_bos"]:
+        return "**no BOS**, although the model's tokenizer adds one (id " + str(f["bos_id"]) + "): not its usual input"
+    return "BOS first (id " + str(f["bos_id"]) + ")" if f["add_bos"] and bos != "never" else "no BOS"
+
+
 def ranges(values: Sequence[int]) -> str:
     """[0, 1, 2, 4, 6, 7] -> "0-2, 4, 6-7"."""
     out: list[str] = []
@@ -125,7 +134,7 @@ def _intro(doc: dict[str, Any]) -> list[str]:
              f"`{p['sha256'][:16]}...`, {f['licence']}; **{p['weights']}**), family `{f['family']}` ({f['model_type']}), "
              f"{f['layers']} layers, {f['heads']} query heads on {f['kv_heads']} kv heads, head_dim {f['head_dim']}, attention "
              f"scale {f['scale']:g}, trained context {f['context']}, vocabulary {f['vocab']}, "
-             + ("BOS first (id " + str(f["bos_id"]) + ")" if f["add_bos"] else "no BOS") + f". Layer types: {types}."
+             + _bos_text(f, doc["settings"].get("bos", "model")) + f". Layer types: {types}."
              + (f" q and k pass through a norm before the rotation ({f['qk_norm']}): the capture is its output." if f["qk_norm"] else "")
              + " Every number below is a **measurement on the captured text**, not a certificate, except the breaking distances "
              "(certified for the captured vectors).\n",
@@ -322,6 +331,47 @@ def _layer_type(doc: dict[str, Any], usage: dict[str, Any], t: dict[str, Any], f
     return out
 
 
+def _semantic_head(usage: dict[str, Any], fig: str, stem: str) -> list[str]:
+    """The semantic head by a stated criterion (usage/same_token.h), with its q and k norm per pair."""
+    sh = usage.get("semantic_head")
+    if not sh:
+        return []
+    out = ["\n### A semantic head by a stated criterion\n",
+           f"The criterion (`ropecheck usage`, `semantic_head`): {sh['rule']}; {sh['family']} heads, each interval at "
+           f"{100 * sh['level']:.3g}%. "]
+    h = sh["head"]
+    tests = [x["same_token"] for L in usage["layers"] for x in L["heads"] if x.get("same_token")]
+    above = sum(1 for x in tests if _finite(x["interval"][0]) and float(x["interval"][0]) > 0)
+    if not h:
+        out.append(f"No head's interval lies above 0 ({len(tests)} heads tested): on this capture no head attends to earlier copies of "
+                   "its own token more than its distance profile does.\n")
+        return out
+    t = h["test"]
+    layer = usage["layers"][h["layer"]]
+    head = layer["heads"][h["head"]]
+    out.append(f"{above} of {len(tests)} heads pass; the one lying highest is **layer {h['layer']} head {h['head']}** ({head['kind']} by the "
+               f"row rule): on {t['rows']} rows of {t['sequences']} sequences it puts {t['mass']:.3f} of its attention on earlier copies of "
+               f"the query's token where its distance profile puts {t['expected']:.3f}, an excess of {t['excess']:+.3f} "
+               f"[{float(t['interval'][0]):+.3f}, {float(t['interval'][1]):+.3f}]. A measurement on the captured text; the class is one "
+               "(the query's own token), so this names a head that matches tokens by content, not the paper's semantic head by "
+               "inspection.\n")
+    pairs = next((lt["pairs"] for lt in usage["layer_types"] if lt["name"] == layer["layer_type"]), usage["pairs"])
+    span = next((lt.get("span") for lt in usage["layer_types"] if lt["name"] == layer["layer_type"]), None)
+    frequencies = [float(p["frequency"]) for p in pairs]
+    name = f"{stem}-semantic-head-by-criterion"
+    figure(fig, name, f"layer {h['layer']} head {h['head']} (the semantic-head criterion): mean q and k chunk norm per pair", "pair,q,k",
+           [[i, float(a), float(c)] for i, (a, c) in enumerate(zip(head["q_norm"], head["k_norm"]))], "pair (fastest first)",
+           "mean chunk norm (the pair's two channels)",
+           "DATA using 1:2 with linespoints title 'query', DATA using 1:3 with linespoints title 'key'",
+           "set key outside right top\n" + pair_axis(frequencies, span))
+    out.append(f"\n![semantic head by criterion](figures/{name}.svg)\n")
+    return out
+
+
+def _finite(x: Any) -> bool:
+    return not isinstance(x, str)
+
+
 def _domains(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
     out = ["\n### The same pattern across domains (Fig. 19)\n"]
     doms = domains_of(doc)
@@ -492,6 +542,7 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any], usage_figures: O
     if e:
         md.append("\n### Which pairs carry the logit (Appendix E)\n")
         md.append(e["statement"] + ".\n")
+    md += _semantic_head(usage, fig, stem)
     for t in doc["layer_types"]:
         md += _layer_type(doc, usage, t, fig, f"{stem}-{t['name']}")
     copied = []

@@ -116,6 +116,18 @@ std::string usage_text(const UsageResult& r) {
         out << printf_string(" %lld-%lld: %.3g (%.3g) [%.3g, %.3g]", b.from, b.to - 1, b.logit.mean, b.position_free.mean, b.logit.lo, b.logit.hi);
     out << "\n";
   }
+  if (r.same_token_family > 0) {
+    if (r.semantic_head) {
+      const SameTokenTest& t = r.semantic_head->test;
+      out << printf_string("Semantic head (attention on earlier copies of its own token beyond its distance profile, %lld heads tested): "
+                           "layer %d head %d, %.3g where its profile puts %.3g, excess %+.3g [%+.3g, %+.3g] over %lld sequences\n",
+                           r.same_token_family, r.semantic_head->layer, r.semantic_head->head, t.mass, t.expected, t.excess, t.lo, t.hi,
+                           t.sequences);
+    } else {
+      out << printf_string("Semantic head (attention on earlier copies of its own token beyond its distance profile, %lld heads tested): "
+                           "none lies above 0\n", r.same_token_family);
+    }
+  }
   out << "Section 5 by kind (the row rule), across heads: " << r.ranking.statement << "\n";
   out << "Section 5 by kind (the row rule), within layers: " << r.within_layers.statement << "\n";
   if (r.options.certify_breaks) {

@@ -63,6 +63,21 @@ void product(RowMatrix& out, const RowMatrix& a, Eigen::Index r0, Eigen::Index r
                       static_cast<long>(cn), out.data(), static_cast<long>(out.cols()));
 }
 
+// The first key row i sees: 0, or i - W + 1 under a sliding window W.
+Eigen::Index first_key(const AttentionSettings& st, Eigen::Index i) {
+  return st.window ? std::max<Eigen::Index>(0, i - static_cast<Eigen::Index>(*st.window) + 1) : 0;
+}
+
+// The score products of query rows [i0, i0 + n) against keys [c0, c0 + cn): c0 the block's first
+// visible key rounded down to a multiple of 8 (the packed panels' step), cn up to its last query.
+struct KeyColumns {
+  Eigen::Index c0, cn;
+};
+KeyColumns key_columns(const AttentionSettings& st, Eigen::Index i0, Eigen::Index n) {
+  const Eigen::Index c0 = first_key(st, i0) / 8 * 8;
+  return {c0, i0 + n - c0};
+}
+
 // In place: logits -> softmax of scale * logits (softcapped); top = the first argmax.
 void softmax(Eigen::Ref<Eigen::ArrayXd> p, const AttentionSettings& st, Eigen::Index& top) {
   p *= st.scale;
@@ -169,9 +184,7 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
                  &position_free_buf = ws.position_free;
   for (Eigen::Index i0 = 1; i0 < tokens; i0 += kBlock) {
     const Eigen::Index n = std::min(kBlock, tokens - i0);
-    // Keys from c0 (a multiple of 8 at or below the block's first key) to the block's last query.
-    const Eigen::Index c0 = (st.window ? std::max<Eigen::Index>(0, i0 - static_cast<Eigen::Index>(*st.window) + 1) : 0) / 8 * 8;
-    const Eigen::Index cn = i0 + n - c0;
+    const auto [c0, cn] = key_columns(st, i0, n);
     product(s_fast, q.fast, i0, n, kp.fast, c0, cn, path);
     product(s_rest, q.rest, i0, n, kp.rest, c0, cn, path);
     product(s_slow, q.slow, i0, n, kp.slow, c0, cn, path);
@@ -179,7 +192,7 @@ void accumulate_attention(const RotatedHead& q, const KeyPanels& kp, const Atten
     if (st.position_free) product(s_free, q.still, i0, n, kp.still, c0, cn, path);
     for (Eigen::Index r = 0; r < n; ++r) {
       const Eigen::Index i = i0 + r;
-      const Eigen::Index lo = st.window ? std::max<Eigen::Index>(0, i - static_cast<Eigen::Index>(*st.window) + 1) : 0;
+      const Eigen::Index lo = first_key(st, i);
       const Eigen::Index off = lo - c0, len = i - lo + 1;
       const auto f = s_fast.row(r).segment(off, len).array().transpose();
       const auto m = s_rest.row(r).segment(off, len).array().transpose();
@@ -302,7 +315,7 @@ RowMatrix attention_rows(const RotatedHead& q, const RotatedHead& k, const Atten
   product(s_slow, q.slow, 0, n, kp.slow, 0, n, path);
   Eigen::ArrayXd row(n);
   for (Eigen::Index i = 0; i < n; ++i) {
-    const Eigen::Index lo = st.window ? std::max<Eigen::Index>(0, i - static_cast<Eigen::Index>(*st.window) + 1) : 0;
+    const Eigen::Index lo = first_key(st, i);
     const Eigen::Index len = i - lo + 1;
     auto p = row.head(len);
     p = (s_fast.row(i).segment(lo, len) + s_rest.row(i).segment(lo, len) + s_slow.row(i).segment(lo, len)).array().transpose();
@@ -326,14 +339,13 @@ RowMatrix pooled_attention_rows(const RotatedHead& q, const RotatedHead& k, cons
   Eigen::ArrayXd row(T);
   for (Eigen::Index i0 = 0; i0 < T; i0 += kBlock) {
     const Eigen::Index n = std::min(kBlock, T - i0);
-    const Eigen::Index c0 = (st.window ? std::max<Eigen::Index>(0, i0 - static_cast<Eigen::Index>(*st.window) + 1) : 0) / 8 * 8;
-    const Eigen::Index cn = i0 + n - c0;
+    const auto [c0, cn] = key_columns(st, i0, n);
     product(s_fast, q.fast, i0, n, kp.fast, c0, cn, path);
     product(s_rest, q.rest, i0, n, kp.rest, c0, cn, path);
     product(s_slow, q.slow, i0, n, kp.slow, c0, cn, path);
     for (Eigen::Index r = 0; r < n; ++r) {
       const Eigen::Index i = i0 + r;
-      const Eigen::Index lo = st.window ? std::max<Eigen::Index>(0, i - static_cast<Eigen::Index>(*st.window) + 1) : 0;
+      const Eigen::Index lo = first_key(st, i);
       const Eigen::Index off = lo - c0, len = i - lo + 1;
       auto p = row.head(len);
       p = (s_fast.row(r).segment(off, len) + s_rest.row(r).segment(off, len) + s_slow.row(r).segment(off, len)).array().transpose();

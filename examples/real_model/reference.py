@@ -17,15 +17,15 @@ LONG = ("slow-still", "fast-removed")
 
 #: name -> (length, sequences, ablation names) per ablation length, and the capture's sizes.
 REFERENCE: dict[str, dict[str, object]] = {
-    "smollm2-135m": {"sequences": 8, "tokens": 1024, "check_sequences": 4, "check_tokens": 1024,
+    "smollm2-135m": {"sequences": 8, "tokens": 1024, "random_sequences": 8, "check_sequences": 4, "check_tokens": 1024,
                      "ablations": ((1024, 6, ALL), (4096, 3, ALL), (8192, 2, LONG))},
-    "gemma3-270m": {"sequences": 8, "tokens": 1024, "check_sequences": 4, "check_tokens": 1024,
+    "gemma3-270m": {"sequences": 8, "tokens": 1024, "random_sequences": 8, "check_sequences": 4, "check_tokens": 1024,
                     "ablations": ((1024, 6, ALL), (4096, 3, ALL), (8192, 2, LONG), (32768, 2, ("slow-still",)))},
 }
 #: A model given by path gets these.
-DEFAULT: dict[str, object] = {"sequences": 8, "tokens": 1024, "check_sequences": 4, "check_tokens": 1024,
+DEFAULT: dict[str, object] = {"sequences": 8, "tokens": 1024, "random_sequences": 8, "check_sequences": 4, "check_tokens": 1024,
                               "ablations": ((1024, 6, ALL), (4096, 3, ALL))}
-#: CI's size (--smoke): 2 sequences x 256 tokens per domain, one check sequence long enough to pass
+#: CI's size (--smoke): 2 sequences x 256 tokens per domain and of random tokens, one check sequence long enough to pass
 #: a 512-token window, one ablation per band with both modes among them at 256 tokens.
-SMOKE: dict[str, object] = {"sequences": 2, "tokens": 256, "check_sequences": 1, "check_tokens": 640,
+SMOKE: dict[str, object] = {"sequences": 2, "tokens": 256, "random_sequences": 2, "check_sequences": 1, "check_tokens": 640,
                             "ablations": ((256, 2, ("fast-removed", "middle-removed", "slow-still")),)}

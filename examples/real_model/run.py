@@ -49,6 +49,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--domains", nargs="+", default=list(texts.DOMAINS), help=f"of {', '.join(texts.DOMAINS)}")
     p.add_argument("--sequences", type=int)
     p.add_argument("--tokens", type=int)
+    p.add_argument("--random-sequences", type=int,
+                   help="sequences of uniformly random tokens for the positional-component test on random input (0: skip)")
     p.add_argument("--check-sequences", type=int)
     p.add_argument("--check-tokens", type=int)
     p.add_argument("--passages", type=int, default=2, help="raw passages per domain for the tokenization check")
@@ -80,7 +82,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
         fail("--out", "a directory that does not exist yet (or --force)", a.out)
     if not os.path.isdir(os.path.dirname(os.path.abspath(a.out))):
         fail("--out", "a path in an existing directory", a.out)
-    for name, lo, hi in (("sequences", 2, 64), ("tokens", 64, 32768), ("check_sequences", 0, 4), ("check_tokens", 64, 8192),
+    for name, lo, hi in (("sequences", 2, 64), ("tokens", 64, 32768), ("random_sequences", 0, 64), ("check_sequences", 0, 4),
+                         ("check_tokens", 64, 8192),
                          ("passages", 1, 16), ("threads", 1, 256), ("null_repeats", 0, 16)):
         v = getattr(a, name)
         if v is not None and not lo <= v <= hi:
@@ -117,7 +120,8 @@ def ablations(a: argparse.Namespace, base: dict[str, Any]) -> tuple[Any, ...]:
 def settings(a: argparse.Namespace, name: str) -> Any:
     from ropecheck.lm.measure import Settings
     base = dict(reference.SMOKE if a.smoke else reference.REFERENCE.get(name, reference.DEFAULT))
-    pick = {k: getattr(a, k) if getattr(a, k) is not None else base[k] for k in ("sequences", "tokens", "check_sequences", "check_tokens")}
+    keys = ("sequences", "tokens", "random_sequences", "check_sequences", "check_tokens")
+    pick = {k: getattr(a, k) if getattr(a, k) is not None else base[k] for k in keys}
     return Settings(domains=tuple(a.domains), passages=1 if a.smoke else a.passages, ablation_domain=a.ablation_domain,
                     ablations=ablations(a, base), threads=a.threads, null_repeats=a.null_repeats, cli=a.cli, bos=a.bos, **pick)
 

@@ -133,7 +133,18 @@ def test_the_measurements_have_their_shape(smoke: str, name: str) -> None:
         if "random like positional" in by:  # disjoint, as many per layer
             assert not {tuple(x) for x in by["positional"]} & {tuple(x) for x in by["random like positional"]}
             assert sorted(L for L, _ in by["positional"]) == sorted(L for L, _ in by["random like positional"])
+    # random-token input: the draw recorded, its own component test, the cross consistent with both captures
+    rt = d["random_tokens"]
+    assert (rt["sequences"], rt["tokens"], rt["seed"]) == (2, 256, 3) and rt["ids"] > 1000
+    rc, tc = rt["positional_component"], usage["positional_component"]
+    assert rc["sequences"] == 2 and rc["heads"] == tc["heads"]
+    cross = rt["cross"]
+    assert cross["with_component"] == tc["with_component"] == len(cross["heads"])
+    assert cross["kept"] == sum(h["kept"] for h in cross["heads"]) <= cross["with_component"]
+    for x in cross["heads"]:
+        assert x["kept"] == (x["random_interval"] is not None and x["random_interval"][0] >= cross["cut"])
     md = open(os.path.join(smoke, name, "section.md")).read()
+    assert "### Positional heads: the component on random tokens" in md
     for heading in ("### The tokens, the weights and the capture, checked against the model itself", "#### Where the norm sits",
                     "#### Section 5", "#### Content heads and Theorem 6.1", "### The same pattern across domains",
                     "### What p-RoPE would change, as loss"):

@@ -103,6 +103,12 @@ class Settings:
         ``"model"`` (BOS first when the model's sequences start so, the default), ``"always"`` (BOS
         first even where the model's tokenizer does not add it: Appendix E's BOS channel measured on
         such a model, out of its usual input, and said so) or ``"never"``.
+    random_sequences : int
+        Sequences of uniformly random tokens (ropecheck.lm.random_tokens, seed ``random_seed``) of
+        `tokens` ids, captured for the positional-component test on random-token input: which heads
+        with a component on the text keep it whatever the tokens are (the paper's positional
+        heads). 0 skips it; fewer than 2 decide nothing.
+    random_seed : int
     """
 
     domains: tuple[str, ...]
@@ -117,6 +123,8 @@ class Settings:
     null_repeats: int
     cli: str
     bos: str = "model"
+    random_sequences: int = 8
+    random_seed: int = 3
 
 
 def _log(log: Optional[Callable[[str], None]], line: str) -> None:
@@ -387,6 +395,26 @@ def _head_ablations(model: LanguageModel, texts: TextSource, s: Settings, log: O
     return out
 
 
+def _random_tokens(model: LanguageModel, s: Settings, config: str, usage: dict[str, Any],
+                   log: Optional[Callable[[str], None]]) -> dict[str, Any]:
+    """The random-token capture's positional-component test, crossed with the text capture's
+    (ropecheck.lm.random_tokens)."""
+    import ropecheck
+    from . import random_tokens
+    seqs = random_tokens.random_sequences(model, s.random_sequences, s.tokens, seed=s.random_seed, bos=s.bos)
+    _log(log, f"random tokens: {len(seqs)} x {s.tokens} ids, seed {s.random_seed}")
+    c = capture_sequences(model, seqs)
+    u = ropecheck.usage(c["q"], c["k"], c["positions"], model=config, token_ids=c["token_ids"], threads=s.threads,
+                        certify_breaks=False, break_mechanisms=False, certify_channel=False, null_sequences=0).to_dict()
+    out: dict[str, Any] = {"seed": s.random_seed, "sequences": len(seqs), "tokens": s.tokens, "ids": len(random_tokens.ordinary_ids(model)),
+                           "draw": random_tokens.DRAW, "sample": model.tokenizer.decode(seqs[0][:40]),
+                           "positional_component": u.get("positional_component")}
+    if usage.get("positional_component") and u.get("positional_component"):
+        out["cross"] = random_tokens.purely_positional(usage, u)
+        _log(log, "random tokens: " + out["cross"]["statement"])
+    return out
+
+
 def run(model: LanguageModel, texts: TextSource, settings: Settings, out: str, *, command: str = "",
         log: Optional[Callable[[str], None]] = None, force: bool = False) -> Run:
     """Measures `model` on `texts` as `settings` says and writes `out/` (see the module docstring).
@@ -409,6 +437,8 @@ def run(model: LanguageModel, texts: TextSource, settings: Settings, out: str, *
     for d in s.domains + (s.ablation_domain,):
         if d not in texts.DOMAINS:
             raise InputError("domains", "names among " + ", ".join(texts.DOMAINS), d)
+    if not 0 <= s.random_sequences <= 64:
+        raise InputError("random_sequences", "an integer in [0, 64]", str(s.random_sequences))
     windows = [t.window for t in model.facts.layer_types if t.window]
     if s.bos not in BOS_CHOICES or (s.bos == "always" and model.facts.bos_id is None):
         raise InputError("bos", "one of " + ", ".join(BOS_CHOICES) + " ('always' needs a BOS id)", repr(s.bos))
@@ -470,6 +500,10 @@ def run(model: LanguageModel, texts: TextSource, settings: Settings, out: str, *
                 per_domain[d] = {"summaries": [x.to_dict() for x in summaries.summarise(model, u.to_dict(), q[sl], k[sl], v[sl])],
                                  "similarity_to_first": {"domain": s.domains[0], "correlation": sim.correlation,
                                                          "kinds_agree": sim.kinds_agree, "statement": sim.statement}}
+        random_input = None
+        if s.random_sequences:
+            with _stage(timings, "random_tokens"):
+                random_input = _random_tokens(model, s, config_path, usage, log)
         with _stage(timings, "summaries"):
             layer_types = [x.to_dict() for x in summaries.summarise(model, usage, q, k, v)]
         del q, k, v
@@ -484,7 +518,8 @@ def run(model: LanguageModel, texts: TextSource, settings: Settings, out: str, *
             "command": command or " ".join(sys.argv), "versions": versions(), "facts": model.facts.to_dict(),
             "settings": dataclasses.asdict(s) | {"cli": os.path.basename(s.cli)}, "domains": domains, "tokenization": tokenization,
             "weights": weights, "check": checked, "usage_run": usage_run, "layer_types": layer_types, "per_domain": per_domain,
-            "ablations": ablations, "head_ablations": head_ablations, "timings": timings}
+            "ablations": ablations, "head_ablations": head_ablations, "random_tokens": random_input,
+            "timings": timings}
         with open(os.path.join(staging, "run.json"), "w") as f:
             json.dump(doc, f, indent=1, sort_keys=True)
         section.write(staging, doc, usage, os.path.join(work, "usage", "figures"))

@@ -8,14 +8,15 @@ import os
 import shutil
 from typing import Any, Optional, Sequence
 
+from .._results import number
 from ._figures import figure, heat
 
 PAPER_TABLE2 = ("Gemma 2B, 8k context, validation perplexity (Wiki / FlanV2): RoPE theta 10k 4.4627 / 6.4429, "
                 "0.75-RoPE (p-RoPE) 4.4414 / 6.4422, 0.75-RoPE reversed 4.4592 / 6.4683")
 ORDER = tuple(f"{b}-{m}" for b in ("fast", "middle", "slow") for m in ("still", "removed"))
 #: The stages of a run, in the order they run (run.json keeps them sorted by name).
-STAGES = ("load", "tokenization", "weights", "capture", "check", "usage", "usage_per_domain", "summaries", "ablations",
-          "head_ablations")
+STAGES = ("load", "tokenization", "weights", "capture", "check", "usage", "usage_per_domain", "random_tokens", "summaries",
+          "ablations", "head_ablations")
 
 
 def domains_of(doc: dict[str, Any]) -> list[str]:
@@ -341,7 +342,7 @@ def _semantic_head(usage: dict[str, Any], fig: str, stem: str) -> list[str]:
            f"{100 * sh['level']:.3g}%. "]
     h = sh["head"]
     tests = [x["same_token"] for L in usage["layers"] for x in L["heads"] if x.get("same_token")]
-    above = sum(1 for x in tests if _finite(x["interval"][0]) and float(x["interval"][0]) > 0)
+    above = sum(1 for x in tests if number(x["interval"][0]) > 0)
     if not h:
         out.append(f"No head's interval lies above 0 ({len(tests)} heads tested): on this capture no head attends to earlier copies of "
                    "its own token more than its distance profile does.\n")
@@ -355,9 +356,9 @@ def _semantic_head(usage: dict[str, Any], fig: str, stem: str) -> list[str]:
                f"[{float(t['interval'][0]):+.3f}, {float(t['interval'][1]):+.3f}]. A measurement on the captured text; the class is one "
                "(the query's own token), so this names a head that matches tokens by content, not the paper's semantic head by "
                "inspection.\n")
-    pairs = next((lt["pairs"] for lt in usage["layer_types"] if lt["name"] == layer["layer_type"]), usage["pairs"])
-    span = next((lt.get("span") for lt in usage["layer_types"] if lt["name"] == layer["layer_type"]), None)
-    frequencies = [float(p["frequency"]) for p in pairs]
+    lt = next((x for x in usage["layer_types"] if x["name"] == layer["layer_type"]), None)
+    frequencies = [float(p["frequency"]) for p in (lt["pairs"] if lt else usage["pairs"])]
+    span = lt.get("span") if lt else None
     name = f"{stem}-semantic-head-by-criterion"
     figure(fig, name, f"layer {h['layer']} head {h['head']} (the semantic-head criterion): mean q and k chunk norm per pair", "pair,q,k",
            [[i, float(a), float(c)] for i, (a, c) in enumerate(zip(head["q_norm"], head["k_norm"]))], "pair (fastest first)",
@@ -368,8 +369,36 @@ def _semantic_head(usage: dict[str, Any], fig: str, stem: str) -> list[str]:
     return out
 
 
-def _finite(x: Any) -> bool:
-    return not isinstance(x, str)
+def _random_tokens(doc: dict[str, Any]) -> list[str]:
+    """The positional-component test on random-token input, crossed with the text's."""
+    r = doc.get("random_tokens")
+    if not r:
+        return []
+    sample = " ".join(r["sample"][:80].replace("`", "'").split())
+    out = ["\n### Positional heads: the component on random tokens\n",
+           f"The same test on {r['sequences']} sequences of {r['tokens']} uniformly random tokens (seed {r['seed']}; {r['draw']}; "
+           f"{r['ids']} ids; the first begins `{sample}`). A head that keeps its component at the same offset "
+           "whatever the tokens are is a positional head in the paper's sense; one that loses it needs the text's content "
+           "as well as position. Measurements on the two captures, each with its own simultaneous intervals.\n"]
+    c = r.get("cross")
+    comp = r.get("positional_component")
+    if comp:
+        out.append("On random tokens alone: " + comp["statement"] + ".\n")
+    if not c:
+        out.append("No cross: one of the captures has no positional-component test (fewer than 2 sequences).\n")
+        return out
+    out.append(c["statement"] + ".\n")
+    out.append(table(("offset", "heads with a component on text", "of them, kept on random tokens"),
+                     [(b["offset"], b["heads"], b["kept"]) for b in c["by_offset"]]))
+    lost = [h for h in c["heads"] if not h["kept"]]
+    if lost:
+        worst = sorted(lost, key=lambda h: -float(h["text_effect"]))[:5]
+        out.append("The strongest heads that lose it (layer.head offset: effect on text, on random tokens [interval]): "
+                   + "; ".join(f"{h['layer']}.{h['head']} {h['offset']}: {h['text_effect']:.3f}, "
+                               + ("no rows" if h["random_effect"] is None else
+                                  f"{h['random_effect']:.3f} [{h['random_interval'][0]:.3f}, {h['random_interval'][1]:.3f}]")
+                               for h in worst) + ".\n")
+    return out
 
 
 def _domains(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
@@ -538,6 +567,7 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any], usage_figures: O
                   + ", ".join(f"{c['cut']:g}: {c['heads']} [{c['interval'][0]}, {c['interval'][1]}]" for c in comp["curve"])
                   + ". The row rule's kinds above are kept for comparison; this test is the one that subtracts what content alone "
                   "puts at an offset.\n")
+    md += _random_tokens(doc)
     e = usage.get("appendix_e")
     if e:
         md.append("\n### Which pairs carry the logit (Appendix E)\n")

@@ -23,10 +23,10 @@
 //       at every call, so a C ABI row sets ROPECHECK_KERNEL=PATH around its run (and checks
 //       ropecheck_kernel_path() says so).
 //   rope_floor/PATH/DTYPE/LAYOUT/threads:N/tokens:4096   the same rows on the bench-only floor
-//       (kernel/detail/floor.h: the path files compiled again with every fast rounding test
+//       (kernel/floor.h: the path files compiled again with every fast rounding test
 //       removed, outputs RN(y), NOT correctly rounded; never in libropecheck.so), run through
-//       apply_rope's own loop (kernel/detail/apply_with_ops.h). The price of correct rounding on a
-//       path is the floor's time / the internal row's time.
+//       apply_rope's own loop. The price of correct rounding on a path is the floor's time /
+//       the internal row's time.
 //   rope/PATH/DTYPE/LAYOUT/threads:1/precomputed/tokens:L   the default path only, L = 4096 and
 //       32768 (and internal at 32768): apply_rope(table, in, out) with a SinCosTable built
 //       beforehand (outside the timing)
@@ -76,8 +76,7 @@
 #include "kernel/apply_rope.h"
 #include "numeric/small_floats.h"
 #include "kernel/c_api.h"
-#include "kernel/detail/apply_with_ops.h"
-#include "kernel/detail/floor.h"
+#include "kernel/floor.h"
 #include "kernel/sincos_table.h"
 #include "kernel_bench_support.h"
 
@@ -131,7 +130,7 @@ void BM_Rope(benchmark::State& state, Row row) {
     case Entry::internal: run = [&] { apply_rope(plan, positions, x, y, options); }; break;
     case Entry::precomputed: run = [&] { apply_rope(*table, x, y, options); }; break;
     case Entry::floor:
-      run = [&] { detail::apply_rope_with_ops<E>(detail::floor_ops_for(row.path), plan, positions, x, y, options); };
+      run = [&] { apply_rope_floor(plan, positions, x, y, options); };
       break;
     case Entry::c_abi:
       run = [&] { rc |= bench::DtypeCalls<E>::plan(cplan, positions.data(), &cin, &cout, row.threads, nullptr); };

@@ -40,7 +40,7 @@ enum class Entry {
   precomputed,  // apply_rope(table, in, out, {path, threads}) with a SinCosTable built beforehand (untimed)
   c_abi,        // ropecheck_plan_apply_f32/_bf16/_f16 (libropecheck.so) on a plan from a config.json text
   c_abi_v1,     // ropecheck_apply_rope_f32/_bf16/_f16 (libropecheck.so, version-1 spec) on a ropecheck_rope_spec
-  floor,        // the bench-only floor (kernel/detail/floor.h) in apply_rope's own loop: NOT correctly rounded
+  floor,        // the bench-only floor (kernel/floor.h) in apply_rope's own loop: NOT correctly rounded
 };
 inline const char* entry_name(Entry e) {
   switch (e) {

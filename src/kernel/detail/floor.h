@@ -9,7 +9,8 @@
 // Without the definition (the shipped build, libropecheck.so) kFloor is false and the files are the
 // bit-identical twins of ops.h. With it, the tables get other names (the macros below), so the two
 // builds never clash in one program, and nothing in the library can reach the floor's tables: only
-// kernel/detail/apply_with_ops.h runs them, and only the benchmark calls it with them.
+// the floor build's dispatch.cpp runs them (through detail/apply_with_ops.h), behind the public
+// seam kernel/floor.h, which only the benchmark calls.
 #pragma once
 
 #include "cpu/path.h"

@@ -508,7 +508,26 @@ def _ablations(doc: dict[str, Any], fig: str, stem: str) -> list[str]:
            "tokens," + ",".join(f"{n},{n}_hw" for n in names), data, "tokens", "loss difference (nats/token)", ", ".join(plots),
            "set logscale x 2\nset offsets graph 0.04, graph 0.04, 0, 0\nset key top left")
     out.append(f"\n![ablation](figures/{stem}-ablation.svg)\n")
+    for r in abl:
+        name = f"{stem}-ablation-{r['length']}"
+        figure(fig, name, f"{f['name']}, {r['length']} tokens, {r['sequences']} sequences: ablated minus as trained (95% t; "
+               "controls grey)", "ablation,difference,half_width,colour",
+               [[_bar_label(x, controls), x["difference"]["mean"], x["difference"]["half_width"] or 0.0,
+                 0x999999 if x["band"] == "random" else 0x4a7ab5] for x in r["rows"]],
+               "ablation", "paired loss difference (nats/token)",
+               "DATA using 0:2:3:4:xtic(1) with boxerrorbars lc rgb variable",
+               "set boxwidth 0.7\nset style fill solid 0.45\nset xtics rotate by -30 noenhanced\nset xzeroaxis lw 1.5\n"
+               "set offsets 0.5, 0.5, 0, 0")
+        out.append(f"\n![ablation at {r['length']} tokens](figures/{name}.svg)\n")
     return out
+
+
+def _bar_label(x: dict[str, Any], controls: Sequence[dict[str, Any]]) -> str:
+    """A short label for an ablation row (no commas: a csv field): "slow position-free", "control (slow)"."""
+    if x["band"] != "random":
+        return f"{x['band']} {'position-free' if x['mode'] == 'still' else 'removed'}"
+    c = next((c for c in controls if c["pairs"] == sorted(x["pairs"])), None)
+    return f"control ({c['band']})" if c else "control"
 
 
 def _head_ablations(doc: dict[str, Any]) -> list[str]:

@@ -91,6 +91,18 @@ def test_random_controls_are_disjoint_as_large_per_layer_and_seeded():
     assert e.value.parameter == "heads"
 
 
+def test_a_pooled_control_draws_as_many_from_the_same_layers_taken_together():
+    crowded = [(0, 0), (0, 1), (0, 2), (3, 1)]  # layer 0 holds 3 of its 4: no per-layer control
+    c = H.random_heads(crowded, 4, seed=2, pooled=True)
+    assert c == H.random_heads(crowded, 4, seed=2, pooled=True) and len(c) == 4
+    assert not set(c) & set(crowded) and {L for L, _ in c} <= {0, 3}
+    assert set(c) == {(0, 3), (3, 0), (3, 2), (3, 3)}  # the 4 others of those layers are all there are
+    assert len({H.random_heads([(0, 0), (5, 1)], 8, seed=s, pooled=True) for s in range(10)}) > 1
+    with pytest.raises(ropecheck.InputError) as e:  # 3 others in the set's layer, 5 wanted
+        H.random_heads([(0, 0), (0, 1), (0, 2), (0, 3), (0, 4)], 8, pooled=True)
+    assert e.value.parameter == "heads"
+
+
 @pytest.mark.parametrize("kwargs,name", [
     (dict(sets=[]), "sets"),
     (dict(sets=[("a", [(0, 0)]), ("a", [(1, 0)])]), "sets"),

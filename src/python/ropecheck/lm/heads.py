@@ -7,8 +7,10 @@ A head is **mean-ablated**: its output (its slice of the input of the layer's ou
 position of the given sequences as trained, so that the head keeps its average contribution and
 loses what it computes from the context. A set of heads is compared with a **random control** of
 the same number of heads in each of the same layers (none of the set's), drawn by sha256 of the
-seed, the layer and the head (``random_heads``: the same control on every machine): a set whose
-ablation costs more than its control's matters beyond the number of heads removed.
+seed, the layer and the head (``random_heads``: the same control on every machine), or, for a set
+that holds more than half of some layer, as many heads drawn from the other heads of the same
+layers taken together (``pooled``): a set whose ablation costs more than its control's matters
+beyond the number of heads removed.
 
 Losses are per sequence (the mean over its targets) and differences are paired (the same
 sequences) with Student t-intervals over sequences, each also at the Bonferroni level of the
@@ -77,22 +79,33 @@ def _checked_heads(heads: Any, layers: Mapping[int, Any], n_heads: int, name: st
     return tuple(sorted(out))
 
 
-def random_heads(heads: Sequence[Head], n_heads: int, *, seed: int = 0) -> tuple[Head, ...]:
+def random_heads(heads: Sequence[Head], n_heads: int, *, seed: int = 0, pooled: bool = False) -> tuple[Head, ...]:
     """The random control of a set of heads: in each layer of the set, as many other heads of that
     layer, the first by sha256("ropecheck-heads:<seed>:<layer>:<head>"). InputError naming
-    ``heads`` when a layer holds more than half its heads in the set (no disjoint control)."""
+    ``heads`` when a layer holds more than half its heads in the set (no disjoint control).
+    ``pooled``: as many heads in all, from the other heads of the set's layers taken together (the
+    first by the same sha256 rank): the same layers, not as many per layer, for a set that crowds
+    some layer; InputError when those layers hold fewer others than the set has heads."""
     seed = args.integer("seed", seed, 0, (1 << 63) - 1)
     by_layer: dict[int, list[int]] = {}
     for layer, head in heads:
         by_layer.setdefault(layer, []).append(head)
+
+    def rank(layer: int, h: int) -> bytes:
+        return hashlib.sha256(f"ropecheck-heads:{seed}:{layer}:{h}".encode()).digest()
     out: list[Head] = []
+    if pooled:
+        others = [(layer, h) for layer, own in by_layer.items() for h in range(n_heads) if h not in set(own)]
+        if len(others) < len(heads):
+            raise InputError("heads", f"a set whose layers hold as many other heads ({len(heads)})",
+                             f"{len(others)} others in its {len(by_layer)} layers")
+        return tuple(sorted(sorted(others, key=lambda x: rank(*x))[:len(heads)]))
     for layer, own in sorted(by_layer.items()):
-        others = [h for h in range(n_heads) if h not in set(own)]
-        if len(others) < len(own):
+        others_here = [h for h in range(n_heads) if h not in set(own)]
+        if len(others_here) < len(own):
             raise InputError("heads", f"at most half of a layer's {n_heads} heads (a control of as many others)",
                              f"{len(own)} in layer {layer}")
-        ranked = sorted(others, key=lambda h: hashlib.sha256(f"ropecheck-heads:{seed}:{layer}:{h}".encode()).digest())
-        out += [(layer, h) for h in ranked[:len(own)]]
+        out += [(layer, h) for h in sorted(others_here, key=lambda h: rank(layer, h))[:len(own)]]
     return tuple(sorted(out))
 
 

@@ -364,12 +364,19 @@ def _head_sets(usage: dict[str, Any], heads_per_layer: int) -> tuple[list[tuple[
         for layer, _ in heads:
             per_layer[layer] = per_layer.get(layer, 0) + 1
         crowded = sorted(L for L, n in per_layer.items() if 2 * n > heads_per_layer)
-        if crowded:
-            notes.append(f"{name} heads: no random control, since {len(crowded)} layers (the first, layer {crowded[0]}, with "
-                         f"{per_layer[crowded[0]]} of its {heads_per_layer}) hold more than half their heads in the set, leaving "
-                         "too few others to draw as many from")
-        else:
+        if not crowded:
             sets.append((f"random like {name}", list(random_heads(heads, heads_per_layer, seed=0))))
+            continue
+        why = (f"{len(crowded)} layers (the first, layer {crowded[0]}, with {per_layer[crowded[0]]} of its {heads_per_layer}) "
+               "hold more than half their heads in the set")
+        others = len(per_layer) * heads_per_layer - len(heads)
+        if others >= len(heads):
+            sets.append((f"random like {name}", list(random_heads(heads, heads_per_layer, seed=0, pooled=True))))
+            notes.append(f"{name} heads: the random control is pooled, since {why}: as many heads ({len(heads)}) drawn from "
+                         f"the {others} other heads of the same {len(per_layer)} layers taken together, not as many per layer")
+        else:
+            notes.append(f"{name} heads: no random control, since {why} and the set's {len(per_layer)} layers hold only "
+                         f"{others} other heads, fewer than the set's {len(heads)}")
     return sets, notes
 
 

@@ -339,7 +339,7 @@ def _semantic_head(usage: dict[str, Any], fig: str, stem: str) -> list[str]:
         return []
     out = ["\n### A semantic head by a stated criterion\n",
            f"The criterion (`ropecheck usage`, `semantic_head`): {sh['rule']}; {sh['family']} heads, each interval at "
-           f"{100 * sh['level']:.3g}%. "]
+           f"{100 * sh['level']:.5g}%. "]
     h = sh["head"]
     tests = [x["same_token"] for L in usage["layers"] for x in L["heads"] if x.get("same_token")]
     above = sum(1 for x in tests if number(x["interval"][0]) > 0)
@@ -367,6 +367,26 @@ def _semantic_head(usage: dict[str, Any], fig: str, stem: str) -> list[str]:
            "set key outside right top\n" + pair_axis(frequencies, span))
     out.append(f"\n![semantic head by criterion](figures/{name}.svg)\n")
     return out
+
+
+def _classifier(usage: dict[str, Any]) -> list[str]:
+    """Section 5's proxy and intervention as classifiers of the positional-component heads."""
+    s5 = usage.get("section5")
+    if not s5 or not s5.get("share_at_even_spread"):
+        return []
+    even, share, tv = s5["share_at_even_spread"], s5["share_at_best_cut"], s5.get("fast_removed_at_best_cut")
+    n, pos = even["heads"], s5["share"]["positional"]
+    out = ["\n### Section 5's proxy as a classifier\n",
+           f"Labelling the {n} heads by a cut, against the positional-component labels ({pos} heads): the fast quarter's "
+           f"share of the q + k norm at an even spread (cut {even['cut']:g}) misclassifies **{even['misclassified']}** heads; "
+           f"at its best cut ({share['cut']:.3f}) {share['misclassified']}"]
+    if tv:
+        out.append(f"; the intervention (the attention change, total variation, when the fast quarter is removed) at its best "
+                   f"cut ({tv['cut']:.3f}) {tv['misclassified']}")
+    trivial = min(pos, n - pos)
+    out.append(f". The baseline: labelling every head alike misclassifies {trivial}. Best cuts are " + s5["best_cut_rule"]
+               + ". A measurement on this capture.\n")
+    return ["".join(out[:1]), "".join(out[1:])]
 
 
 def _random_tokens(doc: dict[str, Any]) -> list[str]:
@@ -587,6 +607,7 @@ def write(out: str, doc: dict[str, Any], usage: dict[str, Any], usage_figures: O
                   + ". The row rule's kinds above are kept for comparison; this test is the one that subtracts what content alone "
                   "puts at an offset.\n")
     md += _random_tokens(doc)
+    md += _classifier(usage)
     e = usage.get("appendix_e")
     if e:
         md.append("\n### Which pairs carry the logit (Appendix E)\n")

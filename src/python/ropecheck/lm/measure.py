@@ -408,12 +408,13 @@ def _random_tokens(model: LanguageModel, s: Settings, config: str, usage: dict[s
     (ropecheck.lm.random_tokens)."""
     import ropecheck
     from . import random_tokens
-    seqs = random_tokens.random_sequences(model, s.random_sequences, s.tokens, seed=s.random_seed, bos=s.bos)
+    ids = random_tokens.ordinary_ids(model)
+    seqs = random_tokens.random_sequences(model, s.random_sequences, s.tokens, seed=s.random_seed, bos=s.bos, ids=ids)
     _log(log, f"random tokens: {len(seqs)} x {s.tokens} ids, seed {s.random_seed}")
     c = capture_sequences(model, seqs)
     u = ropecheck.usage(c["q"], c["k"], c["positions"], model=config, token_ids=c["token_ids"], threads=s.threads,
                         certify_breaks=False, break_mechanisms=False, certify_channel=False, null_sequences=0).to_dict()
-    out: dict[str, Any] = {"seed": s.random_seed, "sequences": len(seqs), "tokens": s.tokens, "ids": len(random_tokens.ordinary_ids(model)),
+    out: dict[str, Any] = {"seed": s.random_seed, "sequences": len(seqs), "tokens": s.tokens, "ids": len(ids),
                            "draw": random_tokens.DRAW, "sample": model.tokenizer.decode(seqs[0][:40]),
                            "positional_component": u.get("positional_component")}
     if usage.get("positional_component") and u.get("positional_component"):

@@ -52,9 +52,10 @@ def ordinary_ids(model: Any) -> list[int]:
     return ids
 
 
-def random_sequences(model: Any, count: int, tokens: int, seed: int, bos: str = "model") -> list[list[int]]:
-    """`count` sequences of `tokens` ids drawn uniformly from ``ordinary_ids(model)`` with
-    ``random.Random(seed)``, BOS first when measure.with_bos would put it first."""
+def random_sequences(model: Any, count: int, tokens: int, seed: int, bos: str = "model",
+                     ids: Optional[Sequence[int]] = None) -> list[list[int]]:
+    """`count` sequences of `tokens` ids drawn uniformly from `ids` (default ``ordinary_ids(model)``)
+    with ``random.Random(seed)``, BOS first when measure.with_bos would put it first."""
     from .measure import BOS_CHOICES
     if count < 1 or tokens < 2:
         raise InputError("random_sequences", "count >= 1 and tokens >= 2", f"count={count}, tokens={tokens}")
@@ -62,7 +63,7 @@ def random_sequences(model: Any, count: int, tokens: int, seed: int, bos: str = 
         raise InputError("bos", "one of " + ", ".join(BOS_CHOICES), repr(bos))
     f = model.facts
     first = f.bos_id is not None and (bos == "always" or (bos == "model" and f.add_bos))
-    ids = ordinary_ids(model)
+    ids = ordinary_ids(model) if ids is None else ids
     rng = random.Random(seed)
     body = tokens - 1 if first else tokens
     return [([f.bos_id] if first else []) + [ids[rng.randrange(len(ids))] for _ in range(body)] for _ in range(count)]

@@ -60,11 +60,16 @@ def ablation_text(name: str) -> str:
     return f"{band} {'half' if band == 'middle' else 'quarter'} {'position-free' if mode == 'still' else 'removed'}"
 
 
+def _control_of(x: dict[str, Any], controls: Sequence[dict[str, Any]]) -> Optional[dict[str, Any]]:
+    """The control (run.json ablations.controls) a random-pair row measures, by its pairs."""
+    return next((c for c in controls if c["pairs"] == sorted(x["pairs"])), None)
+
+
 def row_text(x: dict[str, Any], controls: Sequence[dict[str, Any]]) -> str:
     """An ablation row's label; a control's names the band it is matched to."""
     if x["band"] != "random":
         return ablation_text(f"{x['band']}-{x['mode']}")
-    c = next((c for c in controls if c["pairs"] == sorted(x["pairs"])), None)
+    c = _control_of(x, controls)
     of = f"the {c['band']} {'half' if c['band'] == 'middle' else 'quarter'}'s" if c else "no band's"
     return f"control: random pairs {ranges(sorted(x['pairs']))} matched to {of} norm, removed"
 
@@ -376,17 +381,16 @@ def _classifier(usage: dict[str, Any]) -> list[str]:
         return []
     even, share, tv = s5["share_at_even_spread"], s5["share_at_best_cut"], s5.get("fast_removed_at_best_cut")
     n, pos = even["heads"], s5["share"]["positional"]
-    out = ["\n### Section 5's proxy as a classifier\n",
-           f"Labelling the {n} heads by a cut, against the positional-component labels ({pos} heads): the fast quarter's "
+    text = [f"Labelling the {n} heads by a cut, against the positional-component labels ({pos} heads): the fast quarter's "
            f"share of the q + k norm at an even spread (cut {even['cut']:g}) misclassifies **{even['misclassified']}** heads; "
            f"at its best cut ({share['cut']:.3f}) {share['misclassified']}"]
     if tv:
-        out.append(f"; the intervention (the attention change, total variation, when the fast quarter is removed) at its best "
+        text.append(f"; the intervention (the attention change, total variation, when the fast quarter is removed) at its best "
                    f"cut ({tv['cut']:.3f}) {tv['misclassified']}")
     trivial = min(pos, n - pos)
-    out.append(f". The baseline: labelling every head alike misclassifies {trivial}. Best cuts are " + s5["best_cut_rule"]
-               + ". A measurement on this capture.\n")
-    return ["".join(out[:1]), "".join(out[1:])]
+    text.append(f". The baseline: labelling every head alike misclassifies {trivial}. Best cuts are " + s5["best_cut_rule"]
+                + ". A measurement on this capture.\n")
+    return ["\n### Section 5's proxy as a classifier\n", "".join(text)]
 
 
 def _random_tokens(doc: dict[str, Any]) -> list[str]:
@@ -546,7 +550,7 @@ def _bar_label(x: dict[str, Any], controls: Sequence[dict[str, Any]]) -> str:
     """A short label for an ablation row (no commas: a csv field): "slow position-free", "control (slow)"."""
     if x["band"] != "random":
         return f"{x['band']} {'position-free' if x['mode'] == 'still' else 'removed'}"
-    c = next((c for c in controls if c["pairs"] == sorted(x["pairs"])), None)
+    c = _control_of(x, controls)
     return f"control ({c['band']})" if c else "control"
 
 

@@ -122,8 +122,13 @@ void rotate(const kernel::RopePlan& plan, const std::vector<std::int64_t>& posit
   const kernel::KernelOptions options{cpu::default_path(), threads};
   const std::int64_t tokens = in_t.shape.tokens;
   const bool kernel_impl = impl == accuracy::Implementation::kernel;
+  // A table shared by the batch's slices only when there are several: one slice (or rows with
+  // positions of their own) takes apply_rope's rows built inside the call, as the C ABI does, where
+  // a table would be a fresh [tokens][pairs] allocation per call (4 MiB at 4096 tokens and 64 pairs,
+  // page-faulted and zero-filled, then written and read back: ~1000 page faults per call, measured
+  // 2026-12-04). The outputs are the same bits either way (kernel/apply_rope.h).
   std::optional<kernel::SinCosTable> table;
-  if (kernel_impl && !per_row) table.emplace(plan, positions, options.path, threads);
+  if (kernel_impl && !per_row && in_t.slice_offsets.size() > 1) table.emplace(plan, positions, options.path, threads);
   for (std::size_t b = 0; b < in_t.slice_offsets.size(); ++b) {
     const auto x = slice_view<const T>(in, in_t, b);
     const auto y = slice_view<T>(out, out_t, b);

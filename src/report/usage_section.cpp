@@ -37,8 +37,11 @@ constexpr const char* kAblation = "results/ablation.md";
 // least a quarter of the context back, not usage.h's default 64 (the whole context here).
 constexpr long long kContentDistance = 16;
 // Gaussian null captures per analysed capture: 8 heads each, so 50 give 400 heads (0 flagged would
-// bound the false-positive rate below 0.0075 at 95%); about 0.1 s each.
+// bound the false-positive rate below 0.0075 at 95%); about 0.1 s each. The smoke report (CI's
+// size) draws 4 (32 heads: 0 flagged bounds it below 0.089): the nulls were most of the smoke
+// report's time, 190 of its 213 s under ASan + UBSan, the sanitizer ctest's longest test.
 constexpr int kNullRepeats = 50;
+constexpr int kSmokeNullRepeats = 4;
 
 // A committed Markdown result inside this section: its title dropped, its headings `levels` down.
 std::string demoted(const std::string& text, int levels) {
@@ -154,7 +157,7 @@ SectionResult usage_section(const Context& context) {
   usage::UsageOptions o;
   o.threads = context.threads;
   o.content_distance = kContentDistance;
-  o.null_repeats = kNullRepeats;
+  o.null_repeats = context.mode == Mode::smoke ? kSmokeNullRepeats : kNullRepeats;
   auto analyse = [&](const char* capture) {
     auto source = usage::open_capture((dir / capture).string(), "usage capture");
     usage::UsageResult res = usage::analyse_usage(model, *source, o);

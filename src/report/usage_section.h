@@ -5,7 +5,8 @@
 // theorems applied to the heads found (usage/usage.h), set row by row beside what the paper found
 // on Gemma 7B, and the toy Table 2 (examples/toy_model/results) beside the paper's Table 2.
 // Everything here is a measurement on the committed capture (stated with its sample size), except
-// the breaking distances, certified for the captured vectors. Same content in every mode.
+// the breaking distances, certified for the captured vectors. Same content in every mode, except
+// the Gaussian null's size: 50 captures per analysed capture, 4 in the smoke report (CI's size).
 #pragma once
 
 #include "report/section.h"

@@ -235,9 +235,9 @@ inline void put8(float* p, __m256 v, __m256 in, __m256 rot) {
   _mm256_storeu_ps(p, kIdentity ? _mm256_blendv_ps(in, v, rot) : v);
 }
 
-// Stores 8 16-bit lanes (below, with the 16-bit formats' code).
+// Stores 8 16-bit values (below, with the 16-bit formats' code).
 template <bool kIdentity, typename E>
-inline void put8(E* p, __m256i lanes, __m128i in, __m256 rot);
+inline void put8(E* p, __m128i v, __m128i in, __m256 rot);
 
 // float32 (E = float; a template for for_heads' lambdas): the binary64 formula and test8.
 template <typename E, bool kIdentity>
@@ -308,38 +308,50 @@ void rotate64_layout(const RowShape& sh, const double* c, const double* s, const
 
 // ---- the 16-bit formats: binary32 level 1 (ops.h), then retry_16 -------------------------------
 
-// 8 elements widened exactly, and RN16 of 8 floats as 32-bit lanes: bfloat16 by bits (exact for
-// normal values, the lanes level 1 keeps). (float16 takes the binary64 formula: rotate64_layout.)
+// 8 elements widened exactly, and RN16 of 8 floats, packed: bfloat16 by bits (exact for normal
+// values, the lanes level 1 keeps). (float16 takes the binary64 formula: rotate64_layout.)
 inline __m256 widen8(__m128i raw, Bf16Bits) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16)); }
 inline __m256 widen8(__m128i raw, F16Bits) { return _mm256_cvtph_ps(raw); }
-inline __m256i lanes16(__m256 v, F16Bits) { return _mm256_cvtepu16_epi32(_mm256_cvtps_ph(v, 0)); }
-[[maybe_unused]] inline __m256i lanes16(__m256 v, Bf16Bits) {  // the floor rows only (bench)
+// Eight 32-bit lanes that hold values <= 0xFFFF as eight 16-bit values.
+inline __m128i pack16(__m256i lanes) { return _mm_packus_epi32(_mm256_castsi256_si128(lanes), _mm256_extracti128_si256(lanes, 1)); }
+inline __m128i round8(__m256 v, F16Bits) { return _mm256_cvtps_ph(v, 0); }
+[[maybe_unused]] inline __m128i round8(__m256 v, Bf16Bits) {  // the floor rows only (bench)
   const __m256i u = _mm256_castps_si256(v);
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-  return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16);
+  return pack16(_mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16));
 }
-// The lanes whose e lies in [2^-100, 2^100] (its bits as a signed integer: a NaN or -0 fails).
-inline __m256i in_range8(__m256 e) {
-  const __m256i u = _mm256_castps_si256(e);
-  return _mm256_andnot_si256(_mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x71800000)),
-                             _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x0D800000 - 1)));
+// The lanes whose e lies outside [2^-100, 2^100] (bits 0x0D800000 and 0x71800000; a NaN or a
+// negative e, -0 included, is outside): u = bits(e) lies in [A, B] exactly when u + 2^31 - A
+// (mod 2^32), read as a signed integer, is <= -2^31 + (B - A) (the interval moved to the bottom
+// of the signed range; every other u lands above it). One add and one compare.
+inline int out_of_range8(__m256 e) {
+  const __m256i w = _mm256_add_epi32(_mm256_castps_si256(e), _mm256_set1_epi32(static_cast<int>(0x80000000u - 0x0D800000u)));
+  return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(w, _mm256_set1_epi32(static_cast<int>(0x80000000u + (0x71800000u - 0x0D800000u))))));
 }
-// ops.h's binary32 test for 8 components (`zero`: the lanes with e = S = 0): the lanes that pass,
-// RN16(y_exact) in 32-bit lanes: bfloat16 by the half-up keys of lo and hi (its output: lo's key),
-// float16 by RN_f16 of both.
+// ops.h's binary32 test for 8 components (`out`: the lanes whose e is out of range; `zero`: the
+// lanes with e = S = 0): the lanes that pass, RN16(y_exact) packed in *result: bfloat16 by the
+// half-up keys of lo and hi (its output: lo's key), float16 by RN_f16 of both, compared as 16-bit
+// values (one compare of the packed halves, no widening back to 32-bit lanes).
 inline __m256i key8(__m256 v) { return _mm256_srli_epi32(_mm256_add_epi32(_mm256_castps_si256(v), _mm256_set1_epi32(0x8000)), 16); }
 template <typename E>
-inline int level1(__m256 y, __m256 e, __m256i range, __m256i zero, __m256i* out) {
-  if constexpr (kFloor) return *out = lanes16(y, E{}), 0xFF;  // bench only: detail/floor.h
+inline int level1(__m256 y, __m256 e, int out, int zero, __m128i* result) {
+  if constexpr (kFloor) return *result = round8(y, E{}), 0xFF;  // bench only: detail/floor.h
   const __m256 lo = _mm256_sub_ps(y, e), hi = _mm256_add_ps(y, e);
-  __m256i bl, bh;
-  if constexpr (std::is_same_v<E, Bf16Bits>) bl = key8(lo), bh = key8(hi);
-  else bl = lanes16(lo, E{}), bh = lanes16(hi, E{});
-  *out = bl;
-  return _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(zero, _mm256_and_si256(range, _mm256_cmpeq_epi32(bl, bh)))));
+  int same;
+  if constexpr (std::is_same_v<E, Bf16Bits>) {
+    const __m256i bl = key8(lo);
+    same = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(bl, key8(hi))));
+    *result = pack16(bl);
+  } else {
+    const __m128i bl = round8(lo, E{}), eq = _mm_cmpeq_epi16(bl, round8(hi, E{}));
+    same = _mm_movemask_epi8(_mm_packs_epi16(eq, eq)) & 0xFF;  // one bit per 16-bit lane
+    *result = bl;
+  }
+  return (same & ~out) | zero;
 }
-inline __m256i zero_pair8(__m256 e, __m256 sum) {
-  return _mm256_cmpeq_epi32(_mm256_or_si256(_mm256_castps_si256(e), _mm256_castps_si256(sum)), _mm256_setzero_si256());
+inline int zero_pair8(__m256 e, __m256 sum) {
+  return _mm256_movemask_ps(_mm256_castsi256_ps(
+      _mm256_cmpeq_epi32(_mm256_or_si256(_mm256_castps_si256(e), _mm256_castps_si256(sum)), _mm256_setzero_si256())));
 }
 // bfloat16's level 2 in SIMD (avx512.cpp's level2_bf16, 4 lanes): the lanes whose inputs are finite
 // (`finite`, bits 0-3) and whose lo = y - e, hi = y + e have one sign, magnitudes >= 2^-126 and
@@ -386,8 +398,7 @@ inline void put_lanes(E* p, __m256i lo, __m256i hi, int bits) {
 inline int finite8(__m256 x) { return _mm256_movemask_ps(_mm256_cmp_ps(abs8(x), _mm256_set1_ps(__builtin_inff()), _CMP_LT_OQ)); }
 
 template <bool kIdentity, typename E>
-inline void put8(E* p, __m256i lanes, __m128i in, __m256 rot) {
-  __m128i v = _mm_packus_epi32(_mm256_castsi256_si128(lanes), _mm256_extracti128_si256(lanes, 1));  // <= 0xFFFF
+inline void put8(E* p, __m128i v, __m128i in, __m256 rot) {
   if constexpr (kIdentity) {
     const __m128i keep = _mm_packs_epi32(_mm256_castsi256_si128(_mm256_castps_si256(rot)), _mm256_extracti128_si256(_mm256_castps_si256(rot), 1));
     v = _mm_blendv_epi8(in, v, keep);
@@ -417,8 +428,8 @@ void rotate16_layout(const RowShape& sh, const double* c, const double* s, const
       const __m256 xv = widen8(raw, E{}), xs = _mm256_permute_ps(xv, 0xB1);
       const __m256 yv = _mm256_fmadd_ps(xv, _mm256_loadu_ps(cf + i), _mm256_mul_ps(xs, _mm256_loadu_ps(sf + i)));
       const __m256 sum = _mm256_add_ps(abs8(xv), abs8(xs)), e = _mm256_mul_ps(k_err, sum);
-      __m256i o;
-      const int pass = level1<E>(yv, e, in_range8(e), zero_pair8(e, sum), &o);
+      __m128i o;
+      const int pass = level1<E>(yv, e, out_of_range8(e), zero_pair8(e, sum), &o);
       const __m256 rot = kIdentity ? rotates8(sh.element_rotates + i) : __m256();
       put8<kIdentity>(y + i, o, raw, rot);
       return static_cast<std::uint32_t>(~pass & (kIdentity ? _mm256_movemask_ps(rot) : 0xFF));
@@ -467,8 +478,8 @@ void rotate16_layout(const RowShape& sh, const double* c, const double* s, const
     const __m128i rb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + r + k));
     const __m256 xa = widen8(ra, E{}), xb = widen8(rb, E{}), cv = _mm256_loadu_ps(cf + k), sv = _mm256_loadu_ps(sf + k);
     const __m256 sum = _mm256_add_ps(abs8(xa), abs8(xb)), e = _mm256_mul_ps(k_err, sum);
-    const __m256i range = in_range8(e), zero = zero_pair8(e, sum);
-    __m256i oa, ob;
+    const int range = out_of_range8(e), zero = zero_pair8(e, sum);
+    __m128i oa, ob;
     const int pa = level1<E>(_mm256_fmsub_ps(xa, cv, _mm256_mul_ps(xb, sv)), e, range, zero, &oa);
     const int pb = level1<E>(_mm256_fmadd_ps(xb, cv, _mm256_mul_ps(xa, sv)), e, range, zero, &ob);
     const __m256 rot = kIdentity ? rotates8(sh.element_rotates + k) : __m256();

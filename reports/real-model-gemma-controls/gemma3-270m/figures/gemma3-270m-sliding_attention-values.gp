@@ -1,0 +1,31 @@
+# gemma3-270m-sliding_attention-values: gemma3-270m sliding_attention: mean norm of values per layer and pair (values: channel pairs as q and k, never rotated; their own scale)
+# Written by ropecheck.lm; run `gnuplot gemma3-270m-sliding_attention-values.gp` in this directory to redraw gemma3-270m-sliding_attention-values.svg.
+reset session
+set terminal svg size 900,560 dynamic enhanced font 'Helvetica,13' background rgb 'white'
+set output 'gemma3-270m-sliding_attention-values.svg'
+set datafile separator ','
+set datafile columnheaders
+set key noautotitle
+set title 'gemma3-270m sliding_attention: mean norm of values per layer and pair (values: channel pairs as q and k, never rotated; their own scale)' noenhanced
+set xlabel 'pair (fastest first)' noenhanced
+set ylabel 'layer' noenhanced
+set grid
+set view map
+set palette defined (0 '#ffffff', 1 '#fdd49e', 2 '#fc8d59', 3 '#b30000')
+set cblabel 'mean chunk norm'
+set xrange [-0.5:127.5]
+set yrange [-0.5:16.5]
+set xrange [-0.5:127.5]
+set x2range [-0.5:127.5]
+set xtics nomirror
+set x2tics out nomirror font ',8' ('1' 0, '0.22' 21, '0.049' 42, '0.011' 63, '0.0024' 84, '0.00052' 105, '0.00012' 126)
+set x2label 'frequency, rad/token' font ',9'
+set arrow from 61.155, graph 0 to 61.155, graph 1 nohead linewidth 2 linecolor rgb '#1f78b4' front
+set label 'wavelength = span 512' at 61.155, graph 0.9 left offset 0.5,0 front textcolor rgb '#1f78b4' font ',8'
+set arrow from 31.5, graph 0 to 31.5, graph 1 nohead dashtype 2 linecolor rgb '#555555' front
+set arrow from 95.5, graph 0 to 95.5, graph 1 nohead dashtype 2 linecolor rgb '#555555' front
+set label 'fast' at 15.5, graph 0.96 center front textcolor rgb '#555555'
+set label 'middle' at 63.5, graph 0.96 center front textcolor rgb '#555555'
+set label 'slow' at 111.5, graph 0.96 center front textcolor rgb '#555555'
+plot 'gemma3-270m-sliding_attention-values.csv' using 1:2:3 with image notitle
+unset output
